@@ -1,0 +1,100 @@
+//! Engine configuration (the data part of `new Memory({...})`), validated once.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::belief::BeliefParams;
+use crate::error::{Error, Result};
+use crate::predicates::{MemoryType, PredicateSpec, Registry};
+use crate::strategy::{Strategy, TypeDefaults};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EngineConfig {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predicates: Vec<PredicateSpec>,
+    /// Subject of candidates that name none (default `"user"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_subject: Option<String>,
+    /// Engine-wide strategy, above predicate specs and memory types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// Replaces the memory-type → strategy table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_type_defaults: Option<HashMap<MemoryType, String>>,
+    /// Active entries kept by `append` (default 50; 0 = no cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<usize>,
+    /// Support difference (in log-odds) within which a contradiction is a dispute (default 1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dispute_margin: Option<f64>,
+    /// How far below the current claim (in log-odds) a newer one must be to be outweighed (default 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outweigh_margin: Option<f64>,
+    /// Decay half-life for time-varying predicates without their own (default 365).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_life_days: Option<f64>,
+    /// Prior probability that a stated value is true (default 0.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior: Option<f64>,
+    /// Reloads after a lost race before `CONCURRENCY` (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
+}
+
+/// The validated form the engine works with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub registry: Registry,
+    pub default_subject: String,
+    pub strategy: Option<Strategy>,
+    pub type_defaults: TypeDefaults,
+    pub max_entries: usize,
+    pub dispute_margin: f64,
+    pub outweigh_margin: f64,
+    pub belief: BeliefParams,
+    pub retries: u32,
+}
+
+fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
+    match value {
+        None => Ok(default),
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Some(v) => Err(Error::invalid(field, format!("must be a finite number ≥ 0, got {v}"))),
+    }
+}
+
+impl Settings {
+    pub fn new(config: &EngineConfig) -> Result<Self> {
+        let default_subject = config.default_subject.clone().unwrap_or_else(|| "user".into());
+        if default_subject.trim().is_empty() {
+            return Err(Error::invalid("defaultSubject", "must not be empty"));
+        }
+        let strategy = match &config.strategy {
+            Some(s) => Some(Strategy::parse(s).map_err(|e| e.with_field("strategy"))?),
+            None => None,
+        };
+        let type_defaults = match &config.memory_type_defaults {
+            Some(table) => TypeDefaults::from_table(table)?,
+            None => TypeDefaults::standard(),
+        };
+        let half_life = non_negative(config.half_life_days, 365.0, "halfLifeDays")?;
+        let prior = config.prior.unwrap_or(0.2);
+        if !(prior > 0.0 && prior < 1.0) {
+            return Err(Error::invalid("prior", "must be strictly between 0 and 1"));
+        }
+        Ok(Settings {
+            registry: Registry::new(&config.predicates)?,
+            default_subject,
+            strategy,
+            type_defaults,
+            max_entries: config.max_entries.unwrap_or(50),
+            dispute_margin: non_negative(config.dispute_margin, 1.0, "disputeMargin")?,
+            outweigh_margin: non_negative(config.outweigh_margin, 2.0, "outweighMargin")?,
+            belief: BeliefParams { prior, half_life_days: if half_life > 0.0 { Some(half_life) } else { None } },
+            retries: config.retries.unwrap_or(3),
+        })
+    }
+}

@@ -1,0 +1,67 @@
+//! Loading Memoir-style blobs into a slot so later writes merge against them.
+
+use serde_json::Value;
+
+use super::Engine;
+use crate::blob::entries_of;
+use crate::error::Result;
+use crate::model::{Claim, LogCause, Provenance, SlotRef};
+use crate::strategy;
+use crate::time::Timestamp;
+
+impl Engine {
+    /// Returns the claims created from the blob's entries.
+    pub async fn import_blob(&self, blob: &Value, subject: Option<&str>) -> Result<Vec<Claim>> {
+        let (key, entries) = entries_of(blob)?;
+        let subject = subject.unwrap_or(&self.settings.default_subject).to_string();
+        let spec = self.spec_of(&key);
+        let slot_ref = SlotRef::new(&subject, &spec.name);
+        let now = self.now()?;
+        let drafts: Vec<Claim> = entries
+            .iter()
+            .map(|e| {
+                let at = if e.timestamp > 0.0 { Timestamp::from_millis((e.timestamp * 1000.0).round() as i64) } else { now };
+                Claim {
+                    id: self.ids.next_id("cl"),
+                    subject: subject.clone(),
+                    predicate: spec.name.clone(),
+                    object: e.content.clone(),
+                    status: e.status,
+                    confidence: 0.5,
+                    log_odds: 0.0,
+                    stated_confidence: e.confidence,
+                    valid_from: None,
+                    valid_to: None,
+                    recorded_at: at,
+                    provenance: vec![Provenance {
+                        source_id: "import".into(),
+                        source_trust: Some(crate::model::DEFAULT_SOURCE_TRUST),
+                        extractor_conf: Some(e.confidence),
+                        observed_at: Some(at.to_iso()),
+                    }],
+                    superseded_by: None,
+                    supersedes: None,
+                    conflict_ids: Vec::new(),
+                }
+            })
+            .collect();
+        let ctx = super::WriteCtx { spec: &spec, settings: &self.settings };
+        let cause = LogCause { op: "import".into(), object: Some(key.clone()), ..Default::default() };
+        let (ids, slot) = self
+            .commit_with_retry(&slot_ref, cause, |txn| {
+                let mut ids = Vec::new();
+                for d in &drafts {
+                    if txn.claim(&d.id).is_none() {
+                        txn.add_claim(d.clone());
+                    }
+                    ids.push(d.id.clone());
+                }
+                strategy::refresh_beliefs(txn, &ctx);
+                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+                txn.log_change("import", &refs, None, None, format!("{} entries imported from blob {key:?}", ids.len()));
+                Ok(ids)
+            })
+            .await?;
+        Ok(ids.iter().filter_map(|id| slot.claim(id).cloned()).collect())
+    }
+}

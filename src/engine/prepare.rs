@@ -1,0 +1,85 @@
+//! Turns a caller's candidate into a draft claim, refusing bad input before
+//! anything is loaded or written.
+
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::model::{Candidate, Claim, Provenance, SlotRef, Status, DEFAULT_SOURCE_ID};
+use crate::predicates::PredicateSpec;
+use crate::time::Timestamp;
+
+pub struct Prepared {
+    pub slot: SlotRef,
+    pub spec: PredicateSpec,
+    pub draft: Claim,
+    pub write_id: Option<String>,
+}
+
+fn unit_interval(value: Option<f64>, field: &str) -> Result<Option<f64>> {
+    match value {
+        Some(v) if !(v.is_finite() && (0.0..=1.0).contains(&v)) => {
+            Err(Error::invalid(field, format!("must be a number from 0 to 1, got {v}")))
+        }
+        other => Ok(other),
+    }
+}
+
+pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: String) -> Result<Prepared> {
+    if c.predicate.trim().is_empty() {
+        return Err(Error::invalid("predicate", "is required and must not be empty"));
+    }
+    if c.object.trim().is_empty() {
+        return Err(Error::invalid("object", "is required and must not be empty"));
+    }
+    let subject = match &c.subject {
+        Some(s) if s.trim().is_empty() => return Err(Error::invalid("subject", "must not be empty when given")),
+        Some(s) => s.trim().to_string(),
+        None => settings.default_subject.clone(),
+    };
+    if let Some(id) = &c.id {
+        if id.trim().is_empty() {
+            return Err(Error::invalid("id", "must not be empty when given"));
+        }
+    }
+    let confidence = unit_interval(c.confidence, "confidence")?;
+    let given = c.provenance.clone().unwrap_or_default();
+    let trust = unit_interval(given.source_trust, "provenance.sourceTrust")?;
+    let extractor = unit_interval(given.extractor_conf, "provenance.extractorConf")?;
+    let observed = match &given.observed_at {
+        Some(t) => Timestamp::parse(t, "provenance.observedAt")?,
+        None => now,
+    };
+    let valid_from = c.valid_from.as_deref().map(|t| Timestamp::parse(t, "validFrom")).transpose()?;
+    let valid_to = c.valid_to.as_deref().map(|t| Timestamp::parse(t, "validTo")).transpose()?;
+    if let (Some(f), Some(t)) = (valid_from, valid_to) {
+        if t < f {
+            return Err(Error::invalid("validTo", "is before validFrom"));
+        }
+    }
+    let source_id = if given.source_id.trim().is_empty() { DEFAULT_SOURCE_ID.to_string() } else { given.source_id.trim().to_string() };
+    let provenance = Provenance {
+        source_id,
+        source_trust: Some(trust.unwrap_or(crate::model::DEFAULT_SOURCE_TRUST)),
+        extractor_conf: Some(extractor.or(confidence).unwrap_or(1.0)),
+        observed_at: Some(observed.to_iso()),
+    };
+    let spec = settings.registry.resolve(&c.predicate);
+    let slot = SlotRef::new(&subject, &spec.name);
+    let draft = Claim {
+        id: claim_id,
+        subject,
+        predicate: spec.name.clone(),
+        object: c.object.trim().to_string(),
+        status: Status::Active,
+        confidence: 0.5,
+        log_odds: 0.0,
+        stated_confidence: confidence.unwrap_or(1.0),
+        valid_from,
+        valid_to,
+        recorded_at: now,
+        provenance: vec![provenance],
+        superseded_by: None,
+        supersedes: None,
+        conflict_ids: Vec::new(),
+    };
+    Ok(Prepared { slot, spec, draft, write_id: c.id.clone() })
+}

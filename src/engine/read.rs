@@ -1,0 +1,169 @@
+//! Reads: recall, why, conflicts, and the Memoir-compatible blob view.
+
+use serde::{Deserialize, Serialize};
+
+use super::Engine;
+use crate::blob::{project, Blob};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{Claim, Conflict, ConflictRecord, ConflictStatus, LogEntry, Slot, SlotRef, Status};
+use crate::strategy::{self, Strategy};
+use crate::time::Timestamp;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct RecallOptions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    /// As-of view: the claims whose valid time covers this moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    #[serde(default)]
+    pub include_history: bool,
+    /// Run the merge hook over `merge_on_read` slots.
+    #[serde(default)]
+    pub consolidate: bool,
+}
+
+/// The answer to "why does memory believe this?".
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Why {
+    pub claim: Claim,
+    /// Claims linked by supersession, oldest first (including `claim`).
+    pub lineage: Vec<Claim>,
+    /// Every log entry that names a claim of the lineage, oldest first.
+    pub log: Vec<LogEntry>,
+}
+
+pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
+    Some(Conflict {
+        id: r.id.clone(),
+        kind: r.kind,
+        subject: slot_ref.subject.clone(),
+        predicate: slot_ref.predicate.clone(),
+        earlier: slot.claim(&r.earlier_id)?.clone(),
+        newer: slot.claim(&r.newer_id)?.clone(),
+        reason: r.reason.clone(),
+        status: r.status,
+        opened_at: r.opened_at,
+        settled_at: r.settled_at,
+        settled_by: r.settled_by.clone(),
+        settlement: r.settlement,
+        proposed: r.proposed.clone(),
+    })
+}
+
+fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
+    match at {
+        Some(t) => {
+            matches!(c.status, Status::Active | Status::Disputed | Status::Superseded)
+                && c.effective_from() <= t
+                && c.valid_to.is_none_or(|end| t < end)
+        }
+        None => history || c.status.is_current(),
+    }
+}
+
+impl Engine {
+    pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
+        let subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
+        let at = options.at.as_deref().map(|t| Timestamp::parse(t, "at")).transpose()?;
+        let slots = match &options.predicate {
+            Some(p) => vec![SlotRef::new(&subject, &self.spec_of(p).name)],
+            None => self.store.list_slots(Some(&subject)).await?,
+        };
+        let mut out = Vec::new();
+        for slot_ref in slots {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
+            if options.consolidate && at.is_none() && !options.include_history && self.reads_merged(&slot_ref) && claims.len() > 1 {
+                claims = vec![self.consolidate(&claims).await];
+            }
+            out.extend(claims);
+        }
+        Ok(out)
+    }
+
+    fn reads_merged(&self, slot_ref: &SlotRef) -> bool {
+        let spec = self.spec_of(&slot_ref.predicate);
+        strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
+            .map(|(s, _)| s == Strategy::MergeOnRead)
+            .unwrap_or(false)
+    }
+
+    /// One consolidated claim from the merge hook, or the deterministic
+    /// projection when the hook is missing or fails: a read never fails on a hook.
+    async fn consolidate(&self, claims: &[Claim]) -> Claim {
+        let (earlier, newest) = claims.split_at(claims.len() - 1);
+        let mut merged = newest[0].clone();
+        let text = match &self.merge {
+            Some(hook) => hook.merge(earlier, &newest[0]).await.ok().map(|r| r.content),
+            None => None,
+        };
+        merged.object = text.unwrap_or_else(|| project(claims).content);
+        merged.id = format!("consolidated:{}", newest[0].id);
+        merged.provenance = claims.iter().flat_map(|c| c.provenance.iter().cloned()).collect();
+        merged
+    }
+
+    pub async fn why(&self, claim_id: &str) -> Result<Why> {
+        let slot_ref = self.store.find_claim(claim_id).await?.ok_or_else(|| not_found(claim_id))?;
+        let slot = self.store.load_slot(&slot_ref).await?;
+        let claim = slot.claim(claim_id).cloned().ok_or_else(|| not_found(claim_id))?;
+        let mut lineage = vec![claim.clone()];
+        let mut cursor = claim.supersedes.clone();
+        while let Some(id) = cursor.filter(|id| !lineage.iter().any(|c| &c.id == id)) {
+            let Some(c) = slot.claim(&id) else { break };
+            lineage.insert(0, c.clone());
+            cursor = c.supersedes.clone();
+        }
+        let mut cursor = claim.superseded_by.clone();
+        while let Some(id) = cursor.filter(|id| !lineage.iter().any(|c| &c.id == id)) {
+            let Some(c) = slot.claim(&id) else { break };
+            lineage.push(c.clone());
+            cursor = c.superseded_by.clone();
+        }
+        let log = self
+            .store
+            .read_log(&slot_ref)
+            .await?
+            .into_iter()
+            .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
+            .collect();
+        Ok(Why { claim, lineage, log })
+    }
+
+    /// Open first, then oldest first.
+    pub async fn conflicts(&self, status: Option<ConflictStatus>) -> Result<Vec<Conflict>> {
+        let mut out = Vec::new();
+        for slot_ref in self.store.list_slots(None).await? {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            out.extend(
+                slot.conflicts
+                    .iter()
+                    .filter(|r| status.is_none_or(|s| r.status == s))
+                    .filter_map(|r| conflict_view(&slot, &slot_ref, r)),
+            );
+        }
+        out.sort_by(|a, b| {
+            (a.status != ConflictStatus::Open, a.opened_at, &a.id).cmp(&(b.status != ConflictStatus::Open, b.opened_at, &b.id))
+        });
+        Ok(out)
+    }
+
+    pub async fn blob(&self, predicate: &str, subject: Option<&str>) -> Result<Blob> {
+        if predicate.trim().is_empty() {
+            return Err(Error::invalid("predicate", "is required and must not be empty"));
+        }
+        let subject = subject.unwrap_or(&self.settings.default_subject);
+        let slot_ref = SlotRef::new(subject, &self.spec_of(predicate).name);
+        let slot = self.store.load_slot(&slot_ref).await?;
+        Ok(crate::blob::blob_of(predicate, &slot))
+    }
+}
+
+fn not_found(id: &str) -> Error {
+    Error::new(ErrorCode::ClaimNotFound, format!("no claim with id {id:?}")).with_field("claimId")
+}

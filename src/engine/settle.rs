@@ -1,0 +1,138 @@
+//! A person settles what machines should not guess (SPEC §6): settle and undo.
+//! Settlement changes statuses only (never belief), and records each change
+//! so that `undo` restores exactly what it changed.
+
+use super::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{
+    Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status, StatusChange,
+};
+use crate::txn::SlotTxn;
+
+impl Settlement {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.trim().to_lowercase().replace(['-', ' '], "_").as_str() {
+            "keep_newer" => Ok(Settlement::KeepNewer),
+            "keep_earlier" => Ok(Settlement::KeepEarlier),
+            "keep_both" => Ok(Settlement::KeepBoth),
+            _ => Err(Error::new(
+                ErrorCode::InvalidSettlement,
+                format!("unknown settlement {text:?}; expected keep_newer, keep_earlier or keep_both"),
+            )
+            .with_field("settlement")),
+        }
+    }
+}
+
+fn set_status(txn: &mut SlotTxn, changes: &mut Vec<StatusChange>, id: &str, to: Status) {
+    let Some(before) = txn.claim(id).map(|c| c.status) else { return };
+    if before != to {
+        txn.update_claim(id, |c| c.status = to);
+        changes.push(StatusChange { claim_id: id.to_string(), before, after: to });
+    }
+}
+
+fn conflict_not_found(id: &str) -> Error {
+    Error::new(ErrorCode::ConflictNotFound, format!("no conflict with id {id:?}")).with_field("conflictId")
+}
+
+impl Engine {
+    async fn slot_of_conflict(&self, id: &str) -> Result<SlotRef> {
+        self.store.find_conflict(id).await?.ok_or_else(|| conflict_not_found(id))
+    }
+
+    async fn view(&self, slot_ref: &SlotRef, slot: &crate::model::Slot, id: &str) -> Result<Conflict> {
+        slot.conflict(id)
+            .and_then(|r| super::read::conflict_view(slot, slot_ref, r))
+            .ok_or_else(|| conflict_not_found(id))
+    }
+
+    pub async fn settle(&self, conflict_id: &str, settlement: &str, by: Option<&str>) -> Result<Conflict> {
+        let settlement = Settlement::parse(settlement)?;
+        let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
+        let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
+        let ((), slot) = self
+            .commit_with_retry(&slot_ref, cause, |txn| {
+                let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
+                if record.status == ConflictStatus::Settled {
+                    return Err(Error::new(
+                        ErrorCode::ConflictAlreadySettled,
+                        format!("conflict {conflict_id:?} was already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+                    )
+                    .with_field("conflictId"));
+                }
+                let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
+                let mut changes = Vec::new();
+                match settlement {
+                    Settlement::KeepNewer => {
+                        set_status(txn, &mut changes, earlier, Status::Retired);
+                        set_status(txn, &mut changes, newer, Status::Active);
+                        if record.kind == ConflictKind::MergeProposal {
+                            // The approved rewrite consolidates every other active entry.
+                            let others: Vec<String> = txn.slot.claims.iter()
+                                .filter(|c| c.status.is_current() && c.id != newer)
+                                .map(|c| c.id.clone()).collect();
+                            for id in others {
+                                set_status(txn, &mut changes, &id, Status::Superseded);
+                            }
+                        }
+                    }
+                    Settlement::KeepEarlier => {
+                        set_status(txn, &mut changes, newer, Status::Retired);
+                        set_status(txn, &mut changes, earlier, Status::Active);
+                    }
+                    Settlement::KeepBoth => {
+                        if record.kind != ConflictKind::MergeProposal {
+                            set_status(txn, &mut changes, earlier, Status::Active);
+                            set_status(txn, &mut changes, newer, Status::Active);
+                        }
+                    }
+                }
+                let now = txn.now;
+                let who = by.clone();
+                txn.update_conflict(conflict_id, |c| {
+                    c.status = ConflictStatus::Settled;
+                    c.settled_at = Some(now);
+                    c.settled_by = Some(who);
+                    c.settlement = Some(settlement);
+                    c.changes = changes.clone();
+                });
+                let ids: Vec<&str> = vec![earlier, newer];
+                txn.log_change("settle", &ids, None, Some(conflict_id),
+                    format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
+                Ok(())
+            })
+            .await?;
+        self.view(&slot_ref, &slot, conflict_id).await
+    }
+
+    pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
+        let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let cause = LogCause { op: "undo".into(), ..Default::default() };
+        let ((), slot) = self
+            .commit_with_retry(&slot_ref, cause, |txn| {
+                let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
+                if record.status != ConflictStatus::Settled {
+                    return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
+                }
+                for change in record.changes.iter().rev() {
+                    let before = change.before;
+                    txn.update_claim(&change.claim_id, |c| c.status = before);
+                }
+                txn.update_conflict(conflict_id, |c| {
+                    c.status = ConflictStatus::Open;
+                    c.settled_at = None;
+                    c.settled_by = None;
+                    c.settlement = None;
+                    c.changes.clear();
+                });
+                let ids: Vec<&str> = record.changes.iter().map(|c| c.claim_id.as_str()).collect();
+                txn.log_change("undo", &ids, None, Some(conflict_id),
+                    format!("settlement {} undone; {} status change(s) restored, conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?"), record.changes.len()));
+                Ok(())
+            })
+            .await?;
+        self.view(&slot_ref, &slot, conflict_id).await
+    }
+}

@@ -1,0 +1,104 @@
+//! The one error type of the core. Codes are stable strings that reach JS as
+//! `CredenceError.code`; a failure raised by user code (a store, a hook) is kept
+//! as an opaque `cause` so the binding layer can hand the original object back.
+
+use std::any::Any;
+use std::fmt;
+use std::rc::Rc;
+
+/// Stable error codes (SPEC §11). The string form is the public contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidInput,
+    InvalidStrategy,
+    InvalidTime,
+    Concurrency,
+    StoreFailed,
+    MalformedStoreData,
+    MergeHookMissing,
+    HookFailed,
+    ConflictNotFound,
+    ConflictAlreadySettled,
+    ConflictNotSettled,
+    InvalidSettlement,
+    ClaimNotFound,
+    JudgeMissing,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "INVALID_INPUT",
+            ErrorCode::InvalidStrategy => "INVALID_STRATEGY",
+            ErrorCode::InvalidTime => "INVALID_TIME",
+            ErrorCode::Concurrency => "CONCURRENCY",
+            ErrorCode::StoreFailed => "STORE_FAILED",
+            ErrorCode::MalformedStoreData => "MALFORMED_STORE_DATA",
+            ErrorCode::MergeHookMissing => "MERGE_HOOK_MISSING",
+            ErrorCode::HookFailed => "HOOK_FAILED",
+            ErrorCode::ConflictNotFound => "CONFLICT_NOT_FOUND",
+            ErrorCode::ConflictAlreadySettled => "CONFLICT_ALREADY_SETTLED",
+            ErrorCode::ConflictNotSettled => "CONFLICT_NOT_SETTLED",
+            ErrorCode::InvalidSettlement => "INVALID_SETTLEMENT",
+            ErrorCode::ClaimNotFound => "CLAIM_NOT_FOUND",
+            ErrorCode::JudgeMissing => "JUDGE_MISSING",
+        }
+    }
+}
+
+/// What user code threw, carried untouched (a `JsValue` on wasm).
+pub type Cause = Rc<dyn Any>;
+
+#[derive(Clone)]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+    /// The input field at fault, when there is one (`"predicate"`, `"provenance.sourceTrust"`).
+    pub field: Option<String>,
+    pub cause: Option<Cause>,
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), field: None, cause: None }
+    }
+
+    pub fn invalid(field: &str, message: impl fmt::Display) -> Self {
+        Error {
+            code: ErrorCode::InvalidInput,
+            message: format!("{field}: {message}"),
+            field: Some(field.to_string()),
+            cause: None,
+        }
+    }
+
+    pub fn with_field(mut self, field: &str) -> Self {
+        self.field = Some(field.to_string());
+        self
+    }
+
+    pub fn with_cause(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
+        self
+    }
+
+    pub fn is(&self, code: ErrorCode) -> bool {
+        self.code == code
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,61 @@
+use serde::{Deserialize, Serialize};
+
+/// Who observed a fact, how far they are trusted, and how sure the extractor was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Provenance {
+    #[serde(default)]
+    pub source_id: String,
+    /// 0..1, default 0.8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_trust: Option<f64>,
+    /// 0..1, default 1.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extractor_conf: Option<f64>,
+    /// ISO 8601; defaults to the time of the write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at: Option<String>,
+}
+
+pub const DEFAULT_SOURCE_TRUST: f64 = 0.8;
+/// The source recorded for a write that names none: the caller itself.
+pub const DEFAULT_SOURCE_ID: &str = "caller";
+
+impl Provenance {
+    pub fn trust(&self) -> f64 {
+        self.source_trust.unwrap_or(DEFAULT_SOURCE_TRUST)
+    }
+    pub fn extractor(&self) -> f64 {
+        self.extractor_conf.unwrap_or(1.0)
+    }
+}
+
+/// A fact an agent wants memory to hold (SPEC §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Candidate {
+    /// Defaults to the engine's `defaultSubject` ("user").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_type: Option<String>,
+    /// Canonical name, alias, or taxonomy path such as `preferences.coding.style`.
+    #[serde(default)]
+    pub predicate: String,
+    #[serde(default)]
+    pub object: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<String>,
+    /// Shortcut for `provenance.extractorConf`; also the writer-stated confidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// Idempotency key: the same id written twice changes memory once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}

@@ -1,0 +1,103 @@
+use serde::{Deserialize, Serialize};
+
+use super::Provenance;
+use crate::time::Timestamp;
+
+/// Lifecycle of a stored claim. Claims are never deleted; only this changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum Status {
+    Active,
+    Disputed,
+    Superseded,
+    Outweighed,
+    Retired,
+}
+
+impl Status {
+    /// Statuses a reader sees as current belief.
+    pub fn is_current(self) -> bool {
+        matches!(self, Status::Active | Status::Disputed)
+    }
+    /// Statuses that still compete for a slot (an outweighed claim can revive).
+    pub fn is_live(self) -> bool {
+        matches!(self, Status::Active | Status::Disputed | Status::Outweighed)
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Disputed => "disputed",
+            Status::Superseded => "superseded",
+            Status::Outweighed => "outweighed",
+            Status::Retired => "retired",
+        }
+    }
+}
+
+/// How a candidate relates to a claim already in its slot (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum Relation {
+    Confirm,
+    Refine,
+    Independent,
+    Supersede,
+    Contradict,
+}
+
+/// An immutable stored fact with its current belief.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Claim {
+    pub id: String,
+    pub subject: String,
+    pub predicate: String,
+    pub object: String,
+    pub status: Status,
+    /// Current belief, 0..1 (the logistic of `logOdds`).
+    pub confidence: f64,
+    pub log_odds: f64,
+    /// The confidence the writer stated (default 1.0), used by `confidence_gated` and blobs.
+    pub stated_confidence: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub valid_from: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub valid_to: Option<Timestamp>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub recorded_at: Timestamp,
+    /// Every observation that supports the claim, oldest first.
+    pub provenance: Vec<Provenance>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflict_ids: Vec<String>,
+}
+
+impl Claim {
+    /// When the claim starts to hold: its stated valid time, else when it was first observed.
+    pub fn effective_from(&self) -> Timestamp {
+        self.valid_from.unwrap_or_else(|| self.first_observed())
+    }
+
+    pub fn first_observed(&self) -> Timestamp {
+        self.provenance
+            .iter()
+            .filter_map(|p| p.observed_at.as_deref())
+            .filter_map(|t| Timestamp::parse(t, "observedAt").ok())
+            .min()
+            .unwrap_or(self.recorded_at)
+    }
+
+    pub fn note_conflict(&mut self, conflict_id: &str) {
+        if !self.conflict_ids.iter().any(|c| c == conflict_id) {
+            self.conflict_ids.push(conflict_id.to_string());
+        }
+    }
+}

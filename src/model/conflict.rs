@@ -1,0 +1,112 @@
+use serde::{Deserialize, Serialize};
+
+use super::{Claim, Status};
+use crate::time::Timestamp;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum ConflictKind {
+    Dispute,
+    AskUser,
+    Review,
+    MergeProposal,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum ConflictStatus {
+    Open,
+    Settled,
+    ResolvedByEvidence,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum Settlement {
+    KeepNewer,
+    KeepEarlier,
+    KeepBoth,
+}
+
+impl Settlement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Settlement::KeepNewer => "keep_newer",
+            Settlement::KeepEarlier => "keep_earlier",
+            Settlement::KeepBoth => "keep_both",
+        }
+    }
+}
+
+/// One claim status a settlement changed, so `undo` can put it back exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct StatusChange {
+    pub claim_id: String,
+    pub before: Status,
+    pub after: Status,
+}
+
+/// A conflict as stored with its slot: claims by id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ConflictRecord {
+    pub id: String,
+    pub kind: ConflictKind,
+    pub earlier_id: String,
+    pub newer_id: String,
+    pub reason: String,
+    pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub opened_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub settled_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settlement: Option<Settlement>,
+    /// What the settlement changed (empty while open).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<StatusChange>,
+    /// For a merge proposal: the consolidated text waiting for approval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<String>,
+}
+
+impl ConflictRecord {
+    pub fn names_pair(&self, a: &str, b: &str) -> bool {
+        (self.earlier_id == a && self.newer_id == b) || (self.earlier_id == b && self.newer_id == a)
+    }
+}
+
+/// A conflict as a caller sees it (SPEC §6): both claims in full.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Conflict {
+    pub id: String,
+    pub kind: ConflictKind,
+    pub subject: String,
+    pub predicate: String,
+    pub earlier: Claim,
+    pub newer: Claim,
+    pub reason: String,
+    pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub opened_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub settled_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settlement: Option<Settlement>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed: Option<String>,
+}

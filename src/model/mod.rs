@@ -1,0 +1,17 @@
+//! The data model of SPEC §2, shared by the engine, the stores and the bindings.
+//! These are plain serde types; on wasm they also derive `Tsify`, which is how
+//! the TypeScript declarations are generated from them.
+
+mod candidate;
+mod claim;
+mod conflict;
+mod log;
+mod outcome;
+mod slot;
+
+pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
+pub use claim::{Claim, Relation, Status};
+pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
+pub use log::{LogCause, LogEntry};
+pub use outcome::{Action, Outcome, StrategySource};
+pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord};

@@ -1,0 +1,83 @@
+use serde::{Deserialize, Serialize};
+
+use super::{Action, Claim, ConflictRecord, LogEntry};
+
+/// Names one (subject, predicate) slot. `key` is what stores index by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SlotRef {
+    pub key: String,
+    pub subject: String,
+    pub predicate: String,
+}
+
+impl SlotRef {
+    pub fn new(subject: &str, predicate: &str) -> Self {
+        SlotRef {
+            key: format!("{}\u{1f}{}", subject, predicate),
+            subject: subject.to_string(),
+            predicate: predicate.to_string(),
+        }
+    }
+}
+
+/// An idempotency record: candidate id → what that write did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct WriteRecord {
+    pub id: String,
+    pub claim_id: String,
+    pub action: Action,
+}
+
+/// Everything stored for one slot. `version` 0 means the slot is empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Slot {
+    pub version: u64,
+    /// Oldest first; never shrinks.
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+    #[serde(default)]
+    pub conflicts: Vec<ConflictRecord>,
+    #[serde(default)]
+    pub writes: Vec<WriteRecord>,
+    /// How many claims (oldest first) the review pass has looked at.
+    #[serde(default)]
+    pub reviewed: usize,
+}
+
+impl Slot {
+    pub fn claim(&self, id: &str) -> Option<&Claim> {
+        self.claims.iter().find(|c| c.id == id)
+    }
+    pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
+        self.claims.iter_mut().find(|c| c.id == id)
+    }
+    pub fn conflict(&self, id: &str) -> Option<&ConflictRecord> {
+        self.conflicts.iter().find(|c| c.id == id)
+    }
+    pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
+        self.conflicts.iter_mut().find(|c| c.id == id)
+    }
+}
+
+/// An atomic change to one slot: the store applies it only if the slot is
+/// still at `expectedVersion`. `slot` is the complete new state (stores that
+/// keep one document per slot write it whole); `changedClaims`/`changedConflicts`
+/// name what differs (stores that keep rows upsert just those); `log` is appended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SlotCommit {
+    #[serde(rename = "ref")]
+    pub slot_ref: SlotRef,
+    pub expected_version: u64,
+    pub slot: Slot,
+    pub changed_claims: Vec<String>,
+    pub changed_conflicts: Vec<String>,
+    pub log: Vec<LogEntry>,
+}

@@ -1,0 +1,50 @@
+//! Value comparison. Stored text is never altered; these forms only decide
+//! whether two values are the same (confirm) or one is a more specific form of
+//! the other (refine).
+
+use unicode_normalization::UnicodeNormalization;
+
+/// NFKC, case-folded, punctuation treated as space, whitespace collapsed.
+pub fn normalize_value(text: &str) -> String {
+    tokens(text).join(" ")
+}
+
+pub fn tokens(text: &str) -> Vec<String> {
+    let folded: String = text.nfkc().collect::<String>().to_lowercase();
+    folded
+        .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\'' && c != '+' && c != '#'))
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// True when `specific` contains every token of `general`, in order and
+/// contiguously, and says more ("San Francisco" → "San Francisco, CA").
+pub fn is_refinement(general: &[String], specific: &[String]) -> bool {
+    if general.is_empty() || specific.len() <= general.len() {
+        return false;
+    }
+    specific.windows(general.len()).any(|w| w == general)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_value_despite_case_space_and_unicode() {
+        assert_eq!(normalize_value("  New   York "), normalize_value("new york"));
+        assert_eq!(normalize_value("Ｎｅｗ York."), "new york");
+        assert_ne!(normalize_value("C++"), normalize_value("C"));
+    }
+
+    #[test]
+    fn refinement_is_a_contiguous_longer_form() {
+        let t = |s| tokens(s);
+        assert!(is_refinement(&t("San Francisco"), &t("San Francisco, CA")));
+        assert!(is_refinement(&t("python"), &t("Python 3.12")));
+        assert!(!is_refinement(&t("San Francisco, CA"), &t("San Francisco")));
+        assert!(!is_refinement(&t("York"), &t("York")));
+        assert!(!is_refinement(&t("new york"), &t("york new jersey")));
+    }
+}

@@ -1,0 +1,100 @@
+//! The storage contract (SPEC §8) and the in-memory store.
+//!
+//! A store keeps slots. `load_slot` returns a slot's snapshot (version 0 when
+//! empty). `commit_slot` applies a whole `SlotCommit` atomically if and only if
+//! the slot is still at `expected_version`, returning `false` (and changing
+//! nothing) when another writer got there first; the engine then reloads and
+//! retries. Look-ups map claim and conflict ids to their slot.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+
+use crate::error::Result;
+use crate::model::{LogEntry, Slot, SlotCommit, SlotRef};
+
+#[async_trait(?Send)]
+pub trait Store {
+    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot>;
+    /// `Ok(false)`: the version moved on; nothing was written.
+    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool>;
+    async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>>;
+    async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>>;
+    /// Every slot, or a subject's slots, in key order.
+    async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>>;
+    /// A slot's log, oldest first.
+    async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>>;
+}
+
+#[derive(Default)]
+struct Inner {
+    slots: BTreeMap<String, (SlotRef, Slot)>,
+    logs: HashMap<String, Vec<LogEntry>>,
+    claim_index: HashMap<String, SlotRef>,
+    conflict_index: HashMap<String, SlotRef>,
+}
+
+/// The embedded default store: everything in process memory.
+#[derive(Default)]
+pub struct MemoryStore {
+    inner: RefCell<Inner>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn claim_count(&self) -> usize {
+        self.inner.borrow().claim_index.len()
+    }
+}
+
+#[async_trait(?Send)]
+impl Store for MemoryStore {
+    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
+        Ok(self.inner.borrow().slots.get(&slot.key).map(|(_, s)| s.clone()).unwrap_or_default())
+    }
+
+    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+        let mut inner = self.inner.borrow_mut();
+        let current = inner.slots.get(&commit.slot_ref.key).map(|(_, s)| s.version).unwrap_or(0);
+        if current != commit.expected_version {
+            return Ok(false);
+        }
+        let key = commit.slot_ref.key.clone();
+        for id in &commit.changed_claims {
+            inner.claim_index.insert(id.clone(), commit.slot_ref.clone());
+        }
+        for id in &commit.changed_conflicts {
+            inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
+        }
+        inner.logs.entry(key.clone()).or_default().extend(commit.log.iter().cloned());
+        inner.slots.insert(key, (commit.slot_ref.clone(), commit.slot.clone()));
+        Ok(true)
+    }
+
+    async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {
+        Ok(self.inner.borrow().claim_index.get(claim_id).cloned())
+    }
+
+    async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>> {
+        Ok(self.inner.borrow().conflict_index.get(conflict_id).cloned())
+    }
+
+    async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
+        Ok(self
+            .inner
+            .borrow()
+            .slots
+            .values()
+            .filter(|(r, _)| subject.is_none_or(|s| r.subject == s))
+            .map(|(r, _)| r.clone())
+            .collect())
+    }
+
+    async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
+        Ok(self.inner.borrow().logs.get(&slot.key).cloned().unwrap_or_default())
+    }
+}

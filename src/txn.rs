@@ -1,0 +1,150 @@
+//! A pending change to one loaded slot. Every mutation goes through here so
+//! that what changed, and why, is recorded for the commit and the log.
+
+use std::rc::Rc;
+
+use crate::hooks::IdSource;
+use crate::model::{
+    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotRef,
+};
+use crate::time::Timestamp;
+
+pub struct SlotTxn {
+    pub slot: Slot,
+    pub now: Timestamp,
+    pub cause: LogCause,
+    expected_version: u64,
+    changed_claims: Vec<String>,
+    changed_conflicts: Vec<String>,
+    log: Vec<LogEntry>,
+    ids: Rc<dyn IdSource>,
+}
+
+impl SlotTxn {
+    pub fn new(slot: Slot, now: Timestamp, cause: LogCause, ids: Rc<dyn IdSource>) -> Self {
+        SlotTxn {
+            expected_version: slot.version,
+            slot,
+            now,
+            cause,
+            changed_claims: Vec::new(),
+            changed_conflicts: Vec::new(),
+            log: Vec::new(),
+            ids,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changed_claims.is_empty() && self.changed_conflicts.is_empty() && self.log.is_empty()
+    }
+
+    pub fn new_id(&self, prefix: &str) -> String {
+        self.ids.next_id(prefix)
+    }
+
+    fn mark_claim(&mut self, id: &str) {
+        if !self.changed_claims.iter().any(|c| c == id) {
+            self.changed_claims.push(id.to_string());
+        }
+    }
+
+    fn mark_conflict(&mut self, id: &str) {
+        if !self.changed_conflicts.iter().any(|c| c == id) {
+            self.changed_conflicts.push(id.to_string());
+        }
+    }
+
+    pub fn add_claim(&mut self, claim: Claim) {
+        self.mark_claim(&claim.id);
+        self.slot.claims.push(claim);
+    }
+
+    pub fn claim(&self, id: &str) -> Option<&Claim> {
+        self.slot.claim(id)
+    }
+
+    /// Changes a claim in place and marks it for the commit. Unknown ids are ignored.
+    pub fn update_claim(&mut self, id: &str, f: impl FnOnce(&mut Claim)) {
+        if let Some(c) = self.slot.claim_mut(id) {
+            let before = c.clone();
+            f(c);
+            if *c != before {
+                self.mark_claim(id);
+            }
+        }
+    }
+
+    pub fn update_conflict(&mut self, id: &str, f: impl FnOnce(&mut ConflictRecord)) {
+        if let Some(c) = self.slot.conflict_mut(id) {
+            f(c);
+            self.mark_conflict(id);
+        }
+    }
+
+    /// Opens a conflict between two claims unless that pair was ever noted
+    /// before (settled or not). Returns the new conflict's id.
+    pub fn open_conflict(&mut self, kind: ConflictKind, earlier: &str, newer: &str, reason: String) -> Option<String> {
+        if earlier == newer || self.slot.conflicts.iter().any(|c| c.names_pair(earlier, newer)) {
+            return None;
+        }
+        let id = self.new_id("cf");
+        self.slot.conflicts.push(ConflictRecord {
+            id: id.clone(),
+            kind,
+            earlier_id: earlier.to_string(),
+            newer_id: newer.to_string(),
+            reason: reason.clone(),
+            status: ConflictStatus::Open,
+            opened_at: self.now,
+            settled_at: None,
+            settled_by: None,
+            settlement: None,
+            changes: Vec::new(),
+            proposed: None,
+        });
+        self.mark_conflict(&id);
+        for claim_id in [earlier, newer] {
+            let cid = id.clone();
+            self.update_claim(claim_id, |c| c.note_conflict(&cid));
+        }
+        let rule = format!("{}_opened", kind_name(kind));
+        self.log_change(&rule, &[earlier, newer], None, Some(&id), reason);
+        Some(id)
+    }
+
+    /// Records one state change. `belief` is the first claim's (before, after).
+    pub fn log_change(&mut self, rule: &str, claim_ids: &[&str], belief: Option<(f64, f64)>, conflict: Option<&str>, note: String) {
+        self.log.push(LogEntry {
+            version: self.expected_version + 1,
+            at: self.now,
+            rule: rule.to_string(),
+            claim_ids: claim_ids.iter().map(|s| s.to_string()).collect(),
+            confidence_before: belief.map(|b| b.0),
+            confidence_after: belief.map(|b| b.1),
+            conflict_id: conflict.map(str::to_string),
+            cause: self.cause.clone(),
+            note,
+        });
+    }
+
+    pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
+        self.slot.version = self.expected_version + 1;
+        SlotCommit {
+            slot_ref,
+            expected_version: self.expected_version,
+            slot: self.slot,
+            changed_claims: self.changed_claims,
+            changed_conflicts: self.changed_conflicts,
+            log: self.log,
+        }
+    }
+}
+
+pub fn kind_name(kind: ConflictKind) -> &'static str {
+    match kind {
+        ConflictKind::Dispute => "dispute",
+        ConflictKind::AskUser => "ask_user",
+        ConflictKind::Review => "review",
+        ConflictKind::MergeProposal => "merge_proposal",
+    }
+}
