@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Provenance {
-    #[serde(default)]
     pub source_id: String,
     /// 0..1, default 0.8.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,9 +41,7 @@ pub struct Candidate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject_type: Option<String>,
     /// Canonical name, alias, or taxonomy path such as `preferences.coding.style`.
-    #[serde(default)]
     pub predicate: String,
-    #[serde(default)]
     pub object: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valid_from: Option<String>,

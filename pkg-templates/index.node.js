@@ -1,0 +1,13 @@
+// `import` in Node: the CommonJS build, re-exported by name.
+import cjs from './index.cjs';
+
+export const {
+  Memory,
+  MemoryStore,
+  reconcile,
+  upgradeBlob,
+  CredenceError,
+  ConcurrencyError,
+  isCredenceError,
+} = cjs;
+export default cjs;

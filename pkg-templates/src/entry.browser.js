@@ -1,0 +1,12 @@
+// Browser / bundler entry: native ESM, the wasm fetched next to the glue.
+import init, * as wasm from './web/credence.js';
+import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
+
+await init();
+wasm.setErrorClasses(CredenceError, ConcurrencyError);
+
+export const Memory = wasm.Memory;
+export const MemoryStore = wasm.MemoryStore;
+export const reconcile = wasm.reconcile;
+export const upgradeBlob = wasm.upgradeBlob;
+export { CredenceError, ConcurrencyError, isCredenceError };

@@ -1,0 +1,12 @@
+// Node entry (bundled to index.cjs; index.node.js re-exports it for `import`,
+// so `import` and `require` share one wasm instance and one set of classes).
+import * as wasm from './node/credence.cjs';
+import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
+
+wasm.setErrorClasses(CredenceError, ConcurrencyError);
+
+export const Memory = wasm.Memory;
+export const MemoryStore = wasm.MemoryStore;
+export const reconcile = wasm.reconcile;
+export const upgradeBlob = wasm.upgradeBlob;
+export { CredenceError, ConcurrencyError, isCredenceError };

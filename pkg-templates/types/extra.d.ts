@@ -1,0 +1,34 @@
+
+// ---- hand-written declarations (what tsify cannot express) ----
+
+export type CredenceErrorCode =
+  | 'INVALID_INPUT'
+  | 'INVALID_STRATEGY'
+  | 'INVALID_TIME'
+  | 'CONCURRENCY'
+  | 'STORE_FAILED'
+  | 'MALFORMED_STORE_DATA'
+  | 'MERGE_HOOK_MISSING'
+  | 'HOOK_FAILED'
+  | 'CONFLICT_NOT_FOUND'
+  | 'CONFLICT_ALREADY_SETTLED'
+  | 'CONFLICT_NOT_SETTLED'
+  | 'INVALID_SETTLEMENT'
+  | 'CLAIM_NOT_FOUND'
+  | 'JUDGE_MISSING';
+
+/** Every failure reaching JS is a CredenceError with a stable `code`. */
+export declare class CredenceError extends Error {
+  constructor(message: string, options?: { code?: CredenceErrorCode | string; field?: string; cause?: unknown });
+  readonly name: 'CredenceError' | 'ConcurrencyError';
+  readonly code: CredenceErrorCode;
+  /** The input field or id at fault, when there is one. */
+  readonly field?: string;
+  readonly cause?: unknown;
+}
+
+export declare class ConcurrencyError extends CredenceError {
+  readonly code: 'CONCURRENCY';
+}
+
+export declare function isCredenceError(value: unknown): value is CredenceError;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/ from a fresh machine that has rustup/cargo,
+# Node 20+ and npm. Each step is named; set CREDENCE_SKIP_WASM=1 to reuse the
+# last wasm (JS-only changes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+
+WB_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+PKG_VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+
+step "toolchain: wasm32-unknown-unknown target"
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+
+step "toolchain: wasm-bindgen-cli $WB_VERSION"
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  # --locked fails on this registry (webpki-roots); see TOOLCHAIN.md.
+  cargo install wasm-bindgen-cli --version "=$WB_VERSION"
+fi
+
+step "npm: build and test tools"
+if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
+  step "cargo: release wasm"
+  cargo build --release --target wasm32-unknown-unknown
+  WASM=target/wasm32-unknown-unknown/release/credence.wasm
+
+  step "wasm-bindgen: node (CommonJS) and web (ESM) glue"
+  rm -rf pkg && mkdir -p pkg
+  wasm-bindgen "$WASM" --target nodejs --out-dir pkg/node --out-name credence
+  wasm-bindgen "$WASM" --target web --out-dir pkg/web --out-name credence
+  mv pkg/node/credence.js pkg/node/credence.cjs
+  mv pkg/node/credence.d.ts pkg/node/credence.d.cts
+
+  step "wasm-opt -Oz (binaryen from npm; Debian's 108 breaks this output)"
+  node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    pkg/node/credence_bg.wasm -o pkg/node/credence_bg.wasm
+  cp pkg/node/credence_bg.wasm pkg/web/credence_bg.wasm
+else
+  step "reusing pkg/*/credence_bg.wasm (CREDENCE_SKIP_WASM=1)"
+  find pkg -maxdepth 1 -type f -delete
+fi
+
+step "package: entries, types, templates"
+node_modules/.bin/esbuild pkg-templates/src/entry.node.js --bundle --platform=node --format=cjs \
+  --target=node20 --external:./node/credence.cjs --external:pg --log-level=warning --outfile=pkg/index.cjs
+node_modules/.bin/esbuild pkg-templates/src/entry.browser.js --bundle --platform=browser --format=esm \
+  --target=es2022 --external:./web/credence.js --log-level=warning --outfile=pkg/index.browser.js
+cp pkg-templates/index.node.js pkg/index.node.js
+# One self-contained declaration file: the generated types + the hand-written ones.
+node scripts/finish-dts.mjs pkg/node/credence.d.cts pkg/index.d.ts
+cat pkg-templates/types/extra.d.ts >> pkg/index.d.ts
+cp pkg/index.d.ts pkg/index.d.cts
+cp README.md LICENSE pkg/
+node -e '
+  const fs = require("fs");
+  const p = JSON.parse(fs.readFileSync("pkg-templates/package.json", "utf8"));
+  p.version = process.argv[1];
+  fs.writeFileSync("pkg/package.json", JSON.stringify(p, null, 2) + "\n");
+' "$PKG_VERSION"
+
+step "tsc: type-check the emitted declarations"
+node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022,dom pkg/index.d.ts
+
+step "size"
+node -e '
+  const fs = require("fs"), zlib = require("zlib");
+  const b = fs.readFileSync("pkg/node/credence_bg.wasm");
+  const kb = n => (n / 1024).toFixed(1) + " KB";
+  console.log(`wasm: ${kb(b.length)} raw, ${kb(zlib.gzipSync(b, { level: 9 }).length)} gzipped`);
+'

@@ -1,0 +1,159 @@
+//! JS objects behind the core's traits: a `ClaimStore`, the clock, the merge
+//! hook and the judge. Every call into user JS is `catch`ed and awaited through
+//! `Promise.resolve`, so sync and async implementations both work and a throw
+//! becomes a `CredenceError` carrying the original as `cause`.
+
+use async_trait::async_trait;
+use js_sys::{Array, Function, Promise, Reflect};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::convert::{from_js, to_js};
+use super::errors::js_failure;
+use crate::error::{Error, ErrorCode, Result};
+use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
+use crate::model::{Claim, LogEntry, Slot, SlotCommit, SlotRef};
+use crate::store::Store;
+use crate::time::Timestamp;
+
+fn lift(err: JsValue) -> Error {
+    // `to_js` failures are already JS errors; keep them as the cause.
+    js_failure(ErrorCode::InvalidInput, "converting a value", err)
+}
+
+/// Calls `target[method](...args)` and awaits the result.
+async fn call(target: &JsValue, method: &str, args: &[JsValue], code: ErrorCode, what: &str) -> Result<JsValue> {
+    let f = Reflect::get(target, &JsValue::from_str(method)).map_err(|e| js_failure(code, what, e))?;
+    let f: Function = f
+        .dyn_into()
+        .map_err(|_| Error::new(code, format!("{what}: `{method}` is not a function")))?;
+    let argv: Array = args.iter().collect();
+    let value = f.apply(target, &argv).map_err(|e| js_failure(code, what, e))?;
+    JsFuture::from(Promise::resolve(&value)).await.map_err(|e| js_failure(code, what, e))
+}
+
+fn arg<T: Serialize>(v: &T) -> Result<JsValue> {
+    to_js(v).map_err(lift)
+}
+
+fn absent(v: &JsValue) -> bool {
+    v.is_undefined() || v.is_null()
+}
+
+pub struct JsStore(pub JsValue);
+
+impl JsStore {
+    async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue> {
+        call(&self.0, method, args, ErrorCode::StoreFailed, &format!("store.{method}")).await
+    }
+
+    fn read<T: serde::de::DeserializeOwned>(&self, value: JsValue, method: &str) -> Result<T> {
+        from_js(value, &format!("store.{method}() result"), ErrorCode::MalformedStoreData)
+    }
+
+    fn slot_ref(&self, value: JsValue, method: &str) -> Result<Option<SlotRef>> {
+        if absent(&value) { Ok(None) } else { self.read(value, method).map(Some) }
+    }
+}
+
+#[async_trait(?Send)]
+impl Store for JsStore {
+    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
+        let v = self.call("loadSlot", &[arg(slot)?]).await?;
+        if absent(&v) { Ok(Slot::default()) } else { self.read(v, "loadSlot") }
+    }
+
+    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+        let v = self.call("commitSlot", &[arg(commit)?]).await?;
+        v.as_bool().ok_or_else(|| {
+            Error::new(ErrorCode::MalformedStoreData, "store.commitSlot() result: must be true (written) or false (version moved on)")
+        })
+    }
+
+    async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {
+        let v = self.call("findClaim", &[claim_id.into()]).await?;
+        self.slot_ref(v, "findClaim")
+    }
+
+    async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>> {
+        let v = self.call("findConflict", &[conflict_id.into()]).await?;
+        self.slot_ref(v, "findConflict")
+    }
+
+    async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
+        let filter = js_sys::Object::new();
+        if let Some(s) = subject {
+            let _ = Reflect::set(&filter, &"subject".into(), &s.into());
+        }
+        let v = self.call("listSlots", &[filter.into()]).await?;
+        self.read(v, "listSlots")
+    }
+
+    async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
+        let v = self.call("readLog", &[arg(slot)?]).await?;
+        if absent(&v) { Ok(Vec::new()) } else { self.read(v, "readLog") }
+    }
+}
+
+/// `now` from config, or `Date.now()`.
+pub struct JsClock(pub Option<Function>);
+
+impl Clock for JsClock {
+    fn now(&self) -> Result<Timestamp> {
+        let Some(f) = &self.0 else {
+            return Ok(Timestamp::from_millis(js_sys::Date::now() as i64));
+        };
+        let v = f.call0(&JsValue::UNDEFINED).map_err(|e| js_failure(ErrorCode::HookFailed, "now()", e))?;
+        if let Some(ms) = v.as_f64() {
+            return Ok(Timestamp::from_millis(ms as i64));
+        }
+        if let Some(date) = v.dyn_ref::<js_sys::Date>() {
+            return Ok(Timestamp::from_millis(date.get_time() as i64));
+        }
+        match v.as_string() {
+            Some(text) => Timestamp::parse(&text, "now()"),
+            None => Err(Error::new(ErrorCode::HookFailed, "now(): must return an ISO string, a Date or epoch milliseconds").with_field("now")),
+        }
+    }
+}
+
+pub struct JsMerge(pub Function);
+
+#[async_trait(?Send)]
+impl MergeHook for JsMerge {
+    async fn merge(&self, entries: &[Claim], incoming: &Claim) -> Result<MergeResult> {
+        let argv = [arg(&entries)?, arg(incoming)?];
+        let holder = js_sys::Object::new();
+        let _ = Reflect::set(&holder, &"merge".into(), &self.0);
+        let v = call(&holder, "merge", &argv, ErrorCode::HookFailed, "merge hook").await?;
+        let result: MergeResult = match v.as_string() {
+            Some(content) => MergeResult { content, ..Default::default() },
+            None => from_js(v, "merge hook result", ErrorCode::HookFailed)?,
+        };
+        if result.content.trim().is_empty() {
+            return Err(Error::new(ErrorCode::HookFailed, "merge hook result: content must be a non-empty string").with_field("content"));
+        }
+        Ok(result)
+    }
+}
+
+pub struct JsJudge(pub JsValue);
+
+#[async_trait(?Send)]
+impl Judge for JsJudge {
+    async fn find_pairs(&self, claims: &[Claim]) -> Result<Vec<PairRef>> {
+        let v = call(&self.0, "findPairs", &[arg(&claims)?], ErrorCode::HookFailed, "judge.findPairs").await?;
+        // Malformed pairs are ignored, as the spec asks; a non-array is no pairs.
+        let items: Vec<JsValue> = if Array::is_array(&v) { Array::from(&v).iter().collect() } else { Vec::new() };
+        Ok(items
+            .into_iter()
+            .filter_map(|p| from_js::<PairRef>(p, "pair", ErrorCode::HookFailed).ok())
+            .collect())
+    }
+
+    async fn confirm_pair(&self, earlier: &Claim, newer: &Claim) -> Result<PairVerdict> {
+        let v = call(&self.0, "confirmPair", &[arg(earlier)?, arg(newer)?], ErrorCode::HookFailed, "judge.confirmPair").await?;
+        from_js(v, "judge.confirmPair() result", ErrorCode::HookFailed)
+    }
+}

@@ -1,0 +1,315 @@
+//! The `Memory` class and the free functions of the public API (SPEC §7).
+//! Each method converts its arguments, calls the engine, converts the result.
+
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::bridge::{JsClock, JsJudge, JsMerge, JsStore};
+use super::convert::{from_js, from_js_or_default, to_js};
+use super::errors::to_js_error;
+use super::memory_store::native_store_of;
+use crate::config::EngineConfig;
+use crate::engine::{Engine, Hooks, RecallOptions, WriteOptions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::hooks::Judge;
+use crate::model::{Candidate, ConflictStatus};
+use crate::store::Store;
+
+/// Takes the function-valued and object-valued keys out of a config object
+/// (they cannot go through serde) and returns the data part.
+fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Function>, Option<Function>, JsValue)> {
+    if config.is_undefined() || config.is_null() {
+        return Ok((EngineConfig::default(), JsValue::UNDEFINED, None, None, JsValue::UNDEFINED));
+    }
+    if !config.is_object() {
+        return Err(Error::invalid("config", "must be an object"));
+    }
+    let data = Object::assign(&Object::new(), config.unchecked_ref());
+    let take = |key: &str| {
+        let v = Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        let _ = Reflect::delete_property(&data, &key.into());
+        v
+    };
+    let store = take("store");
+    let merge = take("merge");
+    let judge = take("judge");
+    let now = take("now");
+    let function = |v: JsValue, field: &str| -> Result<Option<Function>> {
+        if v.is_undefined() || v.is_null() {
+            Ok(None)
+        } else {
+            v.dyn_into::<Function>().map(Some).map_err(|_| Error::invalid(field, "must be a function"))
+        }
+    };
+    let merge = function(merge, "merge")?;
+    let now = function(now, "now")?;
+    let engine_config: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
+    Ok((engine_config, store, merge, now, judge))
+}
+
+fn build_engine(config: &JsValue) -> Result<Engine> {
+    let (engine_config, store, merge, now, judge) = split_config(config)?;
+    let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
+        Rc::new(crate::store::MemoryStore::new())
+    } else if let Some(native) = native_store_of(&store) {
+        native
+    } else {
+        for method in ["loadSlot", "commitSlot", "findClaim", "findConflict", "listSlots", "readLog"] {
+            let f = Reflect::get(&store, &method.into()).unwrap_or(JsValue::UNDEFINED);
+            if !f.is_function() {
+                return Err(Error::invalid("store", format!("must implement ClaimStore; {method}() is missing")));
+            }
+        }
+        Rc::new(JsStore(store))
+    };
+    let judge: Option<Rc<dyn Judge>> = if judge.is_undefined() || judge.is_null() { None } else { Some(Rc::new(JsJudge(judge))) };
+    Engine::new(
+        store,
+        &engine_config,
+        Hooks {
+            clock: Rc::new(JsClock(now)),
+            ids: None,
+            merge: merge.map(|f| Rc::new(JsMerge(f)) as Rc<dyn crate::hooks::MergeHook>),
+            judge,
+        },
+    )
+}
+
+/// Runs `work` as a Promise, converting its value and its error.
+fn promise<T, F>(work: F) -> Promise
+where
+    T: Serialize + 'static,
+    F: std::future::Future<Output = Result<T>> + 'static,
+{
+    future_to_promise(async move {
+        match work.await {
+            Ok(v) => to_js(&v),
+            Err(e) => Err(to_js_error(e)),
+        }
+    })
+}
+
+fn rejected(e: Error) -> Promise {
+    Promise::reject(&to_js_error(e))
+}
+
+fn string_arg(v: &JsValue, field: &str) -> Result<String> {
+    v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))
+}
+
+/// Memory: remember facts, recall beliefs, explain them, settle conflicts.
+///
+/// ```js
+/// import { Memory } from 'credence';
+/// const memory = new Memory();
+/// await memory.remember({ predicate: 'located_in', object: 'NYC' });
+/// const outcome = await memory.remember({ predicate: 'located_in', object: 'San Francisco' });
+/// outcome.action; // "superseded"
+/// ```
+#[wasm_bindgen]
+pub struct Memory {
+    engine: Rc<Engine>,
+}
+
+#[wasm_bindgen]
+impl Memory {
+    /// Throws a `CredenceError` on a bad config (unknown strategy, bad numbers, a store missing methods).
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "MemoryConfig")] config: Option<JsValue>) -> std::result::Result<Memory, JsValue> {
+        build_engine(&config.unwrap_or(JsValue::UNDEFINED)).map(|e| Memory { engine: Rc::new(e) }).map_err(to_js_error)
+    }
+
+    /// Writes one candidate fact; resolves to what memory did with it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+    pub fn remember(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Candidate")] candidate: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "WriteOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let parsed = from_js::<Candidate>(candidate, "candidate", ErrorCode::InvalidInput)
+            .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
+        let (candidate, options) = match parsed {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.remember(&candidate, &options).await })
+    }
+
+    /// Current beliefs about a subject (default subject when omitted).
+    #[wasm_bindgen(unchecked_return_type = "Promise<Claim[]>")]
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] subject: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "RecallOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let options = match from_js_or_default::<RecallOptions>(options.unwrap_or(JsValue::UNDEFINED), "options") {
+            Ok(o) => o,
+            Err(e) => return rejected(e),
+        };
+        let subject = subject.and_then(|s| s.as_string());
+        let engine = self.engine.clone();
+        promise(async move { engine.recall(subject.as_deref(), &options).await })
+    }
+
+    /// The claim, its lineage and every log entry that explains it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Why>")]
+    pub fn why(&self, #[wasm_bindgen(unchecked_param_type = "string")] claim_id: JsValue) -> Promise {
+        let id = match string_arg(&claim_id, "claimId") {
+            Ok(id) => id,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.why(&id).await })
+    }
+
+    /// Conflicts, open first then oldest first; `{ status }` filters.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conflict[]>")]
+    pub fn conflicts(&self, #[wasm_bindgen(unchecked_param_type = "ConflictsOptions")] options: Option<JsValue>) -> Promise {
+        #[derive(serde::Deserialize, Default)]
+        struct Opts {
+            #[serde(default)]
+            status: Option<ConflictStatus>,
+        }
+        let opts = match from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options") {
+            Ok(o) => o,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.conflicts(opts.status).await })
+    }
+
+    /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both".
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
+    pub fn settle(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] conflict_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Settlement")] settlement: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SettleOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        #[derive(serde::Deserialize, Default)]
+        struct Opts {
+            #[serde(default)]
+            by: Option<String>,
+        }
+        let args = string_arg(&conflict_id, "conflictId").and_then(|id| {
+            let s = settlement.as_string().ok_or_else(|| {
+                Error::new(ErrorCode::InvalidSettlement, "settlement: must be keep_newer, keep_earlier or keep_both").with_field("settlement")
+            })?;
+            Ok((id, s, from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options")?))
+        });
+        let (id, settlement, opts) = match args {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.settle(&id, &settlement, opts.by.as_deref()).await })
+    }
+
+    /// Reverts a settlement exactly and reopens the conflict.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
+    pub fn undo(&self, #[wasm_bindgen(unchecked_param_type = "string")] conflict_id: JsValue) -> Promise {
+        let id = match string_arg(&conflict_id, "conflictId") {
+            Ok(id) => id,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.undo(&id).await })
+    }
+
+    /// The judge-driven review pass over slots with new entries.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ReviewReport>")]
+    pub fn review(&self, #[wasm_bindgen(unchecked_param_type = "ReviewOptions")] options: Option<JsValue>) -> Promise {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let get = |k: &str| if options.is_object() { Reflect::get(&options, &k.into()).unwrap_or(JsValue::UNDEFINED) } else { JsValue::UNDEFINED };
+        let judge = get("judge");
+        let budget = get("budget");
+        let budget = if budget.is_undefined() {
+            Ok(160)
+        } else {
+            budget
+                .as_f64()
+                .filter(|b| b.is_finite() && *b >= 0.0 && b.fract() == 0.0)
+                .map(|b| b as u32)
+                .ok_or_else(|| Error::invalid("budget", "must be a whole number ≥ 0"))
+        };
+        let budget = match budget {
+            Ok(b) => b,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move {
+            let judge = if judge.is_undefined() || judge.is_null() { None } else { Some(JsJudge(judge)) };
+            engine.review(judge.as_ref().map(|j| j as &dyn Judge), budget).await
+        })
+    }
+
+    /// The Memoir-compatible v2 blob of a slot.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Blob>")]
+    pub fn blob(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] predicate: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let args = string_arg(&predicate, "predicate").and_then(|p| Ok((p, subject_of(options.as_ref())?)));
+        let (predicate, subject) = match args {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.blob(&predicate, subject.as_deref()).await })
+    }
+
+    /// Loads a v1 or v2 blob into the slot named by its `key`.
+    #[wasm_bindgen(js_name = importBlob, unchecked_return_type = "Promise<Claim[]>")]
+    pub fn import_blob(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "object")] blob: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let args = from_js::<serde_json::Value>(blob, "blob", ErrorCode::InvalidInput).and_then(|b| Ok((b, subject_of(options.as_ref())?)));
+        let (blob, subject) = match args {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.import_blob(&blob, subject.as_deref()).await })
+    }
+}
+
+fn subject_of(options: Option<&JsValue>) -> Result<Option<String>> {
+    let Some(options) = options.filter(|o| o.is_object()) else {
+        return Ok(None);
+    };
+    let v = Reflect::get(options, &"subject".into()).unwrap_or(JsValue::UNDEFINED);
+    if v.is_undefined() {
+        Ok(None)
+    } else {
+        string_arg(&v, "subject").map(Some)
+    }
+}
+
+/// One-shot form: `reconcile(candidate, { store, ...config })`.
+#[wasm_bindgen(unchecked_return_type = "Promise<Outcome>")]
+pub fn reconcile(
+    #[wasm_bindgen(unchecked_param_type = "Candidate")] candidate: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "MemoryConfig & { strategy?: string; expectedVersion?: number }")] config: JsValue,
+) -> Promise {
+    match Memory::new(Some(config)) {
+        Ok(memory) => memory.remember(candidate, None),
+        Err(e) => Promise::reject(&e),
+    }
+}
+
+/// Lifts a v1 blob to schema_version 2 (idempotent; unknown fields kept).
+#[wasm_bindgen(js_name = upgradeBlob, unchecked_return_type = "Blob & Record<string, unknown>")]
+pub fn upgrade_blob(#[wasm_bindgen(unchecked_param_type = "object")] blob: JsValue) -> std::result::Result<JsValue, JsValue> {
+    let value: serde_json::Value = from_js(blob, "blob", ErrorCode::InvalidInput).map_err(to_js_error)?;
+    let upgraded = crate::blob::upgrade_blob(&value).map_err(to_js_error)?;
+    to_js(&upgraded)
+}
+

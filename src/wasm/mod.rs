@@ -1,0 +1,67 @@
+//! The binding layer: the only module that knows about JavaScript. It converts
+//! values, bridges JS stores and hooks to the core's traits, and turns core
+//! errors into `CredenceError`s. No reconciliation logic lives here.
+
+mod bridge;
+mod convert;
+mod errors;
+mod memory;
+mod memory_store;
+
+pub use memory::{reconcile, upgrade_blob, Memory};
+pub use errors::set_error_classes_for_tests;
+pub use memory_store::MemoryStore;
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_INTERFACES: &'static str = r#"
+/**
+ * Persistence supplied by JavaScript (SPEC §8). Every method may return a value
+ * or a Promise. A store is scoped to one tenant.
+ *
+ * - `loadSlot` returns the slot's snapshot, or null/undefined when empty (version 0).
+ * - `commitSlot` applies `commit` atomically if and only if the slot is still at
+ *   `commit.expectedVersion`; it resolves `true` when written and `false` (having
+ *   changed nothing) when another writer got there first. `commit.slot` is the
+ *   complete new state; `changedClaims`/`changedConflicts` name what differs;
+ *   `log` entries are appended.
+ * - `findClaim` / `findConflict` map an id to the slot holding it.
+ * - `listSlots` lists every slot (or one subject's), ordered by key.
+ * - `readLog` returns a slot's log, oldest first.
+ */
+export interface ClaimStore {
+  loadSlot(ref: SlotRef): Promise<Slot | null | undefined> | Slot | null | undefined;
+  commitSlot(commit: SlotCommit): Promise<boolean> | boolean;
+  findClaim(claimId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
+  findConflict(conflictId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
+  listSlots(filter: { subject?: string }): Promise<SlotRef[]> | SlotRef[];
+  readLog(ref: SlotRef): Promise<LogEntry[]> | LogEntry[];
+}
+
+/** Consolidates the active entries (oldest first) with the incoming one. */
+export type MergeHook = (
+  entries: Claim[],
+  incoming: Claim,
+) => Promise<string | MergeResult> | string | MergeResult;
+
+/** The two judge calls of the review pass. */
+export interface Judge {
+  findPairs(claimsOldestFirst: Claim[]): Promise<PairRef[]> | PairRef[];
+  confirmPair(earlier: Claim, newer: Claim): Promise<PairVerdict> | PairVerdict;
+}
+
+export interface MemoryConfig extends EngineConfig {
+  /** Defaults to a fresh in-memory store. */
+  store?: ClaimStore;
+  merge?: MergeHook;
+  judge?: Judge;
+  /** The clock: an ISO string, a Date or epoch milliseconds. Defaults to Date.now. */
+  now?: () => string | Date | number;
+}
+
+export interface ReviewOptions { judge?: Judge; budget?: number }
+export interface SettleOptions { by?: string }
+export interface SubjectOptions { subject?: string }
+export interface ConflictsOptions { status?: ConflictStatus }
+"#;
