@@ -20,7 +20,8 @@ fi
 
 step "npm: build and test tools"
 if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # npm ci refuses this lockfile: npm 11 leaves out an OS-specific optional dep of vite.
+  npm install --no-audit --no-fund
 fi
 
 if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
