@@ -9,5 +9,9 @@ export const {
   CredenceError,
   ConcurrencyError,
   isCredenceError,
+  OkfStore,
+  PostgresStore,
+  POSTGRES_SCHEMA,
+  IndexedDbStore,
 } = cjs;
 export default cjs;

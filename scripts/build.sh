@@ -47,15 +47,17 @@ fi
 
 step "package: entries, types, templates"
 node_modules/.bin/esbuild pkg-templates/src/entry.node.js --bundle --platform=node --format=cjs \
-  --target=node20 --external:./node/credence.cjs --external:pg --log-level=warning --outfile=pkg/index.cjs
+  --target=node20 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs
 node_modules/.bin/esbuild pkg-templates/src/entry.browser.js --bundle --platform=browser --format=esm \
   --target=es2022 --external:./web/credence.js --log-level=warning --outfile=pkg/index.browser.js
 cp pkg-templates/index.node.js pkg/index.node.js
 # One self-contained declaration file: the generated types + the hand-written ones.
 node scripts/finish-dts.mjs pkg/node/credence.d.cts pkg/index.d.ts
-cat pkg-templates/types/extra.d.ts >> pkg/index.d.ts
+cat pkg-templates/types/extra.d.ts pkg-templates/types/okf.d.ts pkg-templates/types/postgres.d.ts pkg-templates/types/indexeddb.d.ts >> pkg/index.d.ts
 cp pkg/index.d.ts pkg/index.d.cts
 cp README.md LICENSE pkg/
+# The CLI and MCP server ship as plain ESM files next to the entries.
+[ -d pkg-templates/cli ] && cp -r pkg-templates/cli pkg/cli
 node -e '
   const fs = require("fs");
   const p = JSON.parse(fs.readFileSync("pkg-templates/package.json", "utf8"));

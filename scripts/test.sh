@@ -14,4 +14,11 @@ cargo test --target wasm32-unknown-unknown
 
 bash scripts/test-js.sh
 
+# Suites that need services or browsers (PostgreSQL, Chromium, MCP, eval)
+# live in scripts/test-extra-*.sh, one file per area.
+for extra in scripts/test-extra-*.sh; do
+  [ -e "$extra" ] || continue
+  bash "$extra"
+done
+
 step "all tests passed"

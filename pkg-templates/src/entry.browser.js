@@ -10,3 +10,7 @@ export const MemoryStore = wasm.MemoryStore;
 export const reconcile = wasm.reconcile;
 export const upgradeBlob = wasm.upgradeBlob;
 export { CredenceError, ConcurrencyError, isCredenceError };
+
+// Stores that work in a page (OkfStore needs Node's fs and is not here).
+export { PostgresStore, POSTGRES_SCHEMA } from './stores/postgres.js';
+export { IndexedDbStore } from './stores/indexeddb.js';

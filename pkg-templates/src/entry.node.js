@@ -10,3 +10,8 @@ export const MemoryStore = wasm.MemoryStore;
 export const reconcile = wasm.reconcile;
 export const upgradeBlob = wasm.upgradeBlob;
 export { CredenceError, ConcurrencyError, isCredenceError };
+
+// Stores (one file each under stores/).
+export { OkfStore } from './stores/okf.js';
+export { PostgresStore, POSTGRES_SCHEMA } from './stores/postgres.js';
+export { IndexedDbStore } from './stores/indexeddb.js';

@@ -1,0 +1,1 @@
+// declarations for stores/indexeddb.js
