@@ -85,7 +85,7 @@ async fn a_js_store_backs_remember_and_recall() {
     let second = wait(memory.remember(obj(r#"{"predicate":"located_in","object":"San Francisco"}"#), None)).await.unwrap();
     assert_eq!(get(&second, "action").as_string().unwrap(), "superseded");
     assert_eq!(get(&second, "slotVersion").as_f64().unwrap(), 2.0);
-    let recalled = wait(memory.recall(JsValue::UNDEFINED, None)).await.unwrap();
+    let recalled = wait(memory.recall(None, None)).await.unwrap();
     let list = js_sys::Array::from(&recalled);
     assert_eq!(list.length(), 1);
     assert_eq!(get(&list.get(0), "object").as_string().unwrap(), "San Francisco");
