@@ -1,0 +1,172 @@
+//! Shared harness for the native engine tests: a settable clock, sequential
+//! ids, closure-backed hooks, and a store wrapper that fails on demand.
+#![allow(dead_code)]
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use credence::engine::{Engine, Hooks};
+use credence::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict, SequentialIds};
+use credence::model::{Candidate, Claim, LogEntry, Provenance, Slot, SlotCommit, SlotRef};
+use credence::store::{MemoryStore, Store};
+use credence::time::Timestamp;
+use credence::{EngineConfig, Error, ErrorCode, RecallOptions, Result, WriteOptions};
+
+pub fn run<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+pub struct TestClock(pub Cell<i64>);
+
+impl TestClock {
+    pub fn at(iso: &str) -> Rc<Self> {
+        Rc::new(TestClock(Cell::new(Timestamp::parse(iso, "t").unwrap().millis())))
+    }
+    pub fn advance_days(&self, days: f64) {
+        self.0.set(self.0.get() + (days * 86_400_000.0) as i64);
+    }
+}
+
+impl Clock for TestClock {
+    fn now(&self) -> Result<Timestamp> {
+        Ok(Timestamp::from_millis(self.0.get()))
+    }
+}
+
+pub struct FnMerge(pub Box<dyn Fn(&[Claim], &Claim) -> Result<MergeResult>>);
+
+#[async_trait(?Send)]
+impl MergeHook for FnMerge {
+    async fn merge(&self, entries: &[Claim], incoming: &Claim) -> Result<MergeResult> {
+        (self.0)(entries, incoming)
+    }
+}
+
+/// Joins texts with " + "; a hook that "consolidates".
+pub fn joining_merge() -> Rc<dyn MergeHook> {
+    Rc::new(FnMerge(Box::new(|entries, incoming| {
+        let mut parts: Vec<&str> = entries.iter().map(|c| c.object.as_str()).collect();
+        parts.push(&incoming.object);
+        Ok(MergeResult { content: parts.join(" + "), contradicts: false, reason: None })
+    })))
+}
+
+pub struct Harness {
+    pub engine: Engine,
+    pub clock: Rc<TestClock>,
+    pub store: Rc<FlakyStore>,
+}
+
+pub fn harness(config: EngineConfig) -> Harness {
+    harness_with(config, None, None, Rc::new(FlakyStore::new(Rc::new(MemoryStore::new()))))
+}
+
+pub fn harness_with(config: EngineConfig, merge: Option<Rc<dyn MergeHook>>, judge: Option<Rc<dyn Judge>>, store: Rc<FlakyStore>) -> Harness {
+    let clock = TestClock::at("2026-01-01T00:00:00Z");
+    let engine = Engine::new(
+        store.clone(),
+        &config,
+        Hooks { clock: clock.clone(), ids: Some(Rc::new(SequentialIds::new())), merge, judge },
+    )
+    .unwrap();
+    Harness { engine, clock, store }
+}
+
+pub fn cand(predicate: &str, object: &str) -> Candidate {
+    Candidate { predicate: predicate.into(), object: object.into(), ..Default::default() }
+}
+
+pub fn from(mut c: Candidate, source: &str, trust: f64) -> Candidate {
+    c.provenance = Some(Provenance { source_id: source.into(), source_trust: Some(trust), ..Default::default() });
+    c
+}
+
+pub fn with_strategy(s: &str) -> WriteOptions {
+    WriteOptions { strategy: Some(s.into()), expected_version: None }
+}
+
+impl Harness {
+    pub fn write(&self, c: Candidate) -> credence::model::Outcome {
+        self.clock.advance_days(1.0);
+        run(self.engine.remember(&c, &WriteOptions::default())).unwrap()
+    }
+    pub fn write_with(&self, c: Candidate, o: WriteOptions) -> Result<credence::model::Outcome> {
+        self.clock.advance_days(1.0);
+        run(self.engine.remember(&c, &o))
+    }
+    pub fn current(&self, predicate: &str) -> Vec<(String, String)> {
+        let opts = RecallOptions { predicate: Some(predicate.into()), ..Default::default() };
+        run(self.engine.recall(None, &opts)).unwrap().into_iter().map(|c| (c.object, c.status.as_str().to_string())).collect()
+    }
+    pub fn all(&self, predicate: &str) -> Vec<Claim> {
+        let opts = RecallOptions { predicate: Some(predicate.into()), include_history: true, ..Default::default() };
+        run(self.engine.recall(None, &opts)).unwrap()
+    }
+}
+
+/// A store that delegates to another and fails the chosen operation.
+pub struct FlakyStore {
+    pub inner: Rc<dyn Store>,
+    pub fail: RefCell<Option<&'static str>>,
+    pub lose_races: Cell<u32>,
+}
+
+impl FlakyStore {
+    pub fn new(inner: Rc<dyn Store>) -> Self {
+        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0) }
+    }
+    fn check(&self, op: &str) -> Result<()> {
+        if *self.fail.borrow() == Some(op) {
+            return Err(Error::new(ErrorCode::StoreFailed, format!("injected failure in {op}")));
+        }
+        Ok(())
+    }
+}
+
+#[async_trait(?Send)]
+impl Store for FlakyStore {
+    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
+        self.check("load")?;
+        self.inner.load_slot(slot).await
+    }
+    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+        self.check("commit")?;
+        if self.lose_races.get() > 0 {
+            self.lose_races.set(self.lose_races.get() - 1);
+            return Ok(false);
+        }
+        self.inner.commit_slot(commit).await
+    }
+    async fn find_claim(&self, id: &str) -> Result<Option<SlotRef>> {
+        self.inner.find_claim(id).await
+    }
+    async fn find_conflict(&self, id: &str) -> Result<Option<SlotRef>> {
+        self.inner.find_conflict(id).await
+    }
+    async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
+        self.inner.list_slots(subject).await
+    }
+    async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
+        self.inner.read_log(slot).await
+    }
+}
+
+/// A judge that answers from a script and counts its calls.
+pub struct ScriptedJudge {
+    pub pairs: Box<dyn Fn(&[Claim]) -> Result<Vec<PairRef>>>,
+    pub verdict: Box<dyn Fn(&Claim, &Claim) -> Result<PairVerdict>>,
+    pub calls: Cell<u32>,
+}
+
+#[async_trait(?Send)]
+impl Judge for ScriptedJudge {
+    async fn find_pairs(&self, claims: &[Claim]) -> Result<Vec<PairRef>> {
+        self.calls.set(self.calls.get() + 1);
+        (self.pairs)(claims)
+    }
+    async fn confirm_pair(&self, earlier: &Claim, newer: &Claim) -> Result<PairVerdict> {
+        self.calls.set(self.calls.get() + 1);
+        (self.verdict)(earlier, newer)
+    }
+}

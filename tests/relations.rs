@@ -1,0 +1,228 @@
+//! The five relations, valid time, belief rules and disputes (SPEC §3–§4).
+mod common;
+
+use common::*;
+use credence::model::{Action, ConflictStatus, Relation, Status};
+use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
+
+#[test]
+fn a_move_supersedes_and_keeps_the_old_city_as_history() {
+    let h = harness(EngineConfig::default());
+    let nyc = h.write(cand("located_in", "NYC"));
+    let sf = h.write(cand("lives in", "San Francisco"));
+    assert_eq!(sf.action, Action::Superseded);
+    assert_eq!(sf.relation, Some(Relation::Supersede));
+    assert_eq!(sf.claim.supersedes.as_deref(), Some(nyc.claim.id.as_str()));
+    let old = &sf.affected[0];
+    assert_eq!((old.object.as_str(), old.status), ("NYC", Status::Superseded));
+    assert_eq!(old.valid_to, Some(sf.claim.effective_from()));
+    assert_eq!(old.superseded_by.as_deref(), Some(sf.claim.id.as_str()));
+    assert_eq!(h.current("located_in"), vec![("San Francisco".into(), "active".into())]);
+    assert_eq!(h.all("located_in").len(), 2, "nothing is deleted");
+}
+
+#[test]
+fn the_same_value_confirms_whatever_its_spelling() {
+    let h = harness(EngineConfig::default());
+    let a = h.write(from(cand("located_in", "New York"), "chat", 0.8));
+    let b = h.write(from(cand("located_in", "  new   YORK."), "email", 0.8));
+    assert_eq!(b.action, Action::Confirmed);
+    assert_eq!(b.claim.id, a.claim.id);
+    assert_eq!(b.claim.object, "New York", "stored text never changes");
+    assert_eq!(b.claim.provenance.len(), 2);
+    assert!(b.claim.confidence > a.claim.confidence + 0.1, "a second source raises belief");
+}
+
+#[test]
+fn a_repeat_from_the_same_source_adds_nothing() {
+    let h = harness(EngineConfig::default());
+    let a = h.write(from(cand("likes", "tea"), "chat", 0.8));
+    let b = h.write(from(cand("likes", "tea"), "chat", 0.8));
+    assert_eq!(b.action, Action::Confirmed);
+    assert!((b.claim.confidence - a.claim.confidence).abs() < 1e-9);
+    assert!((a.claim.confidence - 0.8).abs() < 1e-9, "one observation gives trust × extractor");
+}
+
+#[test]
+fn a_more_specific_value_refines_and_inherits_evidence() {
+    let h = harness(EngineConfig::default());
+    let general = h.write(from(cand("located_in", "San Francisco"), "a", 0.8));
+    let specific = h.write(from(cand("located_in", "San Francisco, CA"), "b", 0.8));
+    assert_eq!(specific.action, Action::Refined);
+    assert_eq!(specific.relation, Some(Relation::Refine));
+    assert_eq!(specific.claim.provenance.len(), 2);
+    assert!(specific.claim.confidence > general.claim.confidence);
+    assert_eq!(specific.affected[0].status, Status::Superseded);
+    // The general form now confirms the specific one.
+    let again = h.write(from(cand("located_in", "san francisco"), "c", 0.8));
+    assert_eq!(again.action, Action::Confirmed);
+    assert_eq!(again.claim.id, specific.claim.id);
+}
+
+#[test]
+fn multi_valued_facts_coexist() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("allergic_to", "peanuts"));
+    let o = h.write(cand("allergy", "shellfish"));
+    assert_eq!((o.action, o.relation), (Action::Added, Some(Relation::Independent)));
+    assert_eq!(h.current("allergic_to").len(), 2);
+}
+
+#[test]
+fn an_older_valid_time_is_recorded_as_history() {
+    let h = harness(EngineConfig::default());
+    let mut sf = cand("located_in", "San Francisco");
+    sf.valid_from = Some("2025-06-01".into());
+    h.write(sf);
+    let mut nyc = cand("located_in", "NYC");
+    nyc.valid_from = Some("2020-01-01".into());
+    let o = h.write(nyc);
+    assert_eq!(o.action, Action::Historical);
+    assert_eq!(o.claim.status, Status::Superseded);
+    assert_eq!(o.claim.valid_to.map(|t| t.to_iso()), Some("2025-06-01T00:00:00.000Z".into()));
+    assert_eq!(h.current("located_in"), vec![("San Francisco".into(), "active".into())]);
+    let then = RecallOptions { predicate: Some("located_in".into()), at: Some("2021-03-01".into()), ..Default::default() };
+    let past = run(h.engine.recall(None, &then)).unwrap();
+    assert_eq!(past.iter().map(|c| c.object.as_str()).collect::<Vec<_>>(), vec!["NYC"]);
+}
+
+#[test]
+fn a_weak_guess_never_flattens_a_confident_fact_but_can_revive() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("works_at", "Acme"), "hr", 0.99));
+    let mut guess = from(cand("works_at", "Globex"), "extractor", 0.8);
+    guess.confidence = Some(0.2);
+    let o = h.write(guess);
+    assert_eq!((o.action, o.claim.status), (Action::Outweighed, Status::Outweighed));
+    assert_eq!(h.current("works_at"), vec![("Acme".into(), "active".into())]);
+    // Corroboration from independent, trusted sources revives it as the newer truth.
+    h.write(from(cand("works_at", "Globex"), "linkedin", 0.9));
+    let revived = h.write(from(cand("works_at", "Globex"), "payroll", 0.95));
+    assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())], "{revived:?}");
+    let acme = h.all("works_at").into_iter().find(|c| c.object == "Acme").unwrap();
+    assert_eq!(acme.status, Status::Superseded);
+}
+
+#[test]
+fn a_birthday_dispute_waits_then_a_third_source_breaks_the_tie() {
+    let h = harness(EngineConfig::default());
+    let a = h.write(from(cand("born_on", "1990-03-04"), "crm", 0.8));
+    let b = h.write(from(cand("birthday", "1990-04-03"), "chat", 0.8));
+    assert_eq!((b.action, b.relation), (Action::Disputed, Some(Relation::Contradict)));
+    assert_eq!(b.conflicts.len(), 1);
+    assert_eq!(b.conflicts[0].earlier.id, a.claim.id);
+    let both = h.current("born_on");
+    assert!(both.iter().all(|(_, s)| s == "disputed"), "{both:?}");
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(open.len(), 1);
+    let c = h.write(from(cand("born_on", "1990-03-04"), "passport", 0.8));
+    assert_eq!(c.action, Action::Confirmed);
+    assert_eq!(h.current("born_on"), vec![("1990-03-04".into(), "active".into())]);
+    let loser = h.all("born_on").into_iter().find(|c| c.object == "1990-04-03").unwrap();
+    assert_eq!(loser.status, Status::Outweighed);
+    let resolved = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(resolved[0].status, ConflictStatus::ResolvedByEvidence);
+}
+
+#[test]
+fn losing_a_contradiction_lowers_belief() {
+    let h = harness(EngineConfig::default());
+    let weak = h.write(from(cand("born_on", "1990-01-01"), "rumour", 0.6));
+    let strong = h.write(from(cand("born_on", "1991-01-01"), "registry", 0.99));
+    assert_eq!((strong.action, strong.relation), (Action::Added, Some(Relation::Contradict)));
+    let loser = &strong.affected[0];
+    assert_eq!(loser.status, Status::Outweighed);
+    assert!(loser.confidence < weak.claim.confidence);
+    let weak_now = h.write(from(cand("born_on", "1989-01-01"), "guess", 0.3));
+    assert_eq!(weak_now.action, Action::Outweighed);
+}
+
+#[test]
+fn belief_decays_toward_the_prior_on_time_varying_predicates_only() {
+    let h = harness(EngineConfig::default());
+    let fresh = h.write(from(cand("located_in", "Oslo"), "a", 0.9));
+    let fixed = h.write(from(cand("born_in", "Bergen"), "a", 0.9));
+    h.clock.advance_days(730.0);
+    let later_tv = h.write(from(cand("located_in", "Oslo"), "a", 0.9));
+    let later_fixed = h.write(from(cand("born_in", "Bergen"), "a", 0.9));
+    // The same source re-observing refreshes the age: belief back where it was.
+    assert!((later_tv.claim.confidence - fresh.claim.confidence).abs() < 1e-6);
+    assert!((later_fixed.claim.confidence - fixed.claim.confidence).abs() < 1e-9);
+    // Without a refresh, a two-year-old observation has decayed by two half-lives.
+    h.write(from(cand("likes", "x"), "a", 0.9));
+    let mut old = from(cand("timezone", "CET"), "a", 0.9);
+    old.provenance.as_mut().unwrap().observed_at = Some("2020-01-01".into());
+    let o = h.write(old);
+    assert!(o.claim.confidence < 0.3, "{}", o.claim.confidence);
+}
+
+#[test]
+fn idempotent_writes_change_memory_once() {
+    let h = harness(EngineConfig::default());
+    let mut c = cand("likes", "tea");
+    c.id = Some("msg-17#fact-2".into());
+    let a = h.write(c.clone());
+    let b = h.write(c);
+    assert!(b.replayed);
+    assert_eq!((b.claim.id.clone(), b.slot_version), (a.claim.id.clone(), a.slot_version));
+    assert_eq!(h.all("likes").len(), 1);
+}
+
+#[test]
+fn every_write_is_explained_by_why() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("located_in", "NYC"));
+    let sf = h.write(cand("located_in", "SF"));
+    let why = run(h.engine.why(&sf.claim.id)).unwrap();
+    assert_eq!(why.lineage.iter().map(|c| c.object.as_str()).collect::<Vec<_>>(), vec!["NYC", "SF"]);
+    let rules: Vec<&str> = why.log.iter().map(|e| e.rule.as_str()).collect();
+    assert_eq!(rules, vec!["add", "supersede"]);
+    assert_eq!(why.log[1].cause.op, "remember");
+    assert_eq!(why.log[1].cause.object.as_deref(), Some("SF"));
+    let e = run(h.engine.why("cl_nope")).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ClaimNotFound);
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_is_written() {
+    let h = harness(EngineConfig::default());
+    for (c, field) in [
+        (cand("", "x"), "predicate"),
+        (cand("likes", " "), "object"),
+        ({ let mut c = cand("likes", "x"); c.confidence = Some(1.5); c }, "confidence"),
+        ({ let mut c = cand("likes", "x"); c.valid_from = Some("soon".into()); c }, "validFrom"),
+        (from(cand("likes", "x"), "s", -0.1), "provenance.sourceTrust"),
+    ] {
+        let e = h.write_with(c, WriteOptions::default()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(field), "{e:?}");
+    }
+    let e = h.write_with(cand("likes", "x"), with_strategy("yolo")).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidStrategy);
+    assert!(h.all("likes").is_empty());
+}
+
+#[test]
+fn a_failing_store_leaves_memory_exactly_as_it_was() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("located_in", "NYC"));
+    let before = h.all("located_in");
+    *h.store.fail.borrow_mut() = Some("commit");
+    let e = h.write_with(cand("located_in", "SF"), WriteOptions::default()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::StoreFailed);
+    *h.store.fail.borrow_mut() = None;
+    assert_eq!(h.all("located_in"), before);
+    assert_eq!(h.write(cand("located_in", "SF")).action, Action::Superseded, "succeeds when retried");
+}
+
+#[test]
+fn lost_races_are_retried_then_reported() {
+    let h = harness(EngineConfig { retries: Some(2), ..Default::default() });
+    h.store.lose_races.set(2);
+    let o = h.write(cand("likes", "tea"));
+    assert_eq!(o.attempts, 3);
+    h.store.lose_races.set(3);
+    let e = h.write_with(cand("likes", "jam"), WriteOptions::default()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Concurrency);
+    let stale = h.write_with(cand("likes", "jam"), WriteOptions { strategy: None, expected_version: Some(0) }).unwrap_err();
+    assert_eq!((stale.code, stale.field.as_deref()), (ErrorCode::Concurrency, Some("expectedVersion")));
+}
