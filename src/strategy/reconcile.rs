@@ -59,10 +59,20 @@ pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     let mine = tokens(&draft.object);
     let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
+    // A value a person retired stays retired: new evidence for it corroborates
+    // the retired claim instead of bringing the value back.
+    let settled_away: Vec<Claim> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| c.status == Status::Retired && pinned(txn, &c.id))
+        .cloned()
+        .collect();
 
     // confirm: the same value, or a less specific form of a value already held.
     let same = live
         .iter()
+        .chain(settled_away.iter())
         .filter(|c| {
             let theirs = tokens(&c.object);
             theirs == mine || is_refinement(&mine, &theirs)
@@ -219,6 +229,18 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
     };
     let theirs = support_of(ctx, rival, now);
     let id = draft.id.clone();
+    if let Some(kept) = current.iter().find(|c| pinned(txn, &c.id)) {
+        // A person chose the current value: evidence alone never overturns it.
+        let kept_id = kept.id.clone();
+        draft.status = Status::Outweighed;
+        txn.add_claim(draft);
+        refresh_beliefs(txn, ctx);
+        let reason = format!("{:?} contradicts {:?}, which a person kept when settling a conflict", txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default(), kept.object);
+        let conflicts: Vec<String> = txn.open_conflict(ConflictKind::Dispute, &kept_id, &id, reason).into_iter().collect();
+        let mut applied = Applied::stored(Action::Outweighed, Some(Relation::Contradict), id, vec![]);
+        applied.conflicts = conflicts;
+        return applied;
+    }
     if (mine - theirs).abs() <= margin {
         draft.status = Status::Disputed;
         txn.add_claim(draft);
