@@ -226,3 +226,17 @@ fn lost_races_are_retried_then_reported() {
     let stale = h.write_with(cand("likes", "jam"), WriteOptions { strategy: None, expected_version: Some(0) }).unwrap_err();
     assert_eq!((stale.code, stale.field.as_deref()), (ErrorCode::Concurrency, Some("expectedVersion")));
 }
+
+#[test]
+fn arrival_order_breaks_a_same_instant_tie_but_stated_equal_times_contradict() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("located_in", "NYC"));
+    let same_instant = run(h.engine.remember(&cand("located_in", "SF"), &WriteOptions::default())).unwrap();
+    assert_eq!(same_instant.action, Action::Superseded);
+    let mut a = cand("works_at", "Acme");
+    a.valid_from = Some("2025-01-01".into());
+    h.write(a);
+    let mut b = cand("works_at", "Globex");
+    b.valid_from = Some("2025-01-01".into());
+    assert_eq!(h.write(b).relation, Some(Relation::Contradict));
+}

@@ -127,7 +127,10 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     if ctx.spec.time_varying {
         let from = draft.effective_from();
         let latest = current.iter().map(|c| c.effective_from()).max().unwrap_or(from);
-        if from > latest {
+        // With no stated valid times, arrival order breaks a same-instant tie:
+        // only two explicitly equal valid times make a genuine contradiction.
+        let implicit_tie = from == latest && draft.valid_from.is_none() && current.iter().all(|c| c.valid_from.is_none());
+        if from > latest || implicit_tie {
             return supersede(txn, ctx, draft, &current);
         }
         if from < latest {
