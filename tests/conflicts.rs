@@ -32,6 +32,8 @@ fn keep_newer_retires_the_earlier_and_undo_restores_it() {
     assert!(settled.settled_at.is_some());
     assert_eq!(h.current("preferences.theme"), vec![("light".into(), "active".into())]);
     assert_eq!(statuses(&h)[0], ("dark".into(), Status::Retired));
+    let light = h.all("preferences.theme").into_iter().find(|c| c.object == "light").unwrap();
+    assert!((light.confidence - 0.8).abs() < 1e-9, "its rival gone, the kept claim stands alone: {}", light.confidence);
     let reopened = run(h.engine.undo(&id)).unwrap();
     assert_eq!(reopened.status, ConflictStatus::Open);
     assert_eq!(reopened.settled_by, None);

@@ -2,10 +2,12 @@
 //! Settlement changes statuses only (never belief), and records each change
 //! so that `undo` restores exactly what it changed.
 
-use super::Engine;
+use super::{Engine, WriteCtx};
+use crate::belief;
+use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{
-    Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status, StatusChange,
+    Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status, StatusChange,
 };
 use crate::txn::SlotTxn;
 
@@ -24,12 +26,25 @@ impl Settlement {
     }
 }
 
-fn set_status(txn: &mut SlotTxn, changes: &mut Vec<StatusChange>, id: &str, to: Status) {
-    let Some(before) = txn.claim(id).map(|c| c.status) else { return };
-    if before != to {
-        txn.update_claim(id, |c| c.status = to);
-        changes.push(StatusChange { claim_id: id.to_string(), before, after: to });
-    }
+fn set_status(txn: &mut SlotTxn, id: &str, to: Status) {
+    txn.update_claim(id, |c| c.status = to);
+}
+
+/// Every claim whose status or belief differs between `before` and now.
+fn diff(before: &[Claim], txn: &SlotTxn) -> Vec<StatusChange> {
+    before
+        .iter()
+        .filter_map(|old| {
+            let now = txn.claim(&old.id)?;
+            (now.status != old.status || now.log_odds != old.log_odds).then(|| StatusChange {
+                claim_id: old.id.clone(),
+                before: old.status,
+                after: now.status,
+                log_odds_before: old.log_odds,
+                log_odds_after: now.log_odds,
+            })
+        })
+        .collect()
 }
 
 fn conflict_not_found(id: &str) -> Error {
@@ -63,32 +78,36 @@ impl Engine {
                     .with_field("conflictId"));
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
-                let mut changes = Vec::new();
+                let before = txn.slot.claims.clone();
                 match settlement {
                     Settlement::KeepNewer => {
-                        set_status(txn, &mut changes, earlier, Status::Retired);
-                        set_status(txn, &mut changes, newer, Status::Active);
+                        set_status(txn, earlier, Status::Retired);
+                        set_status(txn, newer, Status::Active);
                         if record.kind == ConflictKind::MergeProposal {
                             // The approved rewrite consolidates every other active entry.
                             let others: Vec<String> = txn.slot.claims.iter()
                                 .filter(|c| c.status.is_current() && c.id != newer)
                                 .map(|c| c.id.clone()).collect();
                             for id in others {
-                                set_status(txn, &mut changes, &id, Status::Superseded);
+                                set_status(txn, &id, Status::Superseded);
                             }
                         }
                     }
                     Settlement::KeepEarlier => {
-                        set_status(txn, &mut changes, newer, Status::Retired);
-                        set_status(txn, &mut changes, earlier, Status::Active);
+                        set_status(txn, newer, Status::Retired);
+                        set_status(txn, earlier, Status::Active);
                     }
                     Settlement::KeepBoth => {
                         if record.kind != ConflictKind::MergeProposal {
-                            set_status(txn, &mut changes, earlier, Status::Active);
-                            set_status(txn, &mut changes, newer, Status::Active);
+                            set_status(txn, earlier, Status::Active);
+                            set_status(txn, newer, Status::Active);
                         }
                     }
                 }
+                // Rivals a person removed no longer compete for belief.
+                let spec = self.spec_of(&slot_ref.predicate);
+                strategy::refresh_beliefs(txn, &WriteCtx { spec: &spec, settings: &self.settings });
+                let changes = diff(&before, txn);
                 let now = txn.now;
                 let who = by.clone();
                 txn.update_conflict(conflict_id, |c| {
@@ -117,8 +136,11 @@ impl Engine {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
                 for change in record.changes.iter().rev() {
-                    let before = change.before;
-                    txn.update_claim(&change.claim_id, |c| c.status = before);
+                    let (status, log_odds) = (change.before, change.log_odds_before);
+                    txn.update_claim(&change.claim_id, |c| {
+                        c.status = status;
+                        belief::set_belief(c, log_odds);
+                    });
                 }
                 txn.update_conflict(conflict_id, |c| {
                     c.status = ConflictStatus::Open;

@@ -41,7 +41,8 @@ impl Settlement {
     }
 }
 
-/// One claim status a settlement changed, so `undo` can put it back exactly.
+/// One claim a settlement changed (status, and belief once rivals left the
+/// slot), so `undo` can put it back exactly.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -49,6 +50,8 @@ pub struct StatusChange {
     pub claim_id: String,
     pub before: Status,
     pub after: Status,
+    pub log_odds_before: f64,
+    pub log_odds_after: f64,
 }
 
 /// A conflict as stored with its slot: claims by id.
