@@ -240,3 +240,33 @@ fn arrival_order_breaks_a_same_instant_tie_but_stated_equal_times_contradict() {
     b.valid_from = Some("2025-01-01".into());
     assert_eq!(h.write(b).relation, Some(Relation::Contradict));
 }
+
+#[test]
+fn remember_many_writes_each_slot_once_with_the_same_decisions() {
+    let batch = harness(EngineConfig::default());
+    let single = harness(EngineConfig::default());
+    let writes = vec![
+        cand("located_in", "NYC"),
+        cand("allergic_to", "peanuts"),
+        from(cand("located_in", "nyc"), "other", 0.8),
+        cand("allergic_to", "shellfish"),
+        { let mut c = cand("likes", "tea"); c.id = Some("k1".into()); c },
+        { let mut c = cand("likes", "tea"); c.id = Some("k1".into()); c },
+    ];
+    let outs = run(batch.engine.remember_many(&writes, &WriteOptions::default())).unwrap();
+    let actions: Vec<&str> = outs.iter().map(|o| o.action.as_str()).collect();
+    assert_eq!(actions, vec!["added", "added", "confirmed", "added", "added", "added"]);
+    assert!(outs[5].replayed);
+    assert_eq!(outs[0].slot_version, 1, "one commit for the located_in slot");
+    for w in &writes {
+        run(single.engine.remember(w, &WriteOptions::default())).unwrap();
+    }
+    let objects = |h: &Harness, p: &str| h.current(p);
+    for p in ["located_in", "allergic_to", "likes"] {
+        assert_eq!(objects(&batch, p), objects(&single, p), "{p}");
+    }
+    let bad = vec![cand("likes", "x"), cand("", "y")];
+    let e = run(batch.engine.remember_many(&bad, &WriteOptions::default())).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("candidates[1].predicate"));
+    assert_eq!(batch.current("likes").len(), 1, "nothing of a refused batch is written");
+}

@@ -127,3 +127,19 @@ describe('the foundation slice', () => {
     expect(() => new Memory({ store: { loadSlot() {} } })).toThrow(CredenceError);
   });
 });
+
+describe('rememberMany', () => {
+  it('writes a batch with the same decisions as one-at-a-time', async () => {
+    const memory = new Memory();
+    const outs = await memory.rememberMany([
+      { predicate: 'located_in', object: 'NYC' },
+      { predicate: 'likes', object: 'tea' },
+      { predicate: 'located_in', object: 'nyc', provenance: { sourceId: 'b' } },
+    ]);
+    expect(outs.map((o) => o.action)).toEqual(['added', 'added', 'confirmed']);
+    expect(outs[2].claim.provenance).toHaveLength(2);
+    const err = await memory.rememberMany([{ predicate: 'x', object: 'y' }, { predicate: 'x' }]).catch((e) => e);
+    expect([err.code, err.field]).toEqual(['INVALID_INPUT', '[1].object']);
+    expect((await memory.recall()).length).toBe(2);
+  });
+});

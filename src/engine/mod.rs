@@ -4,6 +4,7 @@
 
 mod prepare;
 mod read;
+mod batch;
 mod import;
 mod review;
 mod settle;
@@ -22,6 +23,7 @@ use crate::model::{Action, Candidate, Claim, LogCause, Outcome, Relation, Slot, 
 use crate::predicates::PredicateSpec;
 use crate::store::Store;
 use crate::strategy::{self, Strategy};
+use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 /// What strategies see besides the slot.
@@ -61,6 +63,21 @@ pub struct WriteOptions {
     /// Compare-and-swap: fail with `CONCURRENCY` unless the slot is at this version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_version: Option<u64>,
+}
+
+/// A validated write with its strategy, ready to apply to a loaded slot.
+pub(crate) struct Planned {
+    prepared: prepare::Prepared,
+    strategy: Strategy,
+    source: StrategySource,
+    cause: LogCause,
+}
+
+impl Planned {
+    fn replayed_in<'s>(&self, slot: &'s Slot) -> Option<&'s WriteRecord> {
+        let id = self.prepared.write_id.as_ref()?;
+        slot.writes.iter().find(|w| &w.id == id)
+    }
 }
 
 pub struct Engine {
@@ -107,9 +124,8 @@ impl Engine {
         self.settings.registry.resolve(predicate)
     }
 
-    pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
-        let now = self.clock.now()?;
-        let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
+    /// Validates a candidate and picks its strategy; nothing is loaded yet.
+    fn plan(&self, candidate: &Candidate, call_strategy: Option<Strategy>, now: Timestamp) -> Result<Planned> {
         let prepared = prepare::prepare(candidate, &self.settings, now, self.ids.next_id("cl"))?;
         let (strategy, source) = strategy::choose(
             call_strategy,
@@ -124,7 +140,6 @@ impl Engine {
                 format!("strategy llm_merge for {:?} needs a merge hook; pass `merge` to new Memory()", prepared.spec.name),
             ));
         }
-        let ctx = WriteCtx { spec: &prepared.spec, settings: &self.settings };
         let cause = LogCause {
             op: "remember".into(),
             write_id: prepared.write_id.clone(),
@@ -133,53 +148,66 @@ impl Engine {
             strategy: Some(strategy.name().into()),
             by: None,
         };
+        Ok(Planned { prepared, strategy, source, cause })
+    }
+
+    /// Applies one planned write to a loaded slot (calling the merge hook when
+    /// the strategy needs it) and records its idempotency key.
+    async fn apply_planned(&self, txn: &mut SlotTxn, planned: &Planned) -> Result<Applied> {
+        let ctx = WriteCtx { spec: &planned.prepared.spec, settings: &self.settings };
+        let occupied = txn.slot.claims.iter().any(|c| c.status.is_current());
+        let merged = match (planned.strategy, occupied, &self.merge) {
+            (Strategy::LlmMerge, true, Some(hook)) => {
+                let actives: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();
+                Some(hook.merge(&actives, &planned.prepared.draft).await?)
+            }
+            _ => None,
+        };
+        txn.cause = planned.cause.clone();
+        let draft = planned.prepared.draft.clone();
+        let applied = if occupied {
+            strategy::apply_entries(txn, &ctx, planned.strategy, draft, merged)
+        } else {
+            first_write(txn, &ctx, draft)
+        };
+        if let (true, Some(write_id)) = (applied.stored, &planned.prepared.write_id) {
+            txn.slot.writes.push(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
+        }
+        Ok(applied)
+    }
+
+    pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
+        let now = self.clock.now()?;
+        let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
+        let planned = self.plan(candidate, call_strategy, now)?;
+        let slot_ref = &planned.prepared.slot;
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let slot = self.store.load_slot(&prepared.slot).await?;
+            let slot = self.store.load_slot(slot_ref).await?;
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
-                    return Err(stale(&prepared.slot, expected, slot.version));
+                    return Err(stale(slot_ref, expected, slot.version));
                 }
             }
-            if let Some(write_id) = &prepared.write_id {
-                if let Some(record) = slot.writes.iter().find(|w| &w.id == write_id) {
-                    return replay(&slot, record, strategy, source);
-                }
+            if let Some(record) = planned.replayed_in(&slot) {
+                return replay(&slot, record, planned.strategy, planned.source);
             }
-            let occupied = slot.claims.iter().any(|c| c.status.is_current());
-            let merged = match (strategy, occupied, &self.merge) {
-                (Strategy::LlmMerge, true, Some(hook)) => {
-                    let actives: Vec<Claim> = slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();
-                    Some(hook.merge(&actives, &prepared.draft).await?)
-                }
-                _ => None,
-            };
-            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone());
-            let applied = if occupied {
-                strategy::apply_entries(&mut txn, &ctx, strategy, prepared.draft.clone(), merged)
-            } else {
-                first_write(&mut txn, &ctx, prepared.draft.clone())
-            };
+            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
+            let applied = self.apply_planned(&mut txn, &planned).await?;
             if !applied.stored {
-                let slot_version = txn.slot.version;
-                return Ok(outcome(&txn.slot, &prepared.slot, &applied, Some(&prepared.draft), strategy, source, slot_version, attempts));
+                let version = txn.slot.version;
+                return Ok(outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts));
             }
-            if let Some(write_id) = &prepared.write_id {
-                txn.slot.writes.push(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
-            }
-            let commit = txn.into_commit(prepared.slot.clone());
+            let commit = txn.into_commit(slot_ref.clone());
             if self.store.commit_slot(&commit).await? {
-                return Ok(outcome(&commit.slot, &prepared.slot, &applied, None, strategy, source, commit.slot.version, attempts));
+                return Ok(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
             }
             if let Some(expected) = options.expected_version {
-                return Err(stale(&prepared.slot, expected, expected + 1));
+                return Err(stale(slot_ref, expected, expected + 1));
             }
             if attempts > self.settings.retries {
-                return Err(Error::new(
-                    ErrorCode::Concurrency,
-                    format!("slot {}/{} kept changing under this write; gave up after {attempts} attempts", prepared.slot.subject, prepared.slot.predicate),
-                ));
+                return Err(gave_up(slot_ref, attempts));
             }
         }
     }
@@ -206,7 +234,7 @@ impl Engine {
                 return Ok((value, commit.slot));
             }
             if attempts > self.settings.retries {
-                return Err(Error::new(ErrorCode::Concurrency, format!("slot {}/{} kept changing; gave up after {attempts} attempts", slot_ref.subject, slot_ref.predicate)));
+                return Err(gave_up(slot_ref, attempts));
             }
         }
     }
@@ -221,6 +249,13 @@ fn first_write(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim) -> Applied {
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
     txn.log_change("add", &[&id], Some((0.0, after)), None, format!("first value of the slot: {object:?}"));
     Applied::stored(Action::Added, None, id, Vec::new())
+}
+
+fn gave_up(slot: &SlotRef, attempts: u32) -> Error {
+    Error::new(
+        ErrorCode::Concurrency,
+        format!("slot {}/{} kept changing under this write; gave up after {attempts} attempts", slot.subject, slot.predicate),
+    )
 }
 
 fn stale(slot: &SlotRef, expected: u64, actual: u64) -> Error {

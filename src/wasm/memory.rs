@@ -140,6 +140,24 @@ impl Memory {
         promise(async move { engine.remember(&candidate, &options).await })
     }
 
+    /// Writes many candidates: one load and one atomic commit per slot. All are
+    /// validated first; resolves to one outcome per candidate, in order.
+    #[wasm_bindgen(js_name = rememberMany, unchecked_return_type = "Promise<Outcome[]>")]
+    pub fn remember_many(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Candidate[]")] candidates: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "WriteOptions")] options: Option<JsValue>,
+    ) -> Promise {
+        let parsed = from_js::<Vec<Candidate>>(candidates, "candidates", ErrorCode::InvalidInput)
+            .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
+        let (candidates, options) = match parsed {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.remember_many(&candidates, &options).await })
+    }
+
     /// Current beliefs about a subject (default subject when omitted).
     #[wasm_bindgen(unchecked_return_type = "Promise<Claim[]>")]
     pub fn recall(

@@ -1,0 +1,79 @@
+//! `remember_many`: many candidates, one load and one commit per slot. Every
+//! candidate is validated before anything is loaded; each slot's writes
+//! commit atomically (slots are independent, as with single writes).
+
+use std::collections::BTreeMap;
+
+use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
+use crate::error::{Error, Result};
+use crate::model::{Candidate, Outcome};
+use crate::strategy::Strategy;
+use crate::txn::SlotTxn;
+
+enum Done {
+    Replayed(Outcome),
+    Applied(Applied),
+}
+
+impl Engine {
+    pub async fn remember_many(&self, candidates: &[Candidate], options: &WriteOptions) -> Result<Vec<Outcome>> {
+        if options.expected_version.is_some() {
+            return Err(Error::invalid("expectedVersion", "applies to one slot; use remember() for compare-and-swap"));
+        }
+        let now = self.clock.now()?;
+        let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
+        let mut planned: Vec<Planned> = Vec::with_capacity(candidates.len());
+        for (i, c) in candidates.iter().enumerate() {
+            let p = self.plan(c, call_strategy, now).map_err(|mut e| {
+                e.message = format!("candidates[{i}].{}", e.message);
+                e.field = e.field.map(|f| format!("candidates[{i}].{f}"));
+                e
+            })?;
+            planned.push(p);
+        }
+        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, p) in planned.iter().enumerate() {
+            groups.entry(p.prepared.slot.key.as_str()).or_default().push(i);
+        }
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; planned.len()];
+        for indices in groups.values() {
+            let slot_ref = planned[indices[0]].prepared.slot.clone();
+            let mut attempts = 0;
+            loop {
+                attempts += 1;
+                let slot = self.store.load_slot(&slot_ref).await?;
+                let mut txn = SlotTxn::new(slot, now, planned[indices[0]].cause.clone(), self.ids.clone());
+                let mut results = Vec::with_capacity(indices.len());
+                for &i in indices {
+                    let p = &planned[i];
+                    if let Some(record) = p.replayed_in(&txn.slot) {
+                        results.push((i, Done::Replayed(replay(&txn.slot, record, p.strategy, p.source)?)));
+                        continue;
+                    }
+                    results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
+                }
+                let commit = txn.into_commit(slot_ref.clone());
+                let changed = !commit.changed_claims.is_empty() || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
+                if changed && !self.store.commit_slot(&commit).await? {
+                    if attempts > self.settings.retries {
+                        return Err(super::gave_up(&slot_ref, attempts));
+                    }
+                    continue;
+                }
+                let version = if changed { commit.slot.version } else { commit.expected_version };
+                for (i, r) in results {
+                    let p = &planned[i];
+                    outcomes[i] = Some(match r {
+                        Done::Replayed(replayed) => replayed,
+                        Done::Applied(applied) => {
+                            let unstored = (!applied.stored).then_some(&p.prepared.draft);
+                            outcome(&commit.slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
+                        }
+                    });
+                }
+                break;
+            }
+        }
+        Ok(outcomes.into_iter().flatten().collect())
+    }
+}
