@@ -135,6 +135,7 @@ mod tests {
             superseded_by: None,
             supersedes: None,
             conflict_ids: vec![],
+            object_entity: None,
         }
     }
 

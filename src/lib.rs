@@ -13,6 +13,7 @@ pub mod belief;
 pub mod blob;
 pub mod config;
 pub mod engine;
+pub mod entities;
 pub mod error;
 pub mod hooks;
 pub mod model;

@@ -31,6 +31,10 @@ impl Engine {
             })?;
             planned.push(p);
         }
+        let mut resolutions = Vec::with_capacity(planned.len());
+        for (p, c) in planned.iter_mut().zip(candidates) {
+            resolutions.push(self.resolve_planned(p, c.subject_type.as_deref()).await?);
+        }
         let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, p) in planned.iter().enumerate() {
             groups.entry(p.prepared.slot.key.as_str()).or_default().push(i);
@@ -74,6 +78,13 @@ impl Engine {
                 break;
             }
         }
-        Ok(outcomes.into_iter().flatten().collect())
+        Ok(outcomes
+            .into_iter()
+            .zip(resolutions)
+            .filter_map(|(o, r)| o.map(|mut o| {
+                o.resolutions = r;
+                o
+            }))
+            .collect())
     }
 }

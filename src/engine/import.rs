@@ -42,6 +42,7 @@ impl Engine {
                     superseded_by: None,
                     supersedes: None,
                     conflict_ids: Vec::new(),
+        object_entity: None,
                 }
             })
             .collect();

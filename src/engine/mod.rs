@@ -5,11 +5,13 @@
 mod prepare;
 mod read;
 mod batch;
+mod entity;
 mod import;
 mod review;
 mod settle;
 
 pub use read::{RecallOptions, Why};
+pub use entity::EntityView;
 pub use review::ReviewReport;
 
 use std::rc::Rc;
@@ -179,8 +181,13 @@ impl Engine {
     pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
-        let planned = self.plan(candidate, call_strategy, now)?;
+        let mut planned = self.plan(candidate, call_strategy, now)?;
+        let resolutions = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
         let slot_ref = &planned.prepared.slot;
+        let finish = |mut o: Outcome| {
+            o.resolutions = resolutions.clone();
+            o
+        };
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -191,17 +198,17 @@ impl Engine {
                 }
             }
             if let Some(record) = planned.replayed_in(&slot) {
-                return replay(&slot, record, planned.strategy, planned.source);
+                return replay(&slot, record, planned.strategy, planned.source).map(finish);
             }
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
             let applied = self.apply_planned(&mut txn, &planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
-                return Ok(outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts));
+                return Ok(finish(outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts)));
             }
             let commit = txn.into_commit(slot_ref.clone());
             if self.store.commit_slot(&commit).await? {
-                return Ok(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
+                return Ok(finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts)));
             }
             if let Some(expected) = options.expected_version {
                 return Err(stale(slot_ref, expected, expected + 1));
@@ -282,6 +289,7 @@ fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: Strateg
         slot_version: slot.version,
         attempts: 1,
         replayed: true,
+        resolutions: Vec::new(),
     })
 }
 
@@ -316,6 +324,7 @@ fn outcome(
         slot_version,
         attempts,
         replayed: false,
+        resolutions: Vec::new(),
     }
 }
 
@@ -337,5 +346,6 @@ fn unreachable_claim(id: &str) -> Claim {
         superseded_by: None,
         supersedes: None,
         conflict_ids: Vec::new(),
+        object_entity: None,
     }
 }

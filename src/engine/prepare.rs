@@ -80,6 +80,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         superseded_by: None,
         supersedes: None,
         conflict_ids: Vec::new(),
+        object_entity: None,
     };
     Ok(Prepared { slot, spec, draft, write_id: c.id.clone() })
 }

@@ -23,6 +23,9 @@ pub struct RecallOptions {
     /// Run the merge hook over `merge_on_read` slots.
     #[serde(default)]
     pub consolidate: bool,
+    /// Read `subject` as a name of this entity type ("Acme Corp" → `org:acme`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_type: Option<String>,
 }
 
 /// The answer to "why does memory believe this?".
@@ -68,7 +71,13 @@ fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
 
 impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
-        let subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
+        let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
+        if let Some(t) = &options.subject_type {
+            subject = self.resolve_name(&subject, t, false).await?.entity_id;
+            if subject.is_empty() {
+                return Ok(Vec::new());
+            }
+        }
         let at = options.at.as_deref().map(|t| Timestamp::parse(t, "at")).transpose()?;
         let slots = match &options.predicate {
             Some(p) => vec![SlotRef::new(&subject, &self.spec_of(p).name)],

@@ -78,6 +78,9 @@ pub struct Claim {
     pub supersedes: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflict_ids: Vec<String>,
+    /// The entity the object names, when the predicate has an `objectType`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object_entity: Option<String>,
 }
 
 impl Claim {

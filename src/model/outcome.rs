@@ -72,4 +72,7 @@ pub struct Outcome {
     /// True when the candidate's `id` had been written before and nothing changed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub replayed: bool,
+    /// How entity names in the candidate resolved (subjectType / objectType).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolutions: Vec<crate::entities::Resolution>,
 }

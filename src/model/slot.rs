@@ -48,6 +48,11 @@ pub struct Slot {
     /// How many claims (oldest first) the review pass has looked at.
     #[serde(default)]
     pub reviewed: usize,
+    /// Only in an entity-registry slot (subject `ENTITY_REGISTRY`): its entities and merges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<crate::entities::Entity>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merges: Vec<crate::entities::EntityMerge>,
 }
 
 impl Slot {

@@ -3,7 +3,6 @@
 
 use crate::hooks::MergeResult;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
-use crate::normalize::tokens;
 use crate::txn::SlotTxn;
 
 use super::reconcile::{apply_reconcile, refresh_beliefs};
@@ -67,8 +66,7 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
         }
         Strategy::LlmMerge => merge(txn, ctx, draft, merged.unwrap_or_default(), &current),
         Strategy::Reject | Strategy::AskUser => {
-            let mine = tokens(&draft.object);
-            if current.iter().any(|c| tokens(&c.object) == mine) {
+            if current.iter().any(|c| super::same_value(c, &draft)) {
                 return apply_reconcile(txn, ctx, draft);
             }
             if strategy == Strategy::Reject {

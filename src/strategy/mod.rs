@@ -9,8 +9,26 @@ pub use reconcile::{apply_reconcile, reassess, refresh_beliefs};
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::Claim;
+use crate::normalize::{is_refinement, tokens};
 use crate::model::StrategySource;
 use crate::predicates::{MemoryType, PredicateSpec};
+
+/// Same value: the same entity when both name one, else the same normalized text.
+pub fn same_value(a: &Claim, b: &Claim) -> bool {
+    match (&a.object_entity, &b.object_entity) {
+        (Some(x), Some(y)) => x == y,
+        _ => tokens(&a.object) == tokens(&b.object),
+    }
+}
+
+/// `specific` says more than `general` about the same thing (never across two entities).
+pub fn refines(general: &Claim, specific: &Claim) -> bool {
+    match (&general.object_entity, &specific.object_entity) {
+        (Some(x), Some(y)) if x != y => false,
+        _ => is_refinement(&tokens(&general.object), &tokens(&specific.object)),
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {

@@ -4,7 +4,7 @@
 
 use crate::belief::{self, set_belief};
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
-use crate::normalize::{is_refinement, tokens};
+use super::{refines, same_value};
 use crate::txn::SlotTxn;
 
 use super::super::engine::{Applied, WriteCtx};
@@ -57,7 +57,6 @@ pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
 }
 
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
-    let mine = tokens(&draft.object);
     let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
     // A value a person retired stays retired: new evidence for it corroborates
     // the retired claim instead of bringing the value back.
@@ -73,17 +72,14 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     let same = live
         .iter()
         .chain(settled_away.iter())
-        .filter(|c| {
-            let theirs = tokens(&c.object);
-            theirs == mine || is_refinement(&mine, &theirs)
-        })
+        .filter(|c| same_value(c, &draft) || refines(&draft, c))
         .min_by_key(|c| (c.status != Status::Active, c.recorded_at));
     if let Some(existing) = same {
         return confirm(txn, ctx, existing, draft);
     }
 
     // refine: a more specific form of a value already held.
-    if let Some(general) = live.iter().find(|c| is_refinement(&tokens(&c.object), &mine)) {
+    if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
         let gid = general.id.clone();
         let mut prov = general.provenance.clone();
         prov.extend(draft.provenance.drain(..));

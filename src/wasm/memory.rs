@@ -266,6 +266,49 @@ impl Memory {
         })
     }
 
+    /// An entity by id (`org:acme`) or by name with `{ type }`, with how the name resolved; null when unknown.
+    #[wasm_bindgen(unchecked_return_type = "Promise<EntityView | undefined>")]
+    pub fn entity(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id_or_name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ type?: string }")] options: Option<JsValue>,
+    ) -> Promise {
+        let ty = options.filter(|o| o.is_object()).and_then(|o| Reflect::get(&o, &"type".into()).ok()).and_then(|t| t.as_string());
+        let name = match string_arg(&id_or_name, "idOrName") {
+            Ok(n) => n,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.entity(&name, ty.as_deref()).await })
+    }
+
+    /// A person's merge of entity `from` into `into` (facts reconciled through the normal rules).
+    #[wasm_bindgen(js_name = mergeEntities, unchecked_return_type = "Promise<EntityMerge>")]
+    pub fn merge_entities(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] into: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] from: JsValue,
+    ) -> Promise {
+        let args = string_arg(&into, "into").and_then(|a| Ok((a, string_arg(&from, "from")?)));
+        let (into, from) = match args {
+            Ok(v) => v,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.merge_entities(&into, &from).await })
+    }
+
+    /// Reverts an entity merge exactly (claims the merge created are retired, not deleted).
+    #[wasm_bindgen(js_name = undoEntityMerge, unchecked_return_type = "Promise<EntityMerge>")]
+    pub fn undo_entity_merge(&self, #[wasm_bindgen(unchecked_param_type = "string")] merge_id: JsValue) -> Promise {
+        let id = match string_arg(&merge_id, "mergeId") {
+            Ok(id) => id,
+            Err(e) => return rejected(e),
+        };
+        let engine = self.engine.clone();
+        promise(async move { engine.undo_entity_merge(&id).await })
+    }
+
     /// The Memoir-compatible v2 blob of a slot.
     #[wasm_bindgen(unchecked_return_type = "Promise<Blob>")]
     pub fn blob(
