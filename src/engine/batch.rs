@@ -1,6 +1,8 @@
 //! `remember_many`: many candidates, one load and one commit per slot. Every
 //! candidate is validated before anything is loaded; each slot's writes
-//! commit atomically (slots are independent, as with single writes).
+//! commit atomically. Slots are independent (the store contract is per slot),
+//! so a failure part-way leaves earlier slots committed; the error says so,
+//! and candidate ids make the retry idempotent.
 
 use std::collections::BTreeMap;
 
@@ -40,7 +42,34 @@ impl Engine {
             groups.entry(p.prepared.slot.key.as_str()).or_default().push(i);
         }
         let mut outcomes: Vec<Option<Outcome>> = vec![None; planned.len()];
+        let mut committed = 0;
         for indices in groups.values() {
+            let result = self.commit_group(&planned, indices, now, &mut outcomes).await;
+            if let Err(mut e) = result {
+                if committed > 0 {
+                    e.message = format!(
+                        "{} ({committed} of {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)",
+                        e.message,
+                        planned.len()
+                    );
+                }
+                return Err(e);
+            }
+            committed += indices.len();
+        }
+        Ok(outcomes
+            .into_iter()
+            .zip(resolutions)
+            .filter_map(|(o, r)| o.map(|mut o| {
+                o.resolutions = r;
+                o
+            }))
+            .collect())
+    }
+
+    /// Applies one slot's share of a batch in one commit (retrying lost races).
+    async fn commit_group(&self, planned: &[Planned], indices: &[usize], now: crate::time::Timestamp, outcomes: &mut [Option<Outcome>]) -> Result<()> {
+        {
             let slot_ref = planned[indices[0]].prepared.slot.clone();
             let mut attempts = 0;
             loop {
@@ -75,16 +104,8 @@ impl Engine {
                         }
                     });
                 }
-                break;
+                return Ok(());
             }
         }
-        Ok(outcomes
-            .into_iter()
-            .zip(resolutions)
-            .filter_map(|(o, r)| o.map(|mut o| {
-                o.resolutions = r;
-                o
-            }))
-            .collect())
     }
 }

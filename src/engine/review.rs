@@ -47,8 +47,17 @@ impl Engine {
         };
         let mut report = ReviewReport::default();
         let mut stopped = false;
+        // Each slot commits on its own; a store failure later in the pass keeps
+        // earlier slots' progress (the next pass resumes) and says so.
+        let mut committed = 0u32;
+        let partial = |mut e: Error, committed: u32| {
+            if committed > 0 {
+                e.message = format!("{} (the review pass had already committed {committed} slot(s); the next pass resumes)", e.message);
+            }
+            e
+        };
         for slot_ref in self.store.list_slots(None).await? {
-            let slot = self.store.load_slot(&slot_ref).await?;
+            let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
             if slot.claims.len() <= slot.reviewed {
                 continue;
             }
@@ -118,7 +127,9 @@ impl Engine {
                     }
                     Ok(opened)
                 })
-                .await?;
+                .await
+                .map_err(|e| partial(e, committed))?;
+            committed += 1;
             report.conflicts.extend(
                 opened.iter().filter_map(|id| after.conflict(id)).filter_map(|r| super::read::conflict_view(&after, &slot_ref, r)),
             );
