@@ -23,6 +23,7 @@ pub struct EngineConfig {
     pub strategy: Option<String>,
     /// Replaces the memory-type → strategy table.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Partial<Record<MemoryType, string>>"))]
     pub memory_type_defaults: Option<HashMap<MemoryType, String>>,
     /// Active entries kept by `append` (default 50; 0 = no cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]

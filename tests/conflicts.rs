@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Conflicts that wait for a person: settle, undo, noted once, the review
 //! pass and merge proposals (SPEC §6).
 mod common;

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Entity resolution in the engine (SPEC §9): one slot behind many names,
 //! objects resolved per predicate, ambiguity reported, merge and undo.
 mod common;

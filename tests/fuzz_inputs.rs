@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Property-based fuzzing of every parser and decoder: arbitrary text and
 //! JSON never panic, and every refusal carries a stable error code.
 mod common;

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Random sequences of writes, settlements and undos (proptest prints a
 //! replayable seed on failure). Invariants: nothing is ever deleted, every
 //! acknowledged write stays visible, confidence stays in (0,1), every claim is

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The five relations, valid time, belief rules and disputes (SPEC §3–§4).
 mod common;
 

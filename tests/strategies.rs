@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The eight strategies, their precedence, and the Memoir-compatible blob (SPEC §5).
 mod common;
 

@@ -1,9 +1,11 @@
 // Browser / bundler entry: native ESM, the wasm fetched next to the glue.
 import init, * as wasm from './web/credence.js';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
+import { stringify } from './json.js';
 
 await init();
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
+wasm.setStringify(stringify);
 
 export const Memory = wasm.Memory;
 export const MemoryStore = wasm.MemoryStore;

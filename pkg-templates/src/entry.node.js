@@ -2,8 +2,10 @@
 // so `import` and `require` share one wasm instance and one set of classes).
 import * as wasm from './node/credence.cjs';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
+import { stringify } from './json.js';
 
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
+wasm.setStringify(stringify);
 
 export const Memory = wasm.Memory;
 export const MemoryStore = wasm.MemoryStore;

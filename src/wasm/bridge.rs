@@ -145,11 +145,8 @@ impl Judge for JsJudge {
     async fn find_pairs(&self, claims: &[Claim]) -> Result<Vec<PairRef>> {
         let v = call(&self.0, "findPairs", &[arg(&claims)?], ErrorCode::HookFailed, "judge.findPairs").await?;
         // Malformed pairs are ignored, as the spec asks; a non-array is no pairs.
-        let items: Vec<JsValue> = if Array::is_array(&v) { Array::from(&v).iter().collect() } else { Vec::new() };
-        Ok(items
-            .into_iter()
-            .filter_map(|p| from_js::<PairRef>(p, "pair", ErrorCode::HookFailed).ok())
-            .collect())
+        let items: Vec<serde_json::Value> = from_js(v, "judge.findPairs() result", ErrorCode::HookFailed).unwrap_or_default();
+        Ok(items.into_iter().filter_map(|p| serde_json::from_value::<PairRef>(p).ok()).collect())
     }
 
     async fn confirm_pair(&self, earlier: &Claim, newer: &Claim) -> Result<PairVerdict> {

@@ -1,24 +1,57 @@
-//! serde ⇄ JS value conversion with errors that name the field at fault.
+//! serde ⇄ JS values through JSON text. Every input is first turned into JSON
+//! by a stringify the package entry registers (non-finite numbers and BigInts
+//! become strings, so they are refused rather than silently nulled); that
+//! step catches hostile getters, cycles and exotic values, and serde_json's
+//! recursion limit bounds nesting — no input can trap the wasm or escape as a
+//! raw JS exception. Errors name the field at fault.
 
+use std::cell::RefCell;
+
+use js_sys::{Function, JSON};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
+use super::errors::js_failure;
 use crate::error::{Error, ErrorCode};
 
+thread_local! {
+    static STRINGIFY: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Called once by the package entry with its JSON encoder.
+#[wasm_bindgen(js_name = setStringify, skip_typescript)]
+pub fn set_stringify(stringify: Function) {
+    STRINGIFY.with(|s| *s.borrow_mut() = Some(stringify));
+}
+
+/// JSON text of a JS value; `Ok(None)` for `undefined` (and functions, symbols).
+pub fn json_text(value: &JsValue, what: &str) -> Result<Option<String>, Error> {
+    let text = STRINGIFY.with(|s| match &*s.borrow() {
+        Some(f) => f.call1(&JsValue::UNDEFINED, value),
+        None => JSON::stringify(value).map(JsValue::from),
+    });
+    let text = text.map_err(|e| js_failure(ErrorCode::InvalidInput, &format!("{what}: not plain data"), e).with_field(what))?;
+    Ok(text.as_string())
+}
+
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    value
-        .serialize(&serializer)
-        .map_err(|e| super::errors::to_js_error(Error::new(ErrorCode::InvalidInput, format!("cannot convert a result to JS: {e}"))))
+    let fail = |m: String| super::errors::to_js_error(Error::new(ErrorCode::InvalidInput, m));
+    let text = serde_json::to_string(value).map_err(|e| fail(format!("cannot convert a result to JS: {e}")))?;
+    JSON::parse(&text).map_err(|_| fail("cannot convert a result to JS".into()))
 }
 
 /// Reads a JS value as `T`; `what` names the argument ("candidate") in errors.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
-    let de = serde_wasm_bindgen::Deserializer::from(value);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let text = json_text(&value, what)?.unwrap_or_else(|| "null".into());
+    from_json(&text, what, code)
+}
+
+pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner().to_string();
-        let inner = inner.strip_prefix("Error: ").unwrap_or(&inner).to_string();
+        let inner = inner.split(" at line ").next().unwrap_or(&inner).to_string();
         // The field is named relative to the argument ("object",
         // "provenance.sourceTrust"); the message also names the argument.
         let mut path = e.path().to_string();
@@ -26,7 +59,7 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str, code: ErrorCode)
             path.clear();
         }
         if let Some(missing) = inner.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
-            path = if path.is_empty() { camel(missing) } else { format!("{path}.{}", camel(missing)) };
+            path = if path.is_empty() { missing.to_string() } else { format!("{path}.{missing}") };
         }
         let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
         let err = Error::new(code, format!("{shown}: {inner}"));
@@ -43,18 +76,15 @@ pub fn from_js_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &
     }
 }
 
-fn camel(snake: &str) -> String {
-    let mut out = String::new();
-    let mut up = false;
-    for ch in snake.chars() {
-        if ch == '_' {
-            up = true;
-        } else if up {
-            out.extend(ch.to_uppercase());
-            up = false;
-        } else {
-            out.push(ch);
-        }
-    }
-    out
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.assign`, catching what hostile getters or read-only keys throw.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
+    pub fn object_assign(target: &js_sys::Object, source: &JsValue) -> Result<js_sys::Object, JsValue>;
+}
+
+/// Free-form JSON input (blobs) as a `serde_json::Value`.
+pub fn json_from_js(value: &JsValue, what: &str) -> Result<serde_json::Value, Error> {
+    let text = json_text(value, what)?.unwrap_or_else(|| "null".into());
+    from_json(&text, what, ErrorCode::InvalidInput)
 }

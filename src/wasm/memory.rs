@@ -28,7 +28,7 @@ fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Funct
     if !config.is_object() {
         return Err(Error::invalid("config", "must be an object"));
     }
-    let data = Object::assign(&Object::new(), config.unchecked_ref());
+    let data = super::convert::object_assign(&Object::new(), config).map_err(|e| super::errors::js_failure(ErrorCode::InvalidInput, "config", e).with_field("config"))?;
     let take = |key: &str| {
         let v = Reflect::get(&data, &key.into()).unwrap_or(JsValue::UNDEFINED);
         let _ = Reflect::delete_property(&data, &key.into());
@@ -332,7 +332,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "object")] blob: JsValue,
         #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let args = from_js::<serde_json::Value>(blob, "blob", ErrorCode::InvalidInput).and_then(|b| Ok((b, subject_of(options.as_ref())?)));
+        let args = super::convert::json_from_js(&blob, "blob").and_then(|b| Ok((b, subject_of(options.as_ref())?)));
         let (blob, subject) = match args {
             Ok(v) => v,
             Err(e) => return rejected(e),
@@ -369,7 +369,7 @@ pub fn reconcile(
 /// Lifts a v1 blob to schema_version 2 (idempotent; unknown fields kept).
 #[wasm_bindgen(js_name = upgradeBlob, unchecked_return_type = "Blob & Record<string, unknown>")]
 pub fn upgrade_blob(#[wasm_bindgen(unchecked_param_type = "object")] blob: JsValue) -> std::result::Result<JsValue, JsValue> {
-    let value: serde_json::Value = from_js(blob, "blob", ErrorCode::InvalidInput).map_err(to_js_error)?;
+    let value = super::convert::json_from_js(&blob, "blob").map_err(to_js_error)?;
     let upgraded = crate::blob::upgrade_blob(&value).map_err(to_js_error)?;
     to_js(&upgraded)
 }

@@ -9,6 +9,7 @@ mod memory;
 mod memory_store;
 
 pub use memory::{reconcile, upgrade_blob, Memory};
+pub use convert::set_stringify;
 pub use errors::set_error_classes_for_tests;
 pub use memory_store::MemoryStore;
 
