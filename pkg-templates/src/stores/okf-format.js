@@ -199,7 +199,9 @@ export function parseSlotFile(text, file) {
   try {
     data = YAML.parse(src.slice(4, close + 1));
   } catch (err) {
-    throw malformed(file, `the front matter is not valid YAML: ${err.message}`, err);
+    const at = err.linePos?.[0];
+    const where = at ? ` at line ${at.line + 1}, column ${at.col}` : '';
+    throw malformed(file, `the front matter is not valid YAML${where}: ${String(err.message).split(' at line ')[0]}`, err);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw malformed(file, 'the front matter is not a mapping');
   if (data.format !== undefined && data.format !== FORMAT) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);

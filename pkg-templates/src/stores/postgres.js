@@ -232,7 +232,16 @@ export class PostgresStore {
 
   /** Creates the tables and indexes if they do not exist (one statement per query). */
   async ensureSchema() {
-    for (const statement of schemaStatements(this.#tables)) await this.#query(statement, []);
+    for (const statement of schemaStatements(this.#tables)) {
+      try {
+        await this.#query(statement, []);
+      } catch (err) {
+        // Two processes racing through CREATE ... IF NOT EXISTS: one loses on
+        // the catalog's unique index; by now the object exists.
+        if (!['23505', '42P07', '42710'].includes(err?.code)) throw err;
+        await this.#query(statement, []);
+      }
+    }
   }
 
   async loadSlot(ref) {
