@@ -142,6 +142,13 @@ describe('OkfStore — the bundle on disk', () => {
     const log = await new OkfStore(dir).readLog(r);
     expect(log.map((e) => e.version)).toEqual([1, 2]);
     expect(log.some((e) => e.note === 'never committed')).toBe(false);
+    // A ghost block for version 3, then a real version 3 that logs nothing.
+    const ghost3 = { ...ghost, v: 3, e: { ...before[0], version: 3, note: 'never committed' } };
+    writeFileSync(logFile, `${readFileSync(logFile, 'utf8')}\n<!-- credence:log ${JSON.stringify(ghost3)} -->\n`);
+    const current = await store.loadSlot(r);
+    const quiet = { ref: r, expectedVersion: 2, slot: { ...current, version: 3, reviewed: 2 }, changedClaims: [], changedConflicts: [], log: [] };
+    expect(await store.commitSlot(quiet)).toBe(true);
+    expect((await new OkfStore(dir).readLog(r)).map((e) => e.version)).toEqual([1, 2]);
   });
 
   it('breaks a lock left by a dead process, waits for a live one, and gives up with STORE_FAILED', async () => {

@@ -230,7 +230,11 @@ export const LOG_HEADER =
   'The `credence:log` comments carry the same entries as data.\n';
 
 export function renderLogBlock(ref, version, commitId, entries) {
-  const out = [``, `### ${entries[0]?.at ?? ''} · ${oneLine(ref.subject)} · ${oneLine(ref.predicate)} · v${version}`, ''];
+  const out = [``, `### ${entries[0]?.at ?? new Date().toISOString()} · ${oneLine(ref.subject)} · ${oneLine(ref.predicate)} · v${version}`, ''];
+  if (entries.length === 0) {
+    // A commit without log entries still marks its version as committed.
+    out.push('- (no logged change)', `${RECORD_OPEN}${JSON.stringify({ k: ref.key, v: version, c: commitId, e: null })}${RECORD_CLOSE}`);
+  }
   for (const e of entries) {
     const belief = typeof e.confidenceAfter === 'number' ? ` (${pct(e.confidenceBefore)} → ${pct(e.confidenceAfter)})` : '';
     const ids = e.claimIds?.length ? ` [${e.claimIds.join(', ')}]` : '';
@@ -253,7 +257,7 @@ export function parseLogLines(text, firstLine, file, onRecord) {
     } catch (err) {
       throw malformed(`${file}:${firstLine + i}`, `log record is not valid JSON: ${err.message}`, err);
     }
-    if (!record || typeof record.k !== 'string' || !isCount(record.v) || typeof record.c !== 'string' || !record.e || typeof record.e !== 'object') {
+    if (!record || typeof record.k !== 'string' || !isCount(record.v) || typeof record.c !== 'string' || typeof record.e !== 'object') {
       throw malformed(`${file}:${firstLine + i}`, 'log record must have k (slot key), v (version), c (commit id) and e (entry)');
     }
     onRecord(record);

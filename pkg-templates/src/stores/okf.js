@@ -91,9 +91,7 @@ export class OkfStore {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      if (commit.log.length) {
-        await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
-      }
+      await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
       this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
@@ -131,7 +129,7 @@ export class OkfStore {
     const winner = new Map();
     for (const r of records) winner.set(r.v, r.c);
     return records
-      .filter((r) => winner.get(r.v) === r.c)
+      .filter((r) => winner.get(r.v) === r.c && r.e !== null)
       .sort((a, b) => a.v - b.v)
       .map((r) => structuredClone(r.e));
   }
