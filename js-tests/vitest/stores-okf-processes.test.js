@@ -22,6 +22,7 @@ describe('OkfStore — several processes', () => {
     expect(acks).toHaveLength(3 * count);
     const total = await expectAcknowledged(new OkfStore(dir), acks, { subjects });
     expect(total).toBe(3 * count);
+    expect(acks.reduce((n, a) => n + a.attempts, 0)).toBeGreaterThan(acks.length);
     expect(readdirSync(path.join(dir, 'claims')).sort()).toEqual(['s0~likes.md', 's1~likes.md']);
   }, 120000);
 

@@ -25,13 +25,15 @@ async function lane() {
   while (next < cfg.count) {
     const i = next++;
     const candidate = { id: `w${cfg.worker}-${i}`, subject: `s${i % cfg.subjects}`, predicate: 'likes', object: `w${cfg.worker}-${i}` };
-    for (;;) {
+    for (let lost = 0; ; ) {
       try {
         const outcome = await memory.remember(candidate);
-        process.stdout.write(`ack ${JSON.stringify({ subject: candidate.subject, object: candidate.object, claim: outcome.claim.id })}\n`);
+        const attempts = lost * 11 + outcome.attempts;
+        process.stdout.write(`ack ${JSON.stringify({ subject: candidate.subject, object: candidate.object, attempts })}\n`);
         break;
       } catch (err) {
         if (!(err instanceof ConcurrencyError)) throw err;
+        lost++;
       }
     }
     await pause();
