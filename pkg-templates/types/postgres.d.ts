@@ -1,1 +1,55 @@
 // declarations for stores/postgres.js
+
+/** Anything that runs one SQL statement with positional parameters: pg.Pool, pg.Client, PGlite. */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+/** Table names, each optionally schema-qualified (`app.memory_claims`). */
+export interface PostgresTables {
+  slots?: string;
+  claims?: string;
+  conflicts?: string;
+  log?: string;
+  entities?: string;
+}
+
+export interface PostgresStoreOptions {
+  /** The tenant. Every row carries it and every query filters on it. */
+  scope: string;
+  tables?: PostgresTables;
+  /**
+   * Whether `queryable` is a pool whose `connect()` hands out clients with
+   * `release()` (auto-detected). A pool runs each commit on a checked-out
+   * client; a single connection is used by this store one statement at a time.
+   */
+  pool?: boolean;
+}
+
+/** Idempotent DDL (CREATE ... IF NOT EXISTS) for the default table names. */
+export declare const POSTGRES_SCHEMA: string;
+
+/**
+ * A ClaimStore in PostgreSQL. Commits are transactions with a version check;
+ * no dependency on `pg` at run time.
+ *
+ * ```js
+ * const store = new PostgresStore(new pg.Pool(), { scope: 'tenant-42' });
+ * await store.ensureSchema();
+ * ```
+ */
+export declare class PostgresStore implements ClaimStore {
+  constructor(queryable: Queryable, options: PostgresStoreOptions);
+  /** The idempotent DDL for these table names. */
+  static schema(tables?: PostgresTables): string;
+  readonly scope: string;
+  readonly tables: Required<PostgresTables>;
+  /** Runs the DDL, one statement per query. */
+  ensureSchema(): Promise<void>;
+  loadSlot(ref: SlotRef): Promise<Slot | null>;
+  commitSlot(commit: SlotCommit): Promise<boolean>;
+  findClaim(claimId: string): Promise<SlotRef | null>;
+  findConflict(conflictId: string): Promise<SlotRef | null>;
+  listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
+  readLog(ref: SlotRef): Promise<LogEntry[]>;
+}

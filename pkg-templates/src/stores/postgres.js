@@ -1,7 +1,347 @@
-// PostgresStore over anything with query(text, values). Implemented in issue 6.
-export const POSTGRES_SCHEMA = '';
+// PostgresStore: slots in PostgreSQL through anything with `query(text, values)`
+// (pg.Pool, pg.Client, a pool client, PGlite). No dependency on `pg` itself.
+//
+// Layout (names overridable with `tables`):
+//   memory_slots      one row per (scope, slot): its version and the whole slot
+//                     snapshot as jsonb, so loadSlot is one query
+//   memory_claims     one row per claim (kept in step with the snapshot) for
+//                     look-ups by id and for SQL readers
+//   memory_conflicts  one row per conflict, likewise
+//   memory_claim_log  the append-only log, one row per entry
+//   memory_entities   entities (SPEC §9)
+// Every row carries `scope`; every query filters on it.
+//
+// A commit is one transaction: a compare-and-set on the slot row
+// (INSERT ... ON CONFLICT DO NOTHING for version 0, UPDATE ... WHERE version =
+// expected otherwise); no row → ROLLBACK → `false`, and the engine retries.
+// Transactions need one connection: with a pool (a `connect()` and no
+// `release()`) each commit checks out a client; a single connection (pg.Client,
+// PGlite, a checked-out client) is shared, so this store runs its queries on it
+// one at a time, in order, never interleaving another statement into a
+// transaction of its own.
+import { CredenceError } from '../errors.js';
+
+const DEFAULT_TABLES = Object.freeze({
+  slots: 'memory_slots',
+  claims: 'memory_claims',
+  conflicts: 'memory_conflicts',
+  log: 'memory_claim_log',
+  entities: 'memory_entities',
+});
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
+// Lost races PostgreSQL itself reports: the transaction was rolled back.
+const RETRYABLE = new Set(['40001', '40P01']);
+
+function invalid(field, message) {
+  return new CredenceError(`PostgresStore: ${field} ${message}`, { code: 'INVALID_INPUT', field });
+}
+
+function resolveTables(tables) {
+  if (tables === undefined || tables === null) return { ...DEFAULT_TABLES };
+  if (typeof tables !== 'object') throw invalid('tables', 'must be an object of table names');
+  const out = { ...DEFAULT_TABLES };
+  for (const [role, name] of Object.entries(tables)) {
+    if (!(role in DEFAULT_TABLES)) {
+      throw invalid(`tables.${role}`, `is not a table role (expected one of ${Object.keys(DEFAULT_TABLES).join(', ')})`);
+    }
+    if (name === undefined) continue;
+    if (typeof name !== 'string' || !IDENT.test(name)) {
+      throw invalid(`tables.${role}`, 'must be a plain SQL identifier, optionally schema-qualified (letters, digits, _)');
+    }
+    out[role] = name;
+  }
+  return out;
+}
+
+/** The unqualified part of a table name, for naming its indexes. */
+const bare = (name) => name.slice(name.lastIndexOf('.') + 1);
+
+/** The idempotent DDL for a set of table names, one statement per entry. */
+function schemaStatements(t) {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.slots} (
+  scope      text        NOT NULL,
+  key        text        NOT NULL,
+  subject    text        NOT NULL,
+  predicate  text        NOT NULL,
+  version    bigint      NOT NULL,
+  slot       jsonb       NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope, key)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.slots)}_subject_idx ON ${t.slots} (scope, subject)`,
+    `CREATE TABLE IF NOT EXISTS ${t.claims} (
+  scope       text             NOT NULL,
+  id          text             NOT NULL,
+  slot_key    text             NOT NULL,
+  subject     text             NOT NULL,
+  predicate   text             NOT NULL,
+  object      text             NOT NULL,
+  status      text             NOT NULL,
+  confidence  double precision NOT NULL,
+  recorded_at timestamptz      NOT NULL,
+  claim       jsonb            NOT NULL,
+  PRIMARY KEY (scope, id)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.claims)}_subject_idx ON ${t.claims} (scope, subject, predicate)`,
+    `CREATE TABLE IF NOT EXISTS ${t.conflicts} (
+  scope     text        NOT NULL,
+  id        text        NOT NULL,
+  slot_key  text        NOT NULL,
+  subject   text        NOT NULL,
+  predicate text        NOT NULL,
+  kind      text        NOT NULL,
+  status    text        NOT NULL,
+  opened_at timestamptz NOT NULL,
+  conflict  jsonb       NOT NULL,
+  PRIMARY KEY (scope, id)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_status_idx ON ${t.conflicts} (scope, status)`,
+    `CREATE TABLE IF NOT EXISTS ${t.log} (
+  scope    text        NOT NULL,
+  slot_key text        NOT NULL,
+  version  bigint      NOT NULL,
+  seq      integer     NOT NULL,
+  at       timestamptz NOT NULL,
+  rule     text        NOT NULL,
+  entry    jsonb       NOT NULL,
+  PRIMARY KEY (scope, slot_key, version, seq)
+)`,
+    `CREATE TABLE IF NOT EXISTS ${t.entities} (
+  scope      text        NOT NULL,
+  id         text        NOT NULL,
+  type       text,
+  name       text        NOT NULL,
+  aliases    jsonb       NOT NULL DEFAULT '[]'::jsonb,
+  data       jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope, id)
+)`,
+  ];
+}
+
+const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
+
+/** Idempotent DDL for the default table names (safe to run at every start). */
+export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
+
+function sql(t) {
+  return {
+    load: `SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    insertSlot: `INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version`,
+    updateSlot: `UPDATE ${t.slots} SET version = $3, slot = $4::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND version = $5 RETURNING version`,
+    upsertClaims: `INSERT INTO ${t.claims}
+        (scope, id, slot_key, subject, predicate, object, status, confidence, recorded_at, claim)
+      SELECT $1, c->>'id', $2, $3, $4, c->>'object', c->>'status', (c->>'confidence')::float8,
+             (c->>'recordedAt')::timestamptz, c
+      FROM jsonb_array_elements($5::jsonb) AS c
+      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
+        predicate = EXCLUDED.predicate, object = EXCLUDED.object, status = EXCLUDED.status,
+        confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim`,
+    upsertConflicts: `INSERT INTO ${t.conflicts}
+        (scope, id, slot_key, subject, predicate, kind, status, opened_at, conflict)
+      SELECT $1, c->>'id', $2, $3, $4, c->>'kind', c->>'status', (c->>'openedAt')::timestamptz, c
+      FROM jsonb_array_elements($5::jsonb) AS c
+      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
+        predicate = EXCLUDED.predicate, kind = EXCLUDED.kind, status = EXCLUDED.status,
+        opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict`,
+    appendLog: `INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
+      SELECT $1, $2, (e.value->>'version')::bigint, e.ord::int, (e.value->>'at')::timestamptz, e.value->>'rule', e.value
+      FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(value, ord)`,
+    findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
+    findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
+    listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
+    listSubject: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 AND subject = $2 ORDER BY key COLLATE "C"`,
+    readLog: `SELECT entry FROM ${t.log} WHERE scope = $1 AND slot_key = $2 ORDER BY version, seq`,
+  };
+}
+
+// One queue per single-connection queryable, shared by every store using it.
+const queues = new WeakMap();
+function serially(connection, work) {
+  const previous = queues.get(connection) ?? Promise.resolve();
+  const run = previous.then(() => work());
+  queues.set(connection, run.catch(() => {}));
+  return run;
+}
+
+/** pg.Pool and look-alikes: `connect()` hands out clients that have `release()`. */
+function looksLikePool(q) {
+  return typeof q.connect === 'function' && typeof q.release !== 'function' && !('connectionParameters' in q);
+}
+
+const json = (value) => (typeof value === 'string' ? JSON.parse(value) : value);
+const slotRef = (row) => (row ? { key: row.key, subject: row.subject, predicate: row.predicate } : null);
+
+function explain(err, tables) {
+  if (err && err.code === '42P01') {
+    return new CredenceError(
+      `PostgresStore: ${err.message}; create the tables first (run POSTGRES_SCHEMA, or await store.ensureSchema() for tables ${Object.values(tables).join(', ')})`,
+      { code: 'STORE_FAILED', cause: err },
+    );
+  }
+  return err;
+}
+
+/**
+ * A ClaimStore in PostgreSQL, scoped to one tenant.
+ *
+ * ```js
+ * const store = new PostgresStore(pool, { scope: 'tenant-42' });
+ * await store.ensureSchema();
+ * const memory = new Memory({ store });
+ * ```
+ */
 export class PostgresStore {
-  constructor() {
-    throw new Error('PostgresStore is not implemented yet');
+  #q;
+  #scope;
+  #tables;
+  #sql;
+  #pool;
+
+  constructor(queryable, options = {}) {
+    if (!queryable || typeof queryable.query !== 'function') {
+      throw invalid('queryable', 'must have a query(text, values) method (pg.Pool, pg.Client, PGlite)');
+    }
+    const { scope, tables, pool } = options ?? {};
+    if (typeof scope !== 'string' || scope.length === 0) {
+      throw invalid('scope', 'must be a non-empty string naming the tenant');
+    }
+    this.#q = queryable;
+    this.#scope = scope;
+    this.#tables = resolveTables(tables);
+    this.#sql = sql(this.#tables);
+    this.#pool = pool === undefined ? looksLikePool(queryable) : Boolean(pool);
+  }
+
+  /** The idempotent DDL for these table names (defaults: POSTGRES_SCHEMA). */
+  static schema(tables) {
+    return toScript(schemaStatements(resolveTables(tables)));
+  }
+
+  get scope() {
+    return this.#scope;
+  }
+
+  get tables() {
+    return { ...this.#tables };
+  }
+
+  /** Creates the tables and indexes if they do not exist (one statement per query). */
+  async ensureSchema() {
+    for (const statement of schemaStatements(this.#tables)) {
+      try {
+        await this.#query(statement, []);
+      } catch (err) {
+        // Two processes racing through CREATE ... IF NOT EXISTS: one loses on
+        // the catalog's unique index; by now the object exists.
+        if (!['23505', '42P07', '42710'].includes(err?.code)) throw err;
+        await this.#query(statement, []);
+      }
+    }
+  }
+
+  async loadSlot(ref) {
+    const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
+    return rows.length ? json(rows[0].slot) : null;
+  }
+
+  async commitSlot(commit) {
+    const { ref, expectedVersion, slot } = commit;
+    const scope = this.#scope;
+    const s = this.#sql;
+    return this.#transaction(async (c) => {
+      const doc = JSON.stringify(slot);
+      const won =
+        expectedVersion === 0
+          ? await c.query(s.insertSlot, [scope, ref.key, ref.subject, ref.predicate, slot.version, doc])
+          : await c.query(s.updateSlot, [scope, ref.key, slot.version, doc, expectedVersion]);
+      if (won.rows.length === 0) return false;
+      const rowArgs = (items) => [scope, ref.key, ref.subject, ref.predicate, JSON.stringify(items)];
+      const changedClaims = new Set(commit.changedClaims);
+      const claims = slot.claims.filter((claim) => changedClaims.has(claim.id));
+      if (claims.length) await c.query(s.upsertClaims, rowArgs(claims));
+      const changedConflicts = new Set(commit.changedConflicts);
+      const conflicts = slot.conflicts.filter((conflict) => changedConflicts.has(conflict.id));
+      if (conflicts.length) await c.query(s.upsertConflicts, rowArgs(conflicts));
+      if (commit.log.length) await c.query(s.appendLog, [scope, ref.key, JSON.stringify(commit.log)]);
+      return true;
+    });
+  }
+
+  async findClaim(claimId) {
+    const { rows } = await this.#query(this.#sql.findClaim, [this.#scope, claimId]);
+    return slotRef(rows[0]);
+  }
+
+  async findConflict(conflictId) {
+    const { rows } = await this.#query(this.#sql.findConflict, [this.#scope, conflictId]);
+    return slotRef(rows[0]);
+  }
+
+  async listSlots(filter = {}) {
+    const subject = filter?.subject;
+    const { rows } =
+      subject === undefined || subject === null
+        ? await this.#query(this.#sql.listAll, [this.#scope])
+        : await this.#query(this.#sql.listSubject, [this.#scope, subject]);
+    return rows.map(slotRef);
+  }
+
+  async readLog(ref) {
+    const { rows } = await this.#query(this.#sql.readLog, [this.#scope, ref.key]);
+    return rows.map((row) => json(row.entry));
+  }
+
+  /** One statement outside a transaction (queued on a single connection). */
+  async #query(text, values) {
+    const run = () => this.#q.query(text, values);
+    try {
+      return await (this.#pool ? run() : serially(this.#q, run));
+    } catch (err) {
+      throw explain(err, this.#tables);
+    }
+  }
+
+  /** Runs `work(connection)` in BEGIN/COMMIT; a falsy result rolls back and yields false. */
+  async #transaction(work) {
+    if (!this.#pool) return serially(this.#q, () => this.#inTransaction(this.#q, work));
+    const client = await this.#q.connect();
+    let failure;
+    try {
+      return await this.#inTransaction(client, work);
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      // A client that failed mid-transaction is discarded, not reused.
+      client.release(failure === undefined ? undefined : true);
+    }
+  }
+
+  async #inTransaction(c, work) {
+    await c.query('BEGIN');
+    let done;
+    try {
+      done = await work(c);
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      if (RETRYABLE.has(err?.code)) return false;
+      throw explain(err, this.#tables);
+    }
+    if (!done) {
+      await c.query('ROLLBACK');
+      return false;
+    }
+    try {
+      await c.query('COMMIT');
+    } catch (err) {
+      if (RETRYABLE.has(err?.code)) return false;
+      throw err;
+    }
+    return true;
   }
 }

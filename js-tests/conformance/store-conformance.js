@@ -1,0 +1,229 @@
+// One conformance suite for every ClaimStore (SPEC §8).
+//
+//   runStoreConformance('OkfStore', async ({ scope }) => ({ store, teardown, reopen }))
+//
+// `setup` is called once per test with a fresh scope name. Stores created for
+// different scopes by one setup must share their backing (same database, same
+// parent directory) so isolation is really tested. `reopen()` (optional)
+// returns another store object over the same data — what a second process
+// would construct; without it the same object is shared.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConcurrencyError, Memory } from 'credence';
+import {
+  AWKWARD, claim, commit, conflict, entry, none, normalize, objectCounts, ref, rememberSurely, slot, verifying, versionOf,
+} from './fixtures.js';
+
+export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = {}) {
+  describe(`${name} — ClaimStore conformance`, () => {
+    let counter = 0;
+    const opened = [];
+    const tag = Math.random().toString(36).slice(2, 8);
+    async function fresh(scope = `conf-${tag}-${++counter}`) {
+      const handle = await setup({ scope });
+      opened.push(handle);
+      return { ...handle, reopen: handle.reopen ?? (() => handle.store) };
+    }
+    afterEach(async () => {
+      while (opened.length) await opened.pop().teardown?.();
+    });
+
+    describe('slots', () => {
+      it('starts empty', async () => {
+        const { store } = await fresh();
+        expect(versionOf(await store.loadSlot(ref('user', 'likes')))).toBe(0);
+        expect(await store.listSlots({})).toEqual([]);
+        expect(none(await store.findClaim('cl_missing'))).toBe(true);
+        expect(none(await store.findConflict('cf_missing'))).toBe(true);
+        expect((await store.readLog(ref('user', 'likes'))) ?? []).toEqual([]);
+      });
+
+      it('commits a first version and reads back exactly what was committed', async () => {
+        const { store, reopen } = await fresh();
+        const r = ref('user', 'likes');
+        const claims = AWKWARD.map((object, i) => claim(`cl_${i}`, object, i === 1 ? { validFrom: '2024-01-01T00:00:00.000Z', conflictIds: ['cf_1'] } : {}));
+        claims[2].conflictIds = ['cf_1'];
+        const next = slot(1, claims, {
+          conflicts: [conflict('cf_1', 'cl_1', 'cl_2')],
+          writes: [{ id: 'w-1', claimId: 'cl_0', action: 'added' }],
+          reviewed: 3,
+        });
+        const log = [entry(1, 'add', ['cl_0'], AWKWARD[1]), entry(1, 'dispute_opened', ['cl_1', 'cl_2'], 'noted', { conflictId: 'cf_1', confidenceBefore: 0.5, confidenceAfter: 0.45 })];
+        expect(await store.commitSlot(commit(r, 0, next, { log }))).toBe(true);
+        for (const s of [store, reopen()]) {
+          expect(normalize(await s.loadSlot(r))).toEqual(normalize(next));
+          expect(normalize(await s.readLog(r))).toEqual(normalize(log));
+          expect(await s.listSlots({})).toEqual([r]);
+          expect(await s.findClaim('cl_3')).toEqual(r);
+          expect(await s.findConflict('cf_1')).toEqual(r);
+        }
+      });
+
+      it('refuses a stale commit and changes nothing', async () => {
+        const { store, reopen } = await fresh();
+        const r = ref('user', 'timezone');
+        const first = slot(1, [claim('cl_a', 'CET', { predicate: 'timezone' })]);
+        expect(await store.commitSlot(commit(r, 0, first))).toBe(true);
+        const log = await store.readLog(r);
+        const again = slot(1, [claim('cl_b', 'PST', { predicate: 'timezone' })]);
+        expect(await store.commitSlot(commit(r, 0, again))).toBe(false);
+        const ahead = slot(3, [...first.claims, claim('cl_c', 'JST', { predicate: 'timezone' })]);
+        expect(await store.commitSlot(commit(r, 2, ahead))).toBe(false);
+        for (const s of [store, reopen()]) {
+          expect(normalize(await s.loadSlot(r))).toEqual(normalize(first));
+          expect(normalize(await s.readLog(r))).toEqual(normalize(log));
+          expect(none(await s.findClaim('cl_b'))).toBe(true);
+          expect(none(await s.findClaim('cl_c'))).toBe(true);
+        }
+      });
+
+      it('keeps every version and the log in order', async () => {
+        const { store, reopen } = await fresh();
+        const r = ref('user', 'likes');
+        const claims = [];
+        const expectedLog = [];
+        for (let v = 1; v <= 6; v++) {
+          claims.forEach((c) => (c.confidence = 0.5 + v / 100));
+          claims.push(claim(`cl_${v}`, `item ${v}`));
+          const c = commit(r, v - 1, slot(v, structuredClone(claims)), { changedClaims: claims.map((x) => x.id) });
+          expectedLog.push(...c.log);
+          expect(await store.commitSlot(c)).toBe(true);
+        }
+        const loaded = await reopen().loadSlot(r);
+        expect(loaded.version).toBe(6);
+        expect(loaded.claims.map((c) => [c.object, c.confidence])).toEqual(claims.map((c) => [c.object, c.confidence]));
+        expect(normalize(await reopen().readLog(r))).toEqual(normalize(expectedLog));
+      });
+
+      it('lists slots in key order, filtered by subject, whatever the names', async () => {
+        const { store, reopen } = await fresh();
+        const names = [
+          ['alice', 'likes'], ['Alice', 'likes'], ['alice', 'preferences.coding.style'], ['bob', 'located_in'],
+          ['a/b\\c', 'x~y%z'], ['.hidden', '^caret'], ['Zoë 日本', 'живёт'], ['', 'empty subject'], ['alice', 'a'.repeat(300)],
+        ];
+        for (const [subject, predicate] of names) {
+          const r = ref(subject, predicate);
+          expect(await store.commitSlot(commit(r, 0, slot(1, [claim(`cl_${subject}_${predicate}`, 'v', { subject, predicate })])))).toBe(true);
+        }
+        const all = names.map(([s, p]) => ref(s, p)).sort((a, b) => (Buffer.compare(Buffer.from(a.key), Buffer.from(b.key))));
+        for (const s of [store, reopen()]) {
+          expect(await s.listSlots({})).toEqual(all);
+          expect(await s.listSlots({ subject: 'alice' })).toEqual(all.filter((r) => r.subject === 'alice'));
+          expect(await s.listSlots({ subject: 'nobody' })).toEqual([]);
+          for (const r of all) expect((await s.loadSlot(r)).claims[0].predicate).toBe(r.predicate);
+        }
+      });
+
+      it('lets exactly one of many racing commits win', async () => {
+        const { store, reopen } = await fresh();
+        const r = ref('user', 'located_in');
+        const handles = [store, ...Array.from({ length: 5 }, () => reopen())];
+        const attempts = handles.map((s, i) => s.commitSlot(commit(r, 0, slot(1, [claim(`cl_${i}`, `city ${i}`, { predicate: 'located_in' })]))));
+        const results = await Promise.all(attempts);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results.indexOf(true);
+        expect((await store.loadSlot(r)).claims.map((c) => c.id)).toEqual([`cl_${winner}`]);
+        expect(await store.readLog(r)).toHaveLength(1);
+      });
+    });
+
+    describe('engine on this store', () => {
+      it(`loses nothing with ${writers} Memory instances writing one slot at once`, async () => {
+        const { store, reopen } = await fresh();
+        const memories = Array.from({ length: writers }, (_, i) => new Memory({ store: i ? reopen() : store, retries: 2 }));
+        const items = Array.from({ length: writes }, (_, i) => ({ id: `w-${i}`, predicate: 'likes', object: `item ${i}` }));
+        const settled = await Promise.allSettled(items.map((c, i) => memories[i % writers].remember(c)));
+        for (const s of settled) if (s.status === 'rejected') expect(s.reason).toBeInstanceOf(ConcurrencyError);
+        const acked = items.filter((_, i) => settled[i].status === 'fulfilled');
+        let counts = objectCounts(await reopen().loadSlot(ref('user', 'likes')));
+        for (const c of acked) expect(counts.get(c.object)).toBe(1);
+        expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(acked.length);
+        // Re-issuing the failed ones with their ids until they land; then replaying everything.
+        await Promise.all(items.map((c, i) => rememberSurely(memories[i % writers], c)));
+        const replays = await Promise.all(items.map((c, i) => memories[(i + 1) % writers].remember(c)));
+        expect(replays.every((o) => o.replayed)).toBe(true);
+        const final = await store.loadSlot(ref('user', 'likes'));
+        counts = objectCounts(final);
+        expect(items.every((c) => counts.get(c.object) === 1)).toBe(true);
+        expect(final.claims).toHaveLength(writes);
+        expect(final.writes.map((w) => w.id).sort()).toEqual(items.map((c) => c.id).sort());
+      });
+
+      it('replays a candidate id instead of writing twice', async () => {
+        const { store, reopen } = await fresh();
+        const one = new Memory({ store });
+        const two = new Memory({ store: reopen() });
+        const a = await one.remember({ id: 'msg-1', predicate: 'located_in', object: 'Paris' });
+        const b = await two.remember({ id: 'msg-1', predicate: 'located_in', object: 'Paris' });
+        const c = await one.remember({ id: 'msg-1', predicate: 'located_in', object: 'Rome' });
+        expect(b.replayed).toBe(true);
+        expect(c.replayed).toBe(true);
+        expect([b.claim.id, c.claim.id]).toEqual([a.claim.id, a.claim.id]);
+        expect(c.slotVersion).toBe(a.slotVersion);
+        expect((await two.recall('user', { includeHistory: true })).map((x) => x.object)).toEqual(['Paris']);
+      });
+
+      it('supersedes, explains and finds claims across instances', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ predicate: 'located_in', object: 'NYC', validFrom: '2024-01-01' });
+        const moved = await one.remember({ predicate: 'located_in', object: 'San Francisco', validFrom: '2025-06-01' });
+        expect(moved.action).toBe('superseded');
+        expect((await two.recall('user')).map((c) => c.object)).toEqual(['San Francisco']);
+        const history = await two.recall('user', { includeHistory: true });
+        expect(history.find((c) => c.object === 'NYC')).toMatchObject({ status: 'superseded', validTo: '2025-06-01T00:00:00.000Z' });
+        const why = await two.why(moved.claim.id);
+        expect(why.claim.id).toBe(moved.claim.id);
+        expect(why.lineage.map((c) => c.object)).toEqual(['NYC', 'San Francisco']);
+        expect(why.log.map((l) => l.rule)).toEqual(['add', 'supersede']);
+        expect(checked.problems).toEqual([]);
+      });
+
+      it('shares a dispute with a second Memory, which settles it; undo restores it', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ predicate: 'born_on', object: '1990-01-01', provenance: { sourceId: 'a' } });
+        const disputed = await one.remember({ predicate: 'born_on', object: '1991-02-02', provenance: { sourceId: 'b' } });
+        expect(disputed.action).toBe('disputed');
+        const [open] = await two.conflicts({ status: 'open' });
+        expect(open).toMatchObject({ id: disputed.conflicts[0].id, kind: 'dispute', status: 'open' });
+        expect([open.earlier.object, open.newer.object]).toEqual(['1990-01-01', '1991-02-02']);
+        await two.settle(open.id, 'keep_newer', { by: 'tester' });
+        const statuses = async (m) => (await m.recall('user', { includeHistory: true })).map((c) => [c.object, c.status]);
+        expect(await statuses(one)).toEqual([['1990-01-01', 'retired'], ['1991-02-02', 'active']]);
+        expect(await one.conflicts({ status: 'settled' })).toMatchObject([{ id: open.id, settledBy: 'tester', settlement: 'keep_newer' }]);
+        await one.undo(open.id);
+        expect(await statuses(two)).toEqual([['1990-01-01', 'disputed'], ['1991-02-02', 'disputed']]);
+        expect((await two.conflicts({ status: 'open' })).map((c) => c.id)).toEqual([open.id]);
+        await one.settle(open.id, 'keep_earlier');
+        expect(await statuses(two)).toEqual([['1990-01-01', 'active'], ['1991-02-02', 'retired']]);
+        expect((await store.findConflict(open.id))?.predicate).toBe('born_on');
+        expect(checked.problems).toEqual([]);
+      });
+    });
+
+    it('keeps scopes apart: nothing written under one is visible under another', async () => {
+      const a = (await fresh(`iso-${tag}-a`)).store;
+      const b = (await fresh(`iso-${tag}-b`)).store;
+      const ma = new Memory({ store: a });
+      const mb = new Memory({ store: b });
+      await ma.remember({ predicate: 'born_on', object: '1990-01-01', provenance: { sourceId: 'a' } });
+      const disputed = await ma.remember({ predicate: 'born_on', object: '1991-02-02', provenance: { sourceId: 'b' } });
+      const r = ref('user', 'born_on');
+      expect(await mb.recall('user', { includeHistory: true })).toEqual([]);
+      expect(await mb.conflicts()).toEqual([]);
+      expect(await b.listSlots({})).toEqual([]);
+      expect(versionOf(await b.loadSlot(r))).toBe(0);
+      expect((await b.readLog(r)) ?? []).toEqual([]);
+      expect(none(await b.findClaim(disputed.claim.id))).toBe(true);
+      expect(none(await b.findConflict(disputed.conflicts[0].id))).toBe(true);
+      const own = await mb.remember({ predicate: 'born_on', object: '1985-05-05' });
+      expect(own.slotVersion).toBe(1);
+      expect((await ma.recall('user', { includeHistory: true })).map((c) => c.object)).toEqual(['1990-01-01', '1991-02-02']);
+      expect((await mb.recall('user')).map((c) => c.object)).toEqual(['1985-05-05']);
+    });
+  });
+}

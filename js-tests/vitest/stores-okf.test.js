@@ -1,0 +1,174 @@
+// OkfStore: the conformance suite, then what only a markdown bundle has —
+// readable files, a fresh reader, broken files, atomic writes.
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import { CredenceError, Memory, OkfStore } from 'credence';
+import { runStoreConformance } from '../conformance/store-conformance.js';
+import { normalize, ref } from '../conformance/fixtures.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'credence-okf-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const bundle = () => path.join(root, `b${++n}`);
+
+// Scopes of one parent directory share it, as tenants of one bundle root would.
+const shared = path.join(root, 'shared');
+runStoreConformance('OkfStore', async ({ scope }) => ({
+  store: new OkfStore(shared, { scope }),
+  reopen: () => new OkfStore(shared, { scope }),
+}));
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const reader = path.join(here, '..', 'workers', 'okf-dump.mjs');
+
+describe('OkfStore — the bundle on disk', () => {
+  it('writes claims/*.md with front matter and a readable body, entities/ and log.md', async () => {
+    const dir = bundle();
+    const memory = new Memory({ store: new OkfStore(dir) });
+    await memory.remember({ predicate: 'located_in', object: 'NYC', validFrom: '2024-01-01' });
+    await memory.remember({ predicate: 'located_in', object: 'San Francisco', validFrom: '2025-06-01' });
+    await memory.remember({ subject: 'Alice', predicate: 'likes', object: 'green tea' });
+    expect(readdirSync(path.join(dir, 'claims')).sort()).toEqual(['^alice~likes.md', 'user~located_in.md']);
+    expect(readdirSync(path.join(dir, 'entities'))).toEqual([]);
+    const text = readFileSync(path.join(dir, 'claims', 'user~located_in.md'), 'utf8');
+    const [, front, body] = text.split(/^---$/m);
+    const data = YAML.parse(front);
+    expect(data).toMatchObject({ format: 'credence-okf/1', subject: 'user', predicate: 'located_in', version: 2 });
+    expect(data.claims.map((c) => [c.object, c.status])).toEqual([['NYC', 'superseded'], ['San Francisco', 'active']]);
+    expect(body).toContain('# user · located_in');
+    expect(body).toMatch(/\*\*San Francisco\*\* — active, confidence 0\.\d\d/);
+    const log = readFileSync(path.join(dir, 'log.md'), 'utf8');
+    expect(log.startsWith('# credence log')).toBe(true);
+    expect(log).toMatch(/### .* · user · located_in · v2\n\n- \*\*supersede\*\*: /);
+    expect(log.match(/<!-- credence:log /g)).toHaveLength(3);
+  });
+
+  it('is read back exactly by a fresh process', async () => {
+    const dir = bundle();
+    const store = new OkfStore(dir);
+    const memory = new Memory({ store });
+    await memory.remember({ predicate: 'born_on', object: '1990-01-01', provenance: { sourceId: 'a' } });
+    await memory.remember({ predicate: 'born_on', object: '1991-02-02', provenance: { sourceId: 'b' } });
+    await memory.remember({ predicate: 'likes', object: 'line one\n---\nnull: "yes" 🎉', id: 'w-1' });
+    const dumped = JSON.parse(execFileSync(process.execPath, [reader, dir], { encoding: 'utf8' }));
+    const refs = await store.listSlots({});
+    expect(dumped.refs).toEqual(refs);
+    for (const r of refs) {
+      expect(normalize(dumped.slots[r.key])).toEqual(normalize(await store.loadSlot(r)));
+      expect(normalize(dumped.logs[r.key])).toEqual(normalize(await store.readLog(r)));
+    }
+    expect(dumped.conflicts).toHaveLength(1);
+  });
+
+  it('names a hand-broken file in a MALFORMED_STORE_DATA error and keeps the rest readable', async () => {
+    const dir = bundle();
+    const memory = new Memory({ store: new OkfStore(dir) });
+    await memory.remember({ predicate: 'likes', object: 'tea' });
+    const kept = await memory.remember({ predicate: 'located_in', object: 'Oslo' });
+    await memory.remember({ subject: 'bob', predicate: 'likes', object: 'coffee' });
+    const file = path.join(dir, 'claims', 'user~likes.md');
+    const fresh = () => new Memory({ store: new OkfStore(dir) });
+    const cases = [
+      ['not yaml', (t) => t.replace('claims:', 'claims: [oops')],
+      ['bad status', (t) => t.replace('status: "active"', 'status: "actve"')],
+      ['no front matter', () => 'just some notes\n'],
+      ['other slot', (t) => t.replace('predicate: "likes"', 'predicate: "dislikes"')],
+      ['negative version', (t) => t.replace(/^version: \d+$/m, 'version: -3')],
+    ];
+    const original = readFileSync(file, 'utf8');
+    for (const [label, breakIt] of cases) {
+      writeFileSync(file, breakIt(original));
+      const err = await fresh().recall('user').catch((e) => e);
+      expect(err, label).toBeInstanceOf(CredenceError);
+      expect(err.code, label).toBe('MALFORMED_STORE_DATA');
+      expect(err.message, label).toContain(file);
+      // Other slots and subjects still read; a write to the broken slot is refused, not lost.
+      expect((await fresh().recall('bob')).map((c) => c.object)).toEqual(['coffee']);
+      expect((await fresh().why(kept.claim.id)).claim.object).toBe('Oslo');
+      const write = await fresh().remember({ predicate: 'likes', object: 'cake' }).catch((e) => e);
+      expect(write.code, label).toBe('MALFORMED_STORE_DATA');
+    }
+    writeFileSync(file, original);
+    expect((await fresh().recall('user')).map((c) => c.object).sort()).toEqual(['Oslo', 'tea']);
+    const logFile = path.join(dir, 'log.md');
+    writeFileSync(logFile, readFileSync(logFile, 'utf8').replace('{"k":', '{"k":,'));
+    const err = await fresh().why(kept.claim.id).catch((e) => e);
+    expect([err.code, err.message.includes(`${logFile}:`)]).toEqual(['MALFORMED_STORE_DATA', true]);
+    expect((await fresh().recall('user')).length).toBe(2);
+  });
+
+  it('leaves no temp or lock files behind and ignores foreign files', async () => {
+    const dir = bundle();
+    const store = new OkfStore(dir);
+    const memory = new Memory({ store });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => memory.remember({ predicate: 'likes', object: `x${i}` }).catch(() => null)));
+    writeFileSync(path.join(dir, 'claims', 'NOTES.md'), 'my own notes\n');
+    expect(readdirSync(path.join(dir, 'claims'))).toEqual(['NOTES.md', 'user~likes.md']);
+    expect((await store.listSlots({})).map((r) => r.predicate)).toEqual(['likes']);
+  });
+
+  it('keeps bundles and scopes apart on disk', async () => {
+    const dir = bundle();
+    await new Memory({ store: new OkfStore(dir, { scope: 'tenant-a' }) }).remember({ predicate: 'likes', object: 'tea' });
+    await new Memory({ store: new OkfStore(dir) }).remember({ predicate: 'likes', object: 'rum' });
+    expect(existsSync(path.join(dir, 'scopes', 'tenant-a', 'claims', 'user~likes.md'))).toBe(true);
+    const other = new Memory({ store: new OkfStore(dir, { scope: 'tenant-b' }) });
+    expect(await other.recall('user')).toEqual([]);
+    expect((await new Memory({ store: new OkfStore(dir) }).recall('user')).map((c) => c.object)).toEqual(['rum']);
+    expect(() => new OkfStore(dir, { scope: '../escape' })).toThrow(CredenceError);
+    expect(() => new OkfStore('')).toThrow(CredenceError);
+  });
+
+  it('reads a slot whose log was cut by a crash: only committed versions count', async () => {
+    const dir = bundle();
+    const store = new OkfStore(dir);
+    const memory = new Memory({ store });
+    await memory.remember({ predicate: 'likes', object: 'tea' });
+    const r = ref('user', 'likes');
+    const before = await store.readLog(r);
+    // A writer that appended its log block for version 2 and died before renaming.
+    const logFile = path.join(dir, 'log.md');
+    const ghost = { k: r.key, v: 2, c: 'dead', e: { ...before[0], version: 2, note: 'never committed' } };
+    writeFileSync(logFile, `${readFileSync(logFile, 'utf8')}\n<!-- credence:log ${JSON.stringify(ghost)} -->\n<!-- credence:log {"k":"torn`);
+    expect(normalize(await new OkfStore(dir).readLog(r))).toEqual(normalize(before));
+    const next = await new Memory({ store: new OkfStore(dir) }).remember({ predicate: 'likes', object: 'cake' });
+    expect(next.slotVersion).toBe(2);
+    const log = await new OkfStore(dir).readLog(r);
+    expect(log.map((e) => e.version)).toEqual([1, 2]);
+    expect(log.some((e) => e.note === 'never committed')).toBe(false);
+    // A ghost block for version 3, then a real version 3 that logs nothing.
+    const ghost3 = { ...ghost, v: 3, e: { ...before[0], version: 3, note: 'never committed' } };
+    writeFileSync(logFile, `${readFileSync(logFile, 'utf8')}\n<!-- credence:log ${JSON.stringify(ghost3)} -->\n`);
+    const current = await store.loadSlot(r);
+    const quiet = { ref: r, expectedVersion: 2, slot: { ...current, version: 3, reviewed: 2 }, changedClaims: [], changedConflicts: [], log: [] };
+    expect(await store.commitSlot(quiet)).toBe(true);
+    expect((await new OkfStore(dir).readLog(r)).map((e) => e.version)).toEqual([1, 2]);
+  });
+
+  it('breaks a lock left by a dead process, waits for a live one, and gives up with STORE_FAILED', async () => {
+    const dir = bundle();
+    const store = new OkfStore(dir, { lockTimeoutMs: 300, staleLockMs: 60000 });
+    const memory = new Memory({ store });
+    await memory.remember({ predicate: 'likes', object: 'tea' });
+    const lock = path.join(dir, 'claims', 'user~likes.md.lock');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    writeFileSync(lock, JSON.stringify({ pid: dead, host: hostname(), token: 'x' }));
+    expect((await memory.remember({ predicate: 'likes', object: 'cake' })).action).toBe('added');
+    expect(existsSync(lock)).toBe(false);
+    // Held by this very (live) process as if from elsewhere: wait, then fail.
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'y' }));
+    const err = await memory.remember({ predicate: 'likes', object: 'pie' }).catch((e) => e);
+    expect([err.code, err.message.includes('could not lock')]).toEqual(['STORE_FAILED', true]);
+    // From another host: broken once older than staleLockMs.
+    writeFileSync(lock, JSON.stringify({ pid: 1, host: 'elsewhere', token: 'z' }));
+    const patient = new Memory({ store: new OkfStore(dir, { lockTimeoutMs: 5000, staleLockMs: 200 }) });
+    expect((await patient.remember({ predicate: 'likes', object: 'pie' })).action).toBe('added');
+    expect((await memory.recall('user')).map((c) => c.object)).toEqual(['tea', 'cake', 'pie']);
+  });
+});

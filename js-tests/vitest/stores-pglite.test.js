@@ -1,0 +1,84 @@
+// PostgresStore on PGlite (PostgreSQL in wasm, one connection): the
+// conformance suite, the schema, options and tenant isolation in the tables.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PGlite } from '@electric-sql/pglite';
+import { CredenceError, Memory, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { runStoreConformance } from '../conformance/store-conformance.js';
+
+// One PGlite for the file (a cold start costs seconds and hundreds of MB).
+const db = new PGlite();
+beforeAll(async () => {
+  await db.waitReady;
+  await db.exec(POSTGRES_SCHEMA);
+  await db.exec(POSTGRES_SCHEMA); // idempotent
+}, 60000);
+afterAll(() => db.close());
+
+runStoreConformance('PostgresStore on PGlite', async ({ scope }) => ({
+  store: new PostgresStore(db, { scope }),
+  reopen: () => new PostgresStore(db, { scope }),
+}));
+
+describe('PostgresStore on PGlite — schema and options', () => {
+  it('exports idempotent DDL naming the required tables', () => {
+    for (const table of ['memory_claims', 'memory_claim_log', 'memory_entities', 'memory_slots', 'memory_conflicts']) {
+      expect(POSTGRES_SCHEMA).toContain(`CREATE TABLE IF NOT EXISTS ${table} (`);
+    }
+    expect(POSTGRES_SCHEMA).not.toMatch(/CREATE (TABLE|INDEX) (?!IF NOT EXISTS)/);
+    expect(PostgresStore.schema()).toBe(POSTGRES_SCHEMA);
+  });
+
+  it('works with overridden table names, schema-qualified', async () => {
+    const tables = { slots: 'app.slots', claims: 'app.claims', conflicts: 'app.conflicts', log: 'app.claim_log', entities: 'app.entities' };
+    await db.exec('CREATE SCHEMA IF NOT EXISTS app');
+    const store = new PostgresStore(db, { scope: 'custom', tables });
+    await store.ensureSchema();
+    await store.ensureSchema();
+    expect(PostgresStore.schema(tables)).toContain('CREATE TABLE IF NOT EXISTS app.claim_log (');
+    const memory = new Memory({ store });
+    const o = await memory.remember({ predicate: 'located_in', object: 'Lisbon' });
+    expect((await memory.why(o.claim.id)).log.map((l) => l.rule)).toEqual(['add']);
+    const { rows } = await db.query('SELECT object, status FROM app.claims WHERE scope = $1', ['custom']);
+    expect(rows).toEqual([{ object: 'Lisbon', status: 'active' }]);
+    expect((await db.query("SELECT count(*)::int AS n FROM memory_claims WHERE scope = 'custom'")).rows[0].n).toBe(0);
+  });
+
+  it('refuses bad options with CredenceError naming the field', () => {
+    const field = (f) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(CredenceError);
+        return [e.code, e.field];
+      }
+      return null;
+    };
+    expect(field(() => new PostgresStore(db, {}))).toEqual(['INVALID_INPUT', 'scope']);
+    expect(field(() => new PostgresStore({}, { scope: 'x' }))).toEqual(['INVALID_INPUT', 'queryable']);
+    expect(field(() => new PostgresStore(db, { scope: 'x', tables: { claims: 'x; DROP TABLE y' } }))).toEqual(['INVALID_INPUT', 'tables.claims']);
+    expect(field(() => new PostgresStore(db, { scope: 'x', tables: { widgets: 'w' } }))).toEqual(['INVALID_INPUT', 'tables.widgets']);
+  });
+
+  it('explains missing tables', async () => {
+    const memory = new Memory({ store: new PostgresStore(db, { scope: 'x', tables: { slots: 'nowhere' } }) });
+    const err = await memory.recall('user').catch((e) => e);
+    expect(err).toBeInstanceOf(CredenceError);
+    expect(err.code).toBe('STORE_FAILED');
+    expect(err.message).toContain('ensureSchema');
+    expect(err.cause.code).toBe('42P01');
+  });
+
+  it('keeps claims, conflicts, slots and log rows of every scope under that scope', async () => {
+    const [a, b] = ['tenant-a', 'tenant-b'].map((scope) => new Memory({ store: new PostgresStore(db, { scope }) }));
+    await a.remember({ predicate: 'born_on', object: '1990-01-01', provenance: { sourceId: 'x' } });
+    await a.remember({ predicate: 'born_on', object: '1991-01-01', provenance: { sourceId: 'y' } });
+    await b.remember({ predicate: 'born_on', object: '1985-01-01' });
+    for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log']) {
+      const { rows } = await db.query(`SELECT scope, count(*)::int AS n FROM ${table} WHERE scope LIKE 'tenant-%' GROUP BY scope ORDER BY scope`);
+      const expected = { memory_slots: [1, 1], memory_claims: [2, 1], memory_conflicts: [1], memory_claim_log: [2, 1] }[table];
+      expect(rows.map((r) => r.n), table).toEqual(expected);
+    }
+    expect((await b.conflicts()).length).toBe(0);
+    expect((await b.recall('user', { includeHistory: true })).map((c) => c.object)).toEqual(['1985-01-01']);
+  });
+});

@@ -1,0 +1,265 @@
+// The OKF bundle's file formats: slot file names, slot files (YAML front matter
+// + a readable body) and log.md records. Pure functions; no I/O.
+import { createHash } from 'node:crypto';
+import YAML from 'yaml';
+import { CredenceError } from '../errors.js';
+
+export const FORMAT = 'credence-okf/1';
+export const KEY_SEPARATOR = '\u001f';
+const MAX_NAME = 200;
+
+export function malformed(file, problem, cause) {
+  const err = new CredenceError(`${file}: ${problem}`, { code: 'MALFORMED_STORE_DATA', cause });
+  err.file = file;
+  return err;
+}
+
+// ---- file names ---------------------------------------------------------------
+// `claims/<subject>~<predicate>.md`. Lowercase letters, digits, `_ . -` stay as
+// they are; an uppercase letter X becomes `^x` (so case-insensitive file systems
+// never merge two slots); any other character becomes `%XX` per UTF-8 byte.
+// The name decodes back to (subject, predicate). Names longer than 200 bytes
+// are cut and end in `~~<hash>`; those are identified by their front matter.
+
+function encodePart(text) {
+  let out = '';
+  for (const ch of text) {
+    if (/[a-z0-9_-]/.test(ch) || (ch === '.' && out !== '')) out += ch;
+    else if (/[A-Z]/.test(ch)) out += `^${ch.toLowerCase()}`;
+    else for (const byte of Buffer.from(ch, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function decodePart(text) {
+  const bytes = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '%') {
+      const hex = text.slice(i + 1, i + 3);
+      if (!/^[0-9A-F]{2}$/.test(hex)) return null;
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else if (ch === '^') {
+      const next = text[i + 1];
+      if (!next || !/[a-z]/.test(next)) return null;
+      bytes.push(next.toUpperCase().charCodeAt(0));
+      i += 1;
+    } else if (/[a-z0-9_.-]/.test(ch)) {
+      bytes.push(ch.charCodeAt(0));
+    } else {
+      return null;
+    }
+  }
+  try {
+    return decoder.decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+}
+
+export function slotKey(subject, predicate) {
+  return `${subject}${KEY_SEPARATOR}${predicate}`;
+}
+
+export function fileNameOf(subject, predicate) {
+  const full = `${encodePart(subject)}~${encodePart(predicate)}`;
+  if (full.length + 3 <= MAX_NAME) return `${full}.md`;
+  let cut = full.slice(0, 150);
+  cut = cut.replace(/%[0-9A-F]?$|\^$/, '');
+  const hash = createHash('sha256').update(slotKey(subject, predicate)).digest('hex').slice(0, 16);
+  return `${cut}~~${hash}.md`;
+}
+
+/** The slot a file name stands for; `{ hashed: true }` when only its contents can tell; null when not a slot file. */
+export function refOfFileName(name) {
+  if (!name.endsWith('.md') || name.startsWith('.')) return null;
+  const stem = name.slice(0, -3);
+  if (/~~[0-9a-f]{16}$/.test(stem)) return { hashed: true };
+  const parts = stem.split('~');
+  if (parts.length !== 2) return null;
+  const [subject, predicate] = parts.map(decodePart);
+  if (subject === null || predicate === null || fileNameOf(subject, predicate) !== name) return null;
+  return { key: slotKey(subject, predicate), subject, predicate };
+}
+
+/** Code point order (= UTF-8 byte order), the order MemoryStore lists keys in. */
+export function compareKeys(a, b) {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+// ---- slot files ------------------------------------------------------------------
+
+const oneLine = (text) => String(text).replace(/\s*\n\s*/g, ' ⏎ ');
+const pct = (n) => (typeof n === 'number' ? n.toFixed(2) : '?');
+const day = (t) => (t ? String(t).slice(0, 10) : '…');
+
+function renderBody(subject, predicate, slot) {
+  const lines = [`# ${oneLine(subject)} · ${oneLine(predicate)}`, ''];
+  const open = slot.conflicts.filter((c) => c.status === 'open').length;
+  lines.push(
+    `Version ${slot.version} · ${slot.claims.length} claim(s) · ${open} open conflict(s).`,
+    'The YAML front matter above is the source of truth; this text is rewritten on every write.',
+    '',
+    '## Claims (oldest first)',
+    '',
+  );
+  for (const c of slot.claims) {
+    const valid = c.validFrom || c.validTo ? ` · valid ${day(c.validFrom)} → ${day(c.validTo)}` : '';
+    const sources = [...new Set((c.provenance ?? []).map((p) => p.sourceId))].join(', ');
+    lines.push(`- **${oneLine(c.object)}** — ${c.status}, confidence ${pct(c.confidence)}${valid} · from ${sources || '?'} · \`${c.id}\``);
+  }
+  if (slot.conflicts.length) {
+    lines.push('', '## Conflicts', '');
+    const objectOf = (id) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? id);
+    for (const f of slot.conflicts) {
+      const settled = f.settlement ? ` → ${f.settlement}${f.settledBy ? ` by ${f.settledBy}` : ''}` : '';
+      lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId)}** vs **${objectOf(f.newerId)}** — ${oneLine(f.reason)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderSlotFile(subject, predicate, slot) {
+  const front = {
+    format: FORMAT,
+    subject,
+    predicate,
+    version: slot.version,
+    reviewed: slot.reviewed ?? 0,
+    claims: slot.claims ?? [],
+    conflicts: slot.conflicts ?? [],
+    writes: slot.writes ?? [],
+  };
+  // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
+  const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
+  return `---\n${yaml}---\n\n${renderBody(subject, predicate, { ...front })}`;
+}
+
+// A light shape check so a hand-broken file is reported with its name.
+// Specs: 's' / 'n' (string / number, '?' when optional), { oneOf }, { listOf }, or a mapping.
+const oneOf = (values, optional = false) => ({ oneOf: values, optional });
+const listOf = (item, optional = false) => ({ listOf: item, optional });
+const STATUS = oneOf(['active', 'disputed', 'superseded', 'outweighed', 'retired']);
+const ACTION = oneOf(['added', 'confirmed', 'superseded', 'refined', 'historical', 'outweighed', 'disputed', 'appended', 'replaced', 'merged', 'skipped', 'rejected']);
+const PROVENANCE = { sourceId: 's', sourceTrust: 'n?', extractorConf: 'n?', observedAt: 's?' };
+const CLAIM = {
+  id: 's', subject: 's', predicate: 's', object: 's', status: STATUS, confidence: 'n', logOdds: 'n',
+  statedConfidence: 'n', validFrom: 's?', validTo: 's?', recordedAt: 's', provenance: listOf(PROVENANCE),
+  supersededBy: 's?', supersedes: 's?', conflictIds: listOf('s', true),
+};
+const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
+const CONFLICT = {
+  id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal']), earlierId: 's', newerId: 's', reason: 's',
+  status: oneOf(['open', 'settled', 'resolved_by_evidence']), openedAt: 's', settledAt: 's?', settledBy: 's?',
+  settlement: oneOf(['keep_newer', 'keep_earlier', 'keep_both'], true), changes: listOf(CHANGE, true), proposed: 's?',
+};
+const WRITE = { id: 's', claimId: 's', action: ACTION };
+
+function check(value, spec, where) {
+  const optional = typeof spec === 'string' ? spec.endsWith('?') : Boolean(spec.optional);
+  if (value === undefined || value === null) return optional ? null : `${where} is missing`;
+  if (spec === 's' || spec === 's?') return typeof value === 'string' ? null : `${where} must be a string`;
+  if (spec === 'n' || spec === 'n?') return Number.isFinite(value) ? null : `${where} must be a number`;
+  if (spec.oneOf) return spec.oneOf.includes(value) ? null : `${where} must be one of ${spec.oneOf.join(', ')}`;
+  if (spec.listOf) {
+    if (!Array.isArray(value)) return `${where} must be a list`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = check(value[i], spec.listOf, `${where}[${i}]`);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) return `${where} must be a mapping`;
+  for (const [field, inner] of Object.entries(spec)) {
+    const problem = check(value[field], inner, `${where}.${field}`);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+const isCount = (n) => Number.isSafeInteger(n) && n >= 0;
+
+/** Parses a slot file; throws MALFORMED_STORE_DATA naming `file`. */
+export function parseSlotFile(text, file) {
+  const src = text.replace(/\r\n/g, '\n');
+  if (!src.startsWith('---\n')) throw malformed(file, 'does not start with YAML front matter (a line "---")');
+  const end = src.indexOf('\n---\n', 3);
+  const close = end === -1 && src.endsWith('\n---') ? src.length - 4 : end;
+  if (close === -1) throw malformed(file, 'the YAML front matter is not closed by a line "---"');
+  let data;
+  try {
+    data = YAML.parse(src.slice(4, close + 1));
+  } catch (err) {
+    const at = err.linePos?.[0];
+    const where = at ? ` at line ${at.line + 1}, column ${at.col}` : '';
+    throw malformed(file, `the front matter is not valid YAML${where}: ${String(err.message).split(' at line ')[0]}`, err);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw malformed(file, 'the front matter is not a mapping');
+  if (data.format !== undefined && data.format !== FORMAT) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);
+  if (typeof data.subject !== 'string' || typeof data.predicate !== 'string') throw malformed(file, 'subject and predicate must be strings');
+  if (!isCount(data.version) || data.version === 0) throw malformed(file, 'version must be a positive integer');
+  const reviewed = data.reviewed ?? 0;
+  if (!isCount(reviewed)) throw malformed(file, 'reviewed must be a non-negative integer');
+  const problem =
+    check(data.claims ?? [], listOf(CLAIM), 'claims') ||
+    check(data.conflicts ?? [], listOf(CONFLICT), 'conflicts') ||
+    check(data.writes ?? [], listOf(WRITE), 'writes');
+  if (problem) throw malformed(file, problem);
+  const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
+  return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
+}
+
+// ---- log.md --------------------------------------------------------------------------
+// One block per commit: a heading, then per entry a readable bullet and a
+// machine line `<!-- credence:log {"k":key,"v":version,"c":commit,"e":entry} -->`.
+// Blocks start with a blank line, so a torn final line never swallows the next.
+
+const RECORD_OPEN = '<!-- credence:log ';
+const RECORD_CLOSE = ' -->';
+export const LOG_HEADER =
+  '# credence log\n\nAppend-only. Each write adds a block: what changed, by which rule, and why. ' +
+  'The `credence:log` comments carry the same entries as data.\n';
+
+export function renderLogBlock(ref, version, commitId, entries) {
+  const out = [``, `### ${entries[0]?.at ?? new Date().toISOString()} · ${oneLine(ref.subject)} · ${oneLine(ref.predicate)} · v${version}`, ''];
+  if (entries.length === 0) {
+    // A commit without log entries still marks its version as committed.
+    out.push('- (no logged change)', `${RECORD_OPEN}${JSON.stringify({ k: ref.key, v: version, c: commitId, e: null })}${RECORD_CLOSE}`);
+  }
+  for (const e of entries) {
+    const belief = typeof e.confidenceAfter === 'number' ? ` (${pct(e.confidenceBefore)} → ${pct(e.confidenceAfter)})` : '';
+    const ids = e.claimIds?.length ? ` [${e.claimIds.join(', ')}]` : '';
+    out.push(`- **${e.rule}**: ${oneLine(e.note ?? '')}${belief}${ids}`);
+    const data = JSON.stringify({ k: ref.key, v: version, c: commitId, e }).replace(/>/g, '\\u003e');
+    out.push(`${RECORD_OPEN}${data}${RECORD_CLOSE}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Parses complete lines of log.md; `firstLine` numbers them for errors. Torn records are skipped. */
+export function parseLogLines(text, firstLine, file, onRecord) {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\r$/, '');
+    if (!line.startsWith(RECORD_OPEN) || !line.endsWith(RECORD_CLOSE)) continue;
+    let record;
+    try {
+      record = JSON.parse(line.slice(RECORD_OPEN.length, -RECORD_CLOSE.length));
+    } catch (err) {
+      throw malformed(`${file}:${firstLine + i}`, `log record is not valid JSON: ${err.message}`, err);
+    }
+    if (!record || typeof record.k !== 'string' || !isCount(record.v) || typeof record.c !== 'string' || typeof record.e !== 'object') {
+      throw malformed(`${file}:${firstLine + i}`, 'log record must have k (slot key), v (version), c (commit id) and e (entry)');
+    }
+    onRecord(record);
+  }
+}

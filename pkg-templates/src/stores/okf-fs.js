@@ -1,0 +1,194 @@
+// File-system primitives for OkfStore: atomic replace, durable append, and a
+// per-slot lock that works across processes.
+//
+// The lock is a file `<slot>.md.lock` created atomically with its contents
+// (written to a temp file, then hard-linked into place: link fails if the lock
+// exists). It records the holder's pid, host and a random token. A lock whose
+// holder is a dead process on this host — or, failing that, older than
+// `staleMs` — is broken; breakers serialize on `<lock>.break` and remove the
+// lock only if it still carries the token they judged stale. Within one process
+// a promise chain per lock path orders waiters, so a process never polls
+// against itself.
+import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { CredenceError } from '../errors.js';
+
+export const randomToken = () => randomBytes(8).toString('hex');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const HOST = hostname();
+
+const tempName = (file) => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomToken()}.tmp`);
+
+async function syncDir(dir) {
+  let handle;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Replaces `file` with `text`: temp file, fsync, rename, fsync the directory. */
+export async function writeAtomic(file, text) {
+  const tmp = tempName(file);
+  const handle = await fs.open(tmp, 'wx');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await syncDir(path.dirname(file));
+}
+
+/** Appends `text` in one write and fsyncs it. */
+export async function appendDurably(file, text) {
+  const handle = await fs.open(file, 'a');
+  try {
+    await handle.write(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file's text, or null when it does not exist. */
+export async function readText(file) {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+async function readLock(file) {
+  let text;
+  let stat;
+  try {
+    [text, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw err;
+  }
+  let info = {};
+  try {
+    info = JSON.parse(text);
+  } catch {
+    // A lock written by the open('wx') fallback may be caught half-written.
+  }
+  return { ...info, raw: text, age: Date.now() - stat.mtimeMs };
+}
+
+function isStale(info, staleMs) {
+  if (typeof info.pid === 'number' && info.host === HOST && !alive(info.pid)) return true;
+  return info.age > (typeof info.pid === 'number' ? staleMs : Math.min(staleMs, 2000));
+}
+
+/** Removes `lock` if it is stale; true when the caller should try again at once. */
+async function breakIfStale(lock, staleMs) {
+  const info = await readLock(lock);
+  if (!info) return true;
+  if (!isStale(info, staleMs)) return false;
+  const breaker = `${lock}.break`;
+  try {
+    await fs.writeFile(breaker, JSON.stringify({ pid: process.pid, host: HOST }), { flag: 'wx' });
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    const other = await readLock(breaker);
+    if (other && isStale(other, 5000)) await fs.unlink(breaker).catch(() => {});
+    return false;
+  }
+  try {
+    const again = await readLock(lock);
+    if (again && again.raw === info.raw) await fs.unlink(lock).catch(() => {});
+    return true;
+  } finally {
+    await fs.unlink(breaker).catch(() => {});
+  }
+}
+
+async function acquire(lock, { timeoutMs, staleMs }) {
+  const token = randomToken();
+  const body = `${JSON.stringify({ pid: process.pid, host: HOST, token, at: new Date().toISOString() })}\n`;
+  const tmp = tempName(lock);
+  await fs.writeFile(tmp, body, { flag: 'wx' });
+  const deadline = Date.now() + timeoutMs;
+  let pause = 1;
+  try {
+    for (;;) {
+      try {
+        await fs.link(tmp, lock);
+        return body;
+      } catch (err) {
+        if (err.code !== 'EEXIST') {
+          if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS'].includes(err.code)) throw err;
+          // No hard links here (some network or FAT file systems): exclusive create.
+          try {
+            await fs.writeFile(lock, body, { flag: 'wx' });
+            return body;
+          } catch (inner) {
+            if (inner.code !== 'EEXIST') throw inner;
+          }
+        }
+      }
+      if (await breakIfStale(lock, staleMs)) continue;
+      if (Date.now() > deadline) {
+        const holder = await readLock(lock);
+        throw new CredenceError(
+          `could not lock ${lock} within ${timeoutMs} ms (held by pid ${holder?.pid ?? '?'} on ${holder?.host ?? '?'})`,
+          { code: 'STORE_FAILED' },
+        );
+      }
+      await sleep(pause + Math.random() * pause);
+      pause = Math.min(pause * 2, 25);
+    }
+  } finally {
+    await fs.unlink(tmp).catch(() => {});
+  }
+}
+
+const chains = new Map();
+
+/** Runs `work` holding the lock file `lock` (and this process's queue for it). */
+export async function withLock(lock, options, work) {
+  const previous = chains.get(lock) ?? Promise.resolve();
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const mine = previous.then(() => gate);
+  chains.set(lock, mine);
+  await previous;
+  try {
+    const body = await acquire(lock, options);
+    try {
+      return await work();
+    } finally {
+      // Remove the lock only if it is still ours (a stale-breaker may have taken it).
+      const now = await readLock(lock).catch(() => null);
+      if (now && now.raw === body) await fs.unlink(lock).catch(() => {});
+    }
+  } finally {
+    release();
+    if (chains.get(lock) === mine) chains.delete(lock);
+  }
+}
