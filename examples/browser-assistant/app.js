@@ -200,6 +200,7 @@ async function render({ focus } = {}) {
   // Conflicts come first whenever some are open on load.
   if (firstRender) select(open.length ? tabs[0] : tabs[1]);
   firstRender = false;
+  document.body.dataset.renders = String(Number(document.body.dataset.renders ?? 0) + 1);
   if (focus) document.querySelector(`[data-conflict="${focus[0]}"][data-action="${focus[1]}"]`)?.focus();
   return open.length;
 }
