@@ -189,6 +189,34 @@ export function indexedDbCases({ api, indexedDB, freshName }) {
       ok(viaEngine instanceof CredenceError, 'engine error is a CredenceError');
     }],
 
+    ['a commit that fails part-way writes nothing (one transaction)', async () => {
+      const s = store();
+      const r = ref('ada', 'works_at');
+      eq(await s.commitSlot(commitOf(r, 0, [claim('cl_a', 'ada', 'works_at', 'Acme')])), true, 'first');
+      // The log entry cannot be stored (a function is not cloneable): the slot
+      // and id puts queued before it must be rolled back with it.
+      const bad = commitOf(r, 1, [claim('cl_a', 'ada', 'works_at', 'Acme'), claim('cl_b', 'ada', 'works_at', 'Initech')], {
+        log: [entry(2, 'added', ['cl_b']), { ...entry(2, 'oops', []), note: () => 'not cloneable' }],
+      });
+      const err = await rejects(s.commitSlot(bad), 'STORE_FAILED', 'commit');
+      ok(err instanceof CredenceError && err.cause, 'a CredenceError with the IndexedDB error as cause');
+      eq((await s.loadSlot(r)).version, 1, 'slot unchanged');
+      eq(await s.findClaim('cl_b'), null, 'no claim index');
+      eq((await s.readLog(r)).length, 1, 'no log entry');
+      eq(await s.commitSlot(commitOf(r, 1, [claim('cl_a', 'ada', 'works_at', 'Acme'), claim('cl_c', 'ada', 'works_at', 'Globex')])), true, 'the next commit works');
+    }],
+
+    ['an IndexedDB that cannot open is STORE_FAILED with the cause; nothing is written', async () => {
+      const denied = new Error('IndexedDB denied in this context');
+      const broken = new IndexedDbStore(freshName(), { indexedDB: { open() { throw denied; } } });
+      const err = await rejects(broken.listSlots({}), 'STORE_FAILED', 'listSlots');
+      ok(err.cause === denied, 'the original error is the cause');
+      ok(err.message.includes('cannot open the database'), `message says what failed: ${err.message}`);
+      const memory = new Memory({ store: broken });
+      const viaEngine = await rejects(memory.remember({ predicate: 'likes', object: 'tea' }), 'STORE_FAILED', 'remember');
+      ok(viaEngine instanceof CredenceError && viaEngine.cause === denied, 'the engine passes it through');
+    }],
+
     ['bad constructor arguments are refused by name', async () => {
       const bad = (f, field) => {
         try { f(); } catch (e) { eq([e.code, e.field], ['INVALID_INPUT', field], field); return; }

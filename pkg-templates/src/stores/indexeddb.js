@@ -105,25 +105,25 @@ export class IndexedDbStore {
   }
 
   async commitSlot(commit) {
-    const db = await this.#open('commitSlot');
     const scope = this.#scope;
     const { ref } = commit;
-    try {
-      return await new Promise((resolve, reject) => {
-        const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
-        let stale = false;
-        tx.oncomplete = () => resolve(true);
-        tx.onabort = () => (stale ? resolve(false) : reject(tx.error ?? new Error('transaction aborted')));
-        const slots = tx.objectStore('slots');
-        const read = slots.get([scope, ref.key]);
-        read.onsuccess = () => {
-          const version = read.result?.slot?.version ?? 0;
-          if (version !== commit.expectedVersion) {
-            // Another writer got there first: write nothing.
-            stale = true;
-            tx.abort();
-            return;
-          }
+    return this.#withDb('commitSlot', (db) => new Promise((resolve, reject) => {
+      const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
+      let stale = false;
+      let failure = null;
+      tx.oncomplete = () => resolve(true);
+      tx.onabort = () => (stale ? resolve(false) : reject(failure ?? tx.error ?? new Error('transaction aborted')));
+      const slots = tx.objectStore('slots');
+      const read = slots.get([scope, ref.key]);
+      read.onsuccess = () => {
+        const version = read.result?.slot?.version ?? 0;
+        if (version !== commit.expectedVersion) {
+          // Another writer got there first: write nothing.
+          stale = true;
+          tx.abort();
+          return;
+        }
+        try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
           slots.put({ ...at, slot: commit.slot });
           const claims = tx.objectStore('claims');
@@ -132,11 +132,13 @@ export class IndexedDbStore {
           for (const id of commit.changedConflicts) conflicts.put({ ...at, id });
           const log = tx.objectStore('log');
           for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
-        };
-      });
-    } catch (err) {
-      throw this.#failed('commitSlot', err);
-    }
+        } catch (err) {
+          // e.g. DataCloneError: undo the puts already queued.
+          failure = err;
+          tx.abort();
+        }
+      };
+    }));
   }
 
   async findClaim(claimId) {
@@ -168,12 +170,27 @@ export class IndexedDbStore {
   // ---- internals ----
 
   /** One readonly request in its own transaction. */
-  async #read(method, storeName, makeRequest) {
-    const db = await this.#open(method);
-    try {
-      return await request(makeRequest(db.transaction(storeName, 'readonly').objectStore(storeName)));
-    } catch (err) {
-      throw this.#failed(method, err);
+  #read(method, storeName, makeRequest) {
+    return this.#withDb(method, (db) => request(makeRequest(db.transaction(storeName, 'readonly').objectStore(storeName))));
+  }
+
+  /**
+   * Runs `work(db)`, turning failures into STORE_FAILED. A connection the
+   * browser closed under us (InvalidStateError before anything was queued) is
+   * reopened once.
+   */
+  async #withDb(method, work) {
+    for (let attempt = 0; ; attempt++) {
+      const db = await this.#open(method);
+      try {
+        return await work(db);
+      } catch (err) {
+        if (attempt === 0 && err?.name === 'InvalidStateError') {
+          if (this.#db) this.close();
+          continue;
+        }
+        throw this.#failed(method, err);
+      }
     }
   }
 
