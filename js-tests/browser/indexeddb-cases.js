@@ -169,6 +169,23 @@ export function indexedDbCases({ api, indexedDB, freshName }) {
       eq((await again.readLog(r)).length, 1, 'log');
     }],
 
+    ['an open store lets another tab delete the database, then starts afresh', async () => {
+      const s = store();
+      const r = ref('ada', 'likes');
+      await s.commitSlot(commitOf(r, 0, [claim('cl_tea', 'ada', 'likes', 'tea')]));
+      const deleted = await Promise.race([
+        new Promise((resolve, reject) => {
+          const req = indexedDB.deleteDatabase(s.name);
+          req.onsuccess = () => resolve('deleted');
+          req.onerror = () => reject(req.error);
+        }),
+        new Promise((resolve) => setTimeout(() => resolve('blocked: the store kept its connection open'), 5000)),
+      ]);
+      eq(deleted, 'deleted', 'deleteDatabase');
+      eq(await s.loadSlot(r), null, 'the store reopens an empty database');
+      eq(await s.commitSlot(commitOf(r, 0, [claim('cl_tea', 'ada', 'likes', 'tea')])), true, 'and writes to it');
+    }],
+
     ['a broken record is MALFORMED_STORE_DATA, through the engine too', async () => {
       const s = store();
       await s.listSlots({}); // creates the database

@@ -196,32 +196,33 @@ export class IndexedDbStore {
 
   #open(method) {
     if (!this.#db) {
-      this.#db = new Promise((resolve, reject) => {
+      const opening = new Promise((resolve, reject) => {
         const req = this.#factory.open(this.#name, DB_VERSION);
         req.onupgradeneeded = (event) => {
           if (event.oldVersion < 1) upgrade(req.result);
         };
         req.onsuccess = () => {
           const db = req.result;
-          // Let another tab upgrade or delete the database: close and reopen later.
+          // Forget this connection (only if it is still the current one).
+          const forget = () => {
+            if (this.#db === opening) this.#db = null;
+          };
+          // Let another tab upgrade or delete the database: close, reopen later.
           db.onversionchange = () => {
             db.close();
-            this.#db = null;
+            forget();
           };
-          // The browser may close the connection (storage cleared, crash).
-          db.onclose = () => {
-            this.#db = null;
-          };
+          // The browser may close the connection itself (storage cleared).
+          db.onclose = forget;
           resolve(db);
         };
         req.onerror = () => reject(req.error);
-        req.onblocked = () => {
-          // Another connection holds an older version open; keep waiting for it
-          // to close (ours close on versionchange) rather than fail.
-        };
+        // onblocked: another connection holds an older version open; keep
+        // waiting for it to close (ours close on versionchange) rather than fail.
       });
-      this.#db.catch(() => {
-        this.#db = null;
+      this.#db = opening;
+      opening.catch(() => {
+        if (this.#db === opening) this.#db = null;
       });
     }
     return this.#db.catch((err) => {
