@@ -1,6 +1,248 @@
-// IndexedDbStore for browsers. Implemented in issue 9.
+// IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
+// database that several scopes (tenants) and several tabs share safely.
+//
+// Layout (database version 1), every record carries its `scope`:
+//   slots      [scope, key] → { scope, key, subject, predicate, slot }
+//              the whole slot document, `slot.version` is the version;
+//              indexes byScope (scope) and bySubject ([scope, subject]).
+//   claims     [scope, id]  → { scope, id, key, subject, predicate }
+//   conflicts  [scope, id]  → { scope, id, key, subject, predicate }
+//   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
+//
+// Invariant: `commitSlot` reads the version and writes the slot, the id indexes
+// and the log in ONE readwrite transaction over all four object stores.
+// IndexedDB runs overlapping readwrite transactions one after another, across
+// connections and tabs, so a commit either sees the version it expects and
+// applies completely, or sees another writer's version and writes nothing.
+// It resolves only once the transaction has completed (is durable).
+import { CredenceError } from '../errors.js';
+
+const DB_VERSION = 1;
+const STORES = ['slots', 'claims', 'conflicts', 'log'];
+
+function upgrade(db) {
+  // Version 1 is the only schema so far; later versions add steps here.
+  const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
+  slots.createIndex('byScope', 'scope');
+  slots.createIndex('bySubject', ['scope', 'subject']);
+  db.createObjectStore('claims', { keyPath: ['scope', 'id'] });
+  db.createObjectStore('conflicts', { keyPath: ['scope', 'id'] });
+  const log = db.createObjectStore('log', { autoIncrement: true });
+  log.createIndex('bySlot', ['scope', 'key']);
+}
+
+/** Resolves with a request's result; rejects with its error. */
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function toRef(record) {
+  return { key: record.key, subject: record.subject, predicate: record.predicate };
+}
+
+function isText(v) {
+  return typeof v === 'string';
+}
+
 export class IndexedDbStore {
-  constructor() {
-    throw new Error('IndexedDbStore is not implemented yet');
+  #name;
+  #scope;
+  #factory;
+  #durability;
+  #db = null;
+
+  /**
+   * @param {string} name the IndexedDB database name (created when missing).
+   * @param {{ scope?: string, indexedDB?: IDBFactory, durability?: 'default' | 'strict' | 'relaxed' }} [options]
+   *   `scope` names the tenant (default "default"); `indexedDB` lets tests pass
+   *   a factory such as fake-indexeddb's; `durability` is handed to every
+   *   readwrite transaction.
+   */
+  constructor(name, options = {}) {
+    if (!isText(name) || name.trim() === '') {
+      throw new CredenceError('IndexedDbStore: name must be a non-empty string', { code: 'INVALID_INPUT', field: 'name' });
+    }
+    const { scope = 'default', indexedDB = globalThis.indexedDB, durability = 'default' } = options ?? {};
+    if (!isText(scope) || scope === '') {
+      throw new CredenceError('IndexedDbStore: scope must be a non-empty string', { code: 'INVALID_INPUT', field: 'scope' });
+    }
+    if (!indexedDB || typeof indexedDB.open !== 'function') {
+      throw new CredenceError('IndexedDbStore: no IndexedDB here (pass options.indexedDB)', { code: 'INVALID_INPUT', field: 'indexedDB' });
+    }
+    this.#name = name;
+    this.#scope = scope;
+    this.#factory = indexedDB;
+    this.#durability = durability;
+  }
+
+  get name() {
+    return this.#name;
+  }
+
+  get scope() {
+    return this.#scope;
+  }
+
+  /** Closes the connection; the next call opens it again. */
+  close() {
+    const pending = this.#db;
+    this.#db = null;
+    pending?.then((db) => db.close(), () => {});
+  }
+
+  // ---- ClaimStore ----
+
+  async loadSlot(ref) {
+    const record = await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key]));
+    if (record === undefined) return null;
+    if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
+      throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
+    }
+    return record.slot;
+  }
+
+  async commitSlot(commit) {
+    const scope = this.#scope;
+    const { ref } = commit;
+    return this.#withDb('commitSlot', (db) => new Promise((resolve, reject) => {
+      const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
+      let stale = false;
+      let failure = null;
+      tx.oncomplete = () => resolve(true);
+      tx.onabort = () => (stale ? resolve(false) : reject(failure ?? tx.error ?? new Error('transaction aborted')));
+      const slots = tx.objectStore('slots');
+      const read = slots.get([scope, ref.key]);
+      read.onsuccess = () => {
+        const version = read.result?.slot?.version ?? 0;
+        if (version !== commit.expectedVersion) {
+          // Another writer got there first: write nothing.
+          stale = true;
+          tx.abort();
+          return;
+        }
+        try {
+          const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
+          slots.put({ ...at, slot: commit.slot });
+          const claims = tx.objectStore('claims');
+          for (const id of commit.changedClaims) claims.put({ ...at, id });
+          const conflicts = tx.objectStore('conflicts');
+          for (const id of commit.changedConflicts) conflicts.put({ ...at, id });
+          const log = tx.objectStore('log');
+          for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
+        } catch (err) {
+          // e.g. DataCloneError: undo the puts already queued.
+          failure = err;
+          tx.abort();
+        }
+      };
+    }));
+  }
+
+  async findClaim(claimId) {
+    const record = await this.#read('findClaim', 'claims', (s) => s.get([this.#scope, String(claimId)]));
+    return record ? toRef(record) : null;
+  }
+
+  async findConflict(conflictId) {
+    const record = await this.#read('findConflict', 'conflicts', (s) => s.get([this.#scope, String(conflictId)]));
+    return record ? toRef(record) : null;
+  }
+
+  async listSlots(filter = {}) {
+    const subject = filter?.subject;
+    // Index entries with equal index keys come back in primary-key order,
+    // i.e. ordered by slot key, as the contract asks.
+    const records = await this.#read('listSlots', 'slots', (s) =>
+      isText(subject) ? s.index('bySubject').getAll([this.#scope, subject]) : s.index('byScope').getAll(this.#scope),
+    );
+    return records.map(toRef);
+  }
+
+  async readLog(ref) {
+    // Auto-increment keys grow with every commit: primary-key order is oldest first.
+    const records = await this.#read('readLog', 'log', (s) => s.index('bySlot').getAll([this.#scope, ref.key]));
+    return records.map((r) => r.entry);
+  }
+
+  // ---- internals ----
+
+  /** One readonly request in its own transaction. */
+  #read(method, storeName, makeRequest) {
+    return this.#withDb(method, (db) => request(makeRequest(db.transaction(storeName, 'readonly').objectStore(storeName))));
+  }
+
+  /**
+   * Runs `work(db)`, turning failures into STORE_FAILED. A connection the
+   * browser closed under us (InvalidStateError before anything was queued) is
+   * reopened once.
+   */
+  async #withDb(method, work) {
+    for (let attempt = 0; ; attempt++) {
+      const db = await this.#open(method);
+      try {
+        return await work(db);
+      } catch (err) {
+        if (attempt === 0 && err?.name === 'InvalidStateError') {
+          if (this.#db) this.close();
+          continue;
+        }
+        throw this.#failed(method, err);
+      }
+    }
+  }
+
+  #open(method) {
+    if (!this.#db) {
+      const opening = new Promise((resolve, reject) => {
+        const req = this.#factory.open(this.#name, DB_VERSION);
+        req.onupgradeneeded = (event) => {
+          if (event.oldVersion < 1) upgrade(req.result);
+        };
+        req.onsuccess = () => {
+          const db = req.result;
+          // Forget this connection (only if it is still the current one).
+          const forget = () => {
+            if (this.#db === opening) this.#db = null;
+          };
+          // Let another tab upgrade or delete the database: close, reopen later.
+          db.onversionchange = () => {
+            db.close();
+            forget();
+          };
+          // The browser may close the connection itself (storage cleared).
+          db.onclose = forget;
+          resolve(db);
+        };
+        req.onerror = () => reject(req.error);
+        // onblocked: another connection holds an older version open; keep
+        // waiting for it to close (ours close on versionchange) rather than fail.
+      });
+      this.#db = opening;
+      opening.catch(() => {
+        if (this.#db === opening) this.#db = null;
+      });
+    }
+    return this.#db.catch((err) => {
+      throw this.#failed(method, err, 'cannot open the database');
+    });
+  }
+
+  #failed(method, err, what) {
+    if (err instanceof CredenceError) return err;
+    const detail = err && err.name ? `${err.name}: ${err.message}` : String(err);
+    return new CredenceError(
+      `IndexedDbStore(${JSON.stringify(this.#name)}, scope ${JSON.stringify(this.#scope)}).${method}: ${what ?? 'IndexedDB failed'} (${detail})`,
+      { code: 'STORE_FAILED', cause: err },
+    );
+  }
+
+  #malformed(method, what) {
+    return new CredenceError(
+      `IndexedDbStore(${JSON.stringify(this.#name)}, scope ${JSON.stringify(this.#scope)}).${method}: ${what} is not a slot record`,
+      { code: 'MALFORMED_STORE_DATA' },
+    );
   }
 }
