@@ -4,7 +4,9 @@ usage: pty-run.py '<json: [[regex, answer], ...]>' -- command args...
 
 Each regex is waited for in the output seen since the previous answer; then the
 answer and a newline are typed. An answer of null sends Ctrl-D (end of input),
-"^C" sends Ctrl-C. The output is printed to stdout; the exit status is the
+"^C" sends Ctrl-C. An optional third element {"signal": path, "waitFor": path}
+creates `signal` once the prompt is seen and waits for `waitFor` to exist
+before answering (so a test can act while the prompt waits). The output is printed to stdout; the exit status is the
 command's (128+signal if killed). Gives up after 30 s.
 """
 import json
@@ -43,6 +45,13 @@ def main():
         while step < len(steps) and re.search(steps[step][0], seen[cursor:].decode(errors='replace')):
             cursor = len(seen)
             answer = steps[step][1]
+            sync = steps[step][2] if len(steps[step]) > 2 else {}
+            if sync.get('signal'):
+                open(sync['signal'], 'w').close()
+            while sync.get('waitFor') and not os.path.exists(sync['waitFor']):
+                if time.time() > deadline:
+                    break
+                time.sleep(0.02)
             if answer is None:
                 os.write(fd, b'\x04')
             elif answer == '^C':
