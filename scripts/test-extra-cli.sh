@@ -16,3 +16,19 @@ command -v python3 >/dev/null || { echo "python3 is needed for the pseudo-termin
 
 step "vitest: CLI, interactive (pty), MCP server, node-service"
 node_modules/.bin/vitest run --config js-tests/cli/vitest.config.mjs
+
+step "the bin in a separate folder (its own dependencies, no pg)"
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+(
+  cd "$DIR"
+  npm init -y >/dev/null
+  npm install --no-audit --no-fund "$OLDPWD/$TARBALL" >/dev/null
+  ./node_modules/.bin/credence --version
+  ./node_modules/.bin/credence help | grep -q 'credence mcp\|mcp ' 
+  set +e
+  out=$(DATABASE_URL=postgres://127.0.0.1:1/x ./node_modules/.bin/credence recall 2>&1); code=$?
+  set -e
+  [ "$code" = 4 ] && grep -q "npm install pg" <<<"$out" || { echo "expected exit 4 and a hint to install pg, got $code: $out" >&2; exit 1; }
+  echo "bin: ok (version, help, missing pg explained)"
+)
