@@ -25,7 +25,7 @@ trap 'rm -rf "$DIR"' EXIT
   npm init -y >/dev/null
   npm install --no-audit --no-fund "$OLDPWD/$TARBALL" >/dev/null
   ./node_modules/.bin/credence --version
-  ./node_modules/.bin/credence help | grep -q 'credence mcp\|mcp ' 
+  ./node_modules/.bin/credence help | grep -q '^  mcp '
   set +e
   out=$(DATABASE_URL=postgres://127.0.0.1:1/x ./node_modules/.bin/credence recall 2>&1); code=$?
   set -e

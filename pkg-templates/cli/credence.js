@@ -74,5 +74,10 @@ export async function main(argv, io = { stdin: process.stdin, stdout: process.st
 
 // Run when executed (also through npm's bin symlink), not when imported.
 if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // `credence recall | head -1`: a closed pipe ends the output, not the process with a stack trace.
+  process.stdout.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   process.exitCode = await main(process.argv.slice(2));
 }
