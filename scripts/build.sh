@@ -57,7 +57,7 @@ cat pkg-templates/types/extra.d.ts pkg-templates/types/okf.d.ts pkg-templates/ty
 cp pkg/index.d.ts pkg/index.d.cts
 cp README.md LICENSE pkg/
 # The CLI and MCP server ship as plain ESM files next to the entries.
-[ -d pkg-templates/cli ] && cp -r pkg-templates/cli pkg/cli
+rm -rf pkg/cli && cp -r pkg-templates/cli pkg/cli
 node -e '
   const fs = require("fs");
   const p = JSON.parse(fs.readFileSync("pkg-templates/package.json", "utf8"));

@@ -1,0 +1,274 @@
+// The `credence` bin driven as a user would: spawned processes, scripted
+// stdin, real exit codes, human and --json output.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_KIND, credence, credenceJson, sandbox } from './support/cli.js';
+import { startFakeLlm } from './support/fake-llm.js';
+
+let box;
+beforeEach(() => {
+  box = sandbox();
+});
+afterEach(() => box.cleanup());
+
+const run = (args, opts = {}) => credence(args, { env: box.env, ...opts });
+const runJson = (args, opts = {}) => credenceJson(args, { env: box.env, ...opts });
+
+describe(`credence remember / recall / why (${STORE_KIND} store)`, () => {
+  it('supersedes a move, keeps the old city as history and explains it', async () => {
+    const first = await runJson(['remember', 'NYC', '-p', 'located_in']);
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ action: 'added', claim: { subject: 'user', predicate: 'located_in', object: 'NYC' } });
+
+    const second = await runJson(['remember', 'San', 'Francisco', '-p', 'lives in']);
+    expect(second.code).toBe(0);
+    expect(second.json).toMatchObject({ action: 'superseded', relation: 'supersede', claim: { object: 'San Francisco' } });
+    expect(second.json.affected.map((c) => [c.object, c.status])).toEqual([['NYC', 'superseded']]);
+
+    const now = await runJson(['recall']);
+    expect(now.json.map((c) => c.object)).toEqual(['San Francisco']);
+    const history = await runJson(['recall', 'user', '--history', '-p', 'located_in']);
+    expect(history.json.map((c) => [c.object, c.status])).toEqual([['NYC', 'superseded'], ['San Francisco', 'active']]);
+
+    const why = await runJson(['why', second.json.claim.id]);
+    expect(why.json.claim.id).toBe(second.json.claim.id);
+    expect(why.json.lineage.map((c) => c.object)).toEqual(['NYC', 'San Francisco']);
+    expect(why.json.log.map((e) => e.rule)).toContain('supersede');
+
+    const text = await run(['why', second.json.claim.id]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('"San Francisco"');
+    expect(text.stdout).toMatch(/lineage[\s\S]*"NYC"/);
+  });
+
+  it('prints readable text by default', async () => {
+    await run(['remember', 'peanuts', '-p', 'allergic_to']);
+    const r = await run(['remember', 'shellfish', '-p', 'allergic_to', '--source', 'doctor', '--source-trust', '0.95']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^added \(independent\): user · allergic_to = "shellfish"/);
+    expect(r.stdout).toContain('chosen by the memory type');
+    const recall = await run(['recall']);
+    expect(recall.stdout).toMatch(/^user\n {2}allergic_to +"peanuts" +active/);
+    expect(recall.stdout).toContain('"shellfish"');
+    const why = await runJson(['recall']);
+    expect(why.json.find((c) => c.object === 'shellfish').provenance[0]).toMatchObject({ sourceId: 'doctor', sourceTrust: 0.95 });
+  });
+
+  it('makes a write idempotent with --id', async () => {
+    const a = await runJson(['remember', 'tea', '-p', 'likes', '--id', 'turn-7']);
+    const b = await runJson(['remember', 'tea', '-p', 'likes', '--id', 'turn-7']);
+    expect(b.code).toBe(0);
+    expect(b.json.replayed).toBe(true);
+    expect(b.json.claim.id).toBe(a.json.claim.id);
+    expect((await runJson(['why', a.json.claim.id])).json.claim.provenance).toHaveLength(1);
+  });
+
+  it('reads subjects, predicates and valid time', async () => {
+    await run(['remember', 'Acme', '-p', 'works_at', '-s', 'ana', '--valid-from', '2020-01-01']);
+    await run(['remember', 'Globex', '-p', 'works_at', '-s', 'ana', '--valid-from', '2024-01-01']);
+    await run(['remember', 'tea', '-p', 'likes']);
+    const ana = await runJson(['recall', 'ana']);
+    expect(ana.json.map((c) => c.object)).toEqual(['Globex']);
+    const then = await runJson(['recall', '--subject', 'ana', '--at', '2021-06-01']);
+    expect(then.json.map((c) => c.object)).toEqual(['Acme']);
+    const clash = await run(['recall', 'ana', '--subject', 'bob']);
+    expect(clash.code).toBe(2);
+  });
+});
+
+describe('exit codes', () => {
+  it('2 for usage errors, with a hint', async () => {
+    for (const args of [
+      ['remember', 'x'],
+      ['remember', '-p', 'likes'],
+      ['remember', 'x', '-p', 'likes', '--bogus'],
+      ['remember', 'x', '-p', 'likes', '--confidence', 'high'],
+      ['remember', 'x', '-p', 'likes', '--strategy', 'append', '--replace'],
+      ['remember', 'x', '-p', 'likes', '-i', '--strategy', 'append'],
+      ['frobnicate'],
+      ['why'],
+      ['settle', 'cf_1'],
+      ['help', 'nope'],
+    ]) {
+      const r = await run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^credence: /);
+    }
+    expect((await runJson(['remember', 'x'])).json.error.code).toBe('USAGE');
+  });
+
+  it('1 for a CredenceError, naming the code and the field', async () => {
+    const bad = await run(['remember', 'x', '-p', 'likes', '--confidence', '3']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('INVALID_INPUT (confidence)');
+    const json = await runJson(['remember', '', '-p', 'likes']);
+    expect(json.code).toBe(1);
+    expect(json.json.error).toMatchObject({ code: 'INVALID_INPUT', field: 'object' });
+    expect((await runJson(['why', 'cl_nope'])).json.error.code).toBe('CLAIM_NOT_FOUND');
+    expect((await runJson(['remember', 'x', '-p', 'likes', '--valid-from', 'someday'])).json.error.code).toBe('INVALID_TIME');
+    expect((await runJson(['remember', 'x', '-p', 'likes', '--strategy', 'yolo'])).json.error.code).toBe('INVALID_STRATEGY');
+    expect((await runJson(['recall'])).json).toEqual([]);
+  });
+
+  it('3 for a stale --expected-version, 5 when reject finds another value', async () => {
+    const first = await runJson(['remember', 'CET', '-p', 'timezone']);
+    const stale = await runJson(['remember', 'PST', '-p', 'timezone', '--expected-version', '0']);
+    expect(stale.code).toBe(3);
+    expect(stale.json.error.code).toBe('CONCURRENCY');
+    const rejected = await run(['remember', 'PST', '-p', 'timezone', '--strategy', 'REJECT']);
+    expect(rejected.code).toBe(5);
+    expect(rejected.stdout).toContain('nothing written');
+    expect(rejected.stdout).toContain('"CET"');
+    const ok = await runJson(['remember', 'PST', '-p', 'timezone', '--replace', '--expected-version', String(first.json.slotVersion)]);
+    expect(ok.code).toBe(0);
+    expect(ok.json.action).toBe('replaced');
+    expect((await runJson(['recall'])).json.map((c) => c.object)).toEqual(['PST']);
+  });
+
+  it('2 for --interactive without a terminal: it refuses at once and writes nothing', async () => {
+    await run(['remember', 'CET', '-p', 'timezone']);
+    const started = Date.now();
+    const r = await run(['remember', 'PST', '-p', 'timezone', '-i'], { input: 'r\n' });
+    expect(Date.now() - started).toBeLessThan(15000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('needs a terminal');
+    expect((await runJson(['recall'])).json.map((c) => c.object)).toEqual(['CET']);
+  });
+
+  it('4 when the store cannot be opened', async () => {
+    const pg = await run(['recall'], { env: { PATH: box.env.PATH, HOME: box.dir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' } });
+    expect(pg.code).toBe(4);
+    const mod = await runJson(['recall'], { extraEnv: { CREDENCE_STORE_MODULE: join(box.dir, 'missing.mjs') } });
+    expect(mod.code).toBe(4);
+    expect(mod.json.error.code).toBe('SETUP');
+  });
+
+  it('0 for help and --version', async () => {
+    const help = await run(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes:');
+    expect(help.stdout).toContain('CREDENCE_BUNDLE_DIR');
+    expect((await run(['remember', '--help'])).stdout).toContain('--interactive');
+    expect((await run(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('the default store', () => {
+  it('is a bundle under ~/.credence when no store is named', async () => {
+    const env = { PATH: box.env.PATH, HOME: box.dir };
+    const r = await credence(['remember', 'tea', '-p', 'likes'], { env });
+    if (STORE_KIND === 'okf') {
+      expect(r.code).toBe(0);
+      expect(existsSync(join(box.dir, '.credence', 'bundle'))).toBe(true);
+      expect((await credenceJson(['recall'], { env })).json.map((c) => c.object)).toEqual(['tea']);
+    } else {
+      // OkfStore is still a stub in this tree: the CLI says so instead of crashing.
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(join(box.dir, '.credence', 'bundle'));
+    }
+  });
+});
+
+describe('conflicts, settle, undo', () => {
+  it('lists an ask_user conflict, settles it, refuses a second settlement and undoes it', async () => {
+    await run(['remember', 'CET', '-p', 'timezone']);
+    const asked = await runJson(['remember', 'PST', '-p', 'timezone', '--strategy', 'ask_user']);
+    const id = asked.json.conflicts[0].id;
+
+    const listed = await run(['conflicts']);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toMatch(/earlier +"CET"/);
+    expect(listed.stdout).toMatch(/newer +"PST"/);
+    expect(listed.stdout).toContain('credence settle');
+
+    const settled = await runJson(['settle', id, 'newer', '--by', 'ana']);
+    expect(settled.code).toBe(0);
+    expect(settled.json).toMatchObject({ status: 'settled', settlement: 'keep_newer', settledBy: 'ana', earlier: { status: 'retired' } });
+    expect((await run(['conflicts'])).stdout).toContain('no open conflicts');
+    expect((await runJson(['conflicts', '--status', 'settled'])).json.map((c) => c.id)).toEqual([id]);
+
+    const again = await runJson(['settle', id, 'keep_earlier']);
+    expect(again.code).toBe(1);
+    expect(again.json.error.code).toBe('CONFLICT_ALREADY_SETTLED');
+    expect((await runJson(['settle', id, 'keep_nobody'])).json.error.code).toBe('INVALID_SETTLEMENT');
+    expect((await runJson(['settle', 'cf_nope', 'keep_both'])).json.error.code).toBe('CONFLICT_NOT_FOUND');
+
+    const undone = await runJson(['undo', id]);
+    expect(undone.json).toMatchObject({ status: 'open', earlier: { status: 'active' } });
+    const all = await runJson(['conflicts', '--all']);
+    expect(all.json.map((c) => [c.id, c.status])).toEqual([[id, 'open']]);
+    expect((await runJson(['conflicts', '--status', 'bogus'])).json.error.code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('environment', () => {
+  it('CREDENCE_MERGE_POLICY sets the engine-wide strategy; a call still overrides it', async () => {
+    const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append' };
+    await credence(['remember', 'CET', '-p', 'timezone'], { env });
+    const b = await credenceJson(['remember', 'PST', '-p', 'timezone'], { env });
+    expect(b.json).toMatchObject({ action: 'appended', strategy: 'append', strategySource: 'config' });
+    const c = await credenceJson(['remember', 'UTC', '-p', 'timezone', '--replace'], { env });
+    expect(c.json).toMatchObject({ action: 'replaced', strategySource: 'call' });
+    const bad = await credenceJson(['recall'], { env: { ...box.env, CREDENCE_MERGE_POLICY: 'yolo' } });
+    expect(bad.code).toBe(1);
+    expect(bad.json.error.code).toBe('INVALID_STRATEGY');
+    expect(bad.json.error.message).toContain('CREDENCE_MERGE_POLICY');
+  });
+
+  it('CREDENCE_MAX_ENTRIES caps what append keeps active', async () => {
+    const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append', CREDENCE_MAX_ENTRIES: '2' };
+    for (const note of ['one', 'two', 'three']) await credence(['remember', note, '-p', 'notes'], { env });
+    expect((await credenceJson(['recall'], { env })).json.map((c) => c.object)).toEqual(['two', 'three']);
+    const bad = await credence(['recall'], { env: { ...env, CREDENCE_MAX_ENTRIES: 'lots' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('CREDENCE_MAX_ENTRIES');
+  });
+
+  describe('with an LLM endpoint', () => {
+    let llm;
+    beforeAll(async () => {
+      llm = await startFakeLlm();
+    });
+    afterAll(() => llm.close());
+
+    it('CREDENCE_RECALL_MERGE=llm consolidates merge_on_read slots through the merge hook', async () => {
+      const env = { ...box.env, CREDENCE_MERGE_POLICY: 'merge_on_read' };
+      await credence(['remember', 'likes hiking', '-p', 'profile.bio'], { env });
+      await credence(['remember', 'has a dog', '-p', 'profile.bio'], { env });
+      expect((await credenceJson(['recall'], { env })).json).toHaveLength(2);
+      const merged = await credenceJson(['recall'], { env: { ...env, CREDENCE_RECALL_MERGE: 'llm', CREDENCE_LLM_URL: llm.url, CREDENCE_LLM_API_KEY: 'k' } });
+      expect(merged.json.map((c) => c.object)).toEqual(['likes hiking + has a dog']);
+      expect(llm.requests.at(-1).auth).toBe('Bearer k');
+      const noHook = await credenceJson(['recall'], { env: { ...env, CREDENCE_RECALL_MERGE: 'llm' } });
+      expect(noHook.json).toHaveLength(1);
+      expect(noHook.stderr).toContain('no merge hook');
+    });
+
+    it('review asks the judge and opens a review conflict', async () => {
+      const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append' };
+      await credence(['remember', 'working on the billing service', '-p', 'context.project.focus'], { env });
+      await credence(['remember', 'moved to the search team', '-p', 'context.project.focus'], { env });
+      const r = await credenceJson(['review', '--judge-url', llm.url, '--budget', '10'], { env });
+      expect(r.code).toBe(0);
+      expect(r.json).toMatchObject({ pairsNamed: 1, pairsConfirmed: 1, slotsLeft: 0 });
+      expect(r.json.conflicts[0]).toMatchObject({ kind: 'review', earlier: { object: 'working on the billing service' } });
+      const open = await credenceJson(['conflicts'], { env });
+      expect(open.json.map((c) => c.kind)).toEqual(['review']);
+    });
+
+    it('review exits 4 when the judge endpoint fails, and 2 without a judge', async () => {
+      const down = await startFakeLlm({ fail: true });
+      try {
+        await run(['remember', 'a', '-p', 'notes', '--strategy', 'append']);
+        await run(['remember', 'b', '-p', 'notes', '--strategy', 'append']);
+        const r = await runJson(['review', '--judge-url', down.url]);
+        expect(r.code).toBe(4);
+        expect(r.json.judgeErrors[0]).toContain('HTTP 500');
+      } finally {
+        await down.close();
+      }
+      expect((await run(['review'])).code).toBe(2);
+    });
+  });
+});

@@ -1,0 +1,183 @@
+// `credence mcp` through the SDK's own Client + StdioClientTransport, as
+// Claude Code or Claude Desktop would drive it.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, STORE_KIND, credenceJson, sandbox } from './support/cli.js';
+
+async function connect(env) {
+  const transport = new StdioClientTransport({ command: BIN, args: ['mcp'], env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => (stderr += d));
+  const client = new Client({ name: 'credence-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** Calls a tool; returns the parsed result and the raw one. */
+async function call(client, name, args) {
+  const raw = await client.callTool({ name, arguments: args });
+  return { raw, isError: raw.isError === true, text: raw.content[0]?.text, data: raw.structuredContent };
+}
+
+let box;
+let server;
+beforeEach(async () => {
+  box = sandbox();
+  server = await connect(box.env);
+});
+afterEach(async () => {
+  await server.close();
+  box.cleanup();
+});
+
+describe(`credence mcp (${STORE_KIND} store)`, () => {
+  it('lists the six tools with their input schemas', async () => {
+    const { tools } = await server.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'settle', 'undo', 'why']);
+    const remember = tools.find((t) => t.name === 'remember');
+    expect(remember.inputSchema.required.sort()).toEqual(['object', 'predicate']);
+    expect(Object.keys(remember.inputSchema.properties)).toEqual(expect.arrayContaining(['subject', 'strategy', 'expectedVersion', 'confidence']));
+    expect(tools.find((t) => t.name === 'recall').annotations?.readOnlyHint).toBe(true);
+    expect(server.stderr()).toContain('credence mcp: serving');
+  });
+
+  it('remembers twice and reports what memory did; recall and why agree', async () => {
+    const a = await call(server.client, 'remember', { object: 'NYC', predicate: 'located_in' });
+    expect(a.isError).toBe(false);
+    expect(a.data).toMatchObject({ action: 'added', claim: { object: 'NYC' }, slotVersion: 1 });
+    expect(JSON.parse(a.text)).toEqual(a.data);
+
+    const b = await call(server.client, 'remember', { object: 'San Francisco', predicate: 'lives in', source: 'chat', sourceTrust: 0.9 });
+    expect(b.data).toMatchObject({ action: 'superseded', relation: 'supersede', affected: [{ object: 'NYC', status: 'superseded' }] });
+
+    const recall = await call(server.client, 'recall', {});
+    expect(recall.data.claims.map((c) => c.object)).toEqual(['San Francisco']);
+    const history = await call(server.client, 'recall', { predicate: 'located_in', includeHistory: true });
+    expect(history.data.claims.map((c) => c.status)).toEqual(['superseded', 'active']);
+
+    const why = await call(server.client, 'why', { claimId: b.data.claim.id });
+    expect(why.data.lineage.map((c) => c.object)).toEqual(['NYC', 'San Francisco']);
+    expect(why.data.claim.provenance[0]).toMatchObject({ sourceId: 'chat', sourceTrust: 0.9 });
+  });
+
+  it('takes a strategy and an expectedVersion (compare-and-swap)', async () => {
+    const first = await call(server.client, 'remember', { object: 'CET', predicate: 'timezone' });
+    const rejected = await call(server.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'reject' });
+    expect(rejected.data).toMatchObject({ action: 'rejected', affected: [{ object: 'CET' }] });
+    const stale = await call(server.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'replace', expectedVersion: first.data.slotVersion - 1 });
+    expect(stale.isError).toBe(true);
+    expect(stale.text).toMatch(/^CONCURRENCY/);
+    expect(stale.data.error.code).toBe('CONCURRENCY');
+    const ok = await call(server.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'replace', expectedVersion: first.data.slotVersion });
+    expect(ok.data.action).toBe('replaced');
+  });
+
+  it('lists a conflict, settles it, undoes it, and explains the claim', async () => {
+    await call(server.client, 'remember', { object: 'CET', predicate: 'timezone' });
+    const asked = await call(server.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'ask_user' });
+    const id = asked.data.conflicts[0].id;
+
+    const open = await call(server.client, 'conflicts', { status: 'open' });
+    expect(open.data.conflicts).toHaveLength(1);
+    expect(open.data.conflicts[0]).toMatchObject({ id, kind: 'ask_user', earlier: { object: 'CET' }, newer: { object: 'PST' } });
+
+    const settled = await call(server.client, 'settle', { conflictId: id, settlement: 'keep_newer', by: 'claude' });
+    expect(settled.data).toMatchObject({ status: 'settled', settledBy: 'claude', earlier: { status: 'retired' } });
+    expect((await call(server.client, 'conflicts', { status: 'open' })).data.conflicts).toEqual([]);
+
+    const why = await call(server.client, 'why', { claimId: asked.data.conflicts[0].earlier.id });
+    expect(why.data.claim.status).toBe('retired');
+    expect(why.data.log.map((e) => e.rule)).toContain('settle');
+
+    const undone = await call(server.client, 'undo', { conflictId: id });
+    expect(undone.data).toMatchObject({ status: 'open', earlier: { status: 'active' } });
+
+    // The CLI on the same store sees what the MCP server wrote.
+    const cli = await credenceJson(['conflicts'], { env: box.env });
+    expect(cli.json.map((c) => c.id)).toEqual([id]);
+  });
+
+  it('answers bad input with tool errors carrying the CredenceError code, and keeps serving', async () => {
+    const cases = [
+      ['remember', { object: 'x', predicate: ' ' }, 'INVALID_INPUT', 'predicate'],
+      ['remember', { object: '', predicate: 'likes' }, 'INVALID_INPUT', 'object'],
+      ['remember', { object: 'x', predicate: 'likes', confidence: 7 }, 'INVALID_INPUT', 'confidence'],
+      ['remember', { object: 'x', predicate: 'likes', strategy: 'yolo' }, 'INVALID_STRATEGY', 'strategy'],
+      ['remember', { object: 'x', predicate: 'likes', validFrom: 'soon' }, 'INVALID_TIME', 'validFrom'],
+      ['remember', { object: 'x', predicate: 'likes', expectedVersion: -1 }, 'INVALID_INPUT', 'expectedVersion'],
+      ['recall', { at: 'yesterdayish' }, 'INVALID_TIME', 'at'],
+      ['why', { claimId: 'cl_nope' }, 'CLAIM_NOT_FOUND', 'claimId'],
+      ['conflicts', { status: 'bogus' }, 'INVALID_INPUT', 'status'],
+      ['settle', { conflictId: 'cf_nope', settlement: 'keep_newer' }, 'CONFLICT_NOT_FOUND', 'conflictId'],
+      ['settle', { conflictId: 'cf_nope', settlement: 'keep_all' }, 'INVALID_SETTLEMENT', 'settlement'],
+      ['undo', { conflictId: 'cf_nope' }, 'CONFLICT_NOT_FOUND', 'conflictId'],
+    ];
+    for (const [tool, args, code, field] of cases) {
+      const r = await call(server.client, tool, args);
+      expect(r.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+      expect(r.data.error, `${tool} ${JSON.stringify(args)}`).toMatchObject({ code, field });
+      expect(r.text.startsWith(code)).toBe(true);
+    }
+    // Type errors are caught by the input schema: still a tool error, not a crash.
+    for (const args of [{ object: 'x' }, { object: 'x', predicate: 'likes', confidence: 'high' }, { object: 3, predicate: 'likes' }]) {
+      const r = await call(server.client, 'remember', args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.text).toMatch(/validation/i);
+    }
+    expect((await call(server.client, 'recall', {})).data.claims).toEqual([]);
+    expect((await server.client.listTools()).tools).toHaveLength(6);
+  });
+
+  it('exits when the client goes away', async () => {
+    const extra = await connect(box.env);
+    const transport = extra.client.transport;
+    const pid = transport.pid;
+    expect(pid).toBeGreaterThan(0);
+    await extra.close();
+    const deadline = Date.now() + 10000;
+    let alive = true;
+    while (alive && Date.now() < deadline) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((r) => setTimeout(r, 50));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+  });
+});
+
+describe(`two MCP servers on one store (${STORE_KIND} store)`, () => {
+  it('never lose an update, on one slot or many', async () => {
+    const env = { ...box.env, CREDENCE_RETRIES: '60', CREDENCE_MAX_ENTRIES: '0' };
+    const [a, b] = await Promise.all([connect(env), connect(env)]);
+    try {
+      const N = 12;
+      const writes = [];
+      for (let i = 0; i < N; i++) {
+        writes.push(call(a.client, 'remember', { object: `a${i}`, predicate: 'notes', strategy: 'append' }));
+        writes.push(call(b.client, 'remember', { object: `b${i}`, predicate: 'notes', strategy: 'append' }));
+        writes.push(call(i % 2 ? a.client : b.client, 'remember', { object: `v${i}`, predicate: `slot_${i % 3}`, strategy: 'append' }));
+      }
+      const results = await Promise.all(writes);
+      for (const r of results) expect(r.isError, r.text).toBe(false);
+      const acknowledged = results.map((r) => r.data.claim.id);
+
+      const notes = await call(a.client, 'recall', { predicate: 'notes', includeHistory: true });
+      expect(notes.data.claims.map((c) => c.object).sort()).toEqual(
+        [...Array.from({ length: N }, (_, i) => `a${i}`), ...Array.from({ length: N }, (_, i) => `b${i}`)].sort(),
+      );
+      const all = await call(b.client, 'recall', { includeHistory: true });
+      const stored = new Set(all.data.claims.map((c) => c.id));
+      for (const id of acknowledged) expect(stored.has(id), id).toBe(true);
+      expect(all.data.claims).toHaveLength(3 * N);
+      // Every slot's versions are gapless: one commit per acknowledged write.
+      const versions = results.filter((r) => r.data.claim.predicate === 'notes').map((r) => r.data.slotVersion).sort((x, y) => x - y);
+      expect(versions).toEqual(Array.from({ length: 2 * N }, (_, i) => i + 1));
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+// One function per command. Each returns `{ json, text, exit? }`: the value
+// printed with --json, the text printed for a person, and the exit code.
+import { userInfo } from 'node:os';
+import { numberOption } from './args.js';
+import { EXIT, UsageError } from './exit.js';
+import { claimsText, conflictsText, outcomeText, reviewText, settledText, whyText } from './format.js';
+import { interactiveRemember } from './interactive.js';
+import { createJudge } from './judge.js';
+import { llmSettings } from './llm.js';
+
+function one(positionals, what, usage) {
+  if (positionals.length === 0) throw new UsageError(`missing ${what}\nusage: ${usage}`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}\nusage: ${usage}`);
+  return positionals[0];
+}
+
+/** The candidate and write options a `remember` command line describes. */
+export function rememberRequest({ values, positionals }) {
+  const usage = 'credence remember <object> -p <predicate> [options]';
+  if (positionals.length === 0) throw new UsageError(`missing the object to remember\nusage: ${usage}`);
+  if (values.predicate === undefined) throw new UsageError(`missing -p/--predicate\nusage: ${usage}`);
+  let strategy = values.strategy;
+  if (values.replace) {
+    if (strategy !== undefined && strategy.toLowerCase() !== 'replace') {
+      throw new UsageError(`--replace means --strategy replace; it cannot be combined with --strategy ${strategy}`);
+    }
+    strategy = 'replace';
+  }
+  if (values.interactive && strategy !== undefined) {
+    throw new UsageError('--interactive chooses the strategy by asking; leave out --strategy/--replace');
+  }
+  const candidate = { predicate: values.predicate, object: positionals.join(' ') };
+  if (values.subject !== undefined) candidate.subject = values.subject;
+  const confidence = numberOption(values, 'confidence');
+  if (confidence !== undefined) candidate.confidence = confidence;
+  const sourceTrust = numberOption(values, 'source-trust');
+  if (values.source !== undefined || sourceTrust !== undefined) {
+    candidate.provenance = { sourceId: values.source ?? 'caller' };
+    if (sourceTrust !== undefined) candidate.provenance.sourceTrust = sourceTrust;
+  }
+  if (values['valid-from'] !== undefined) candidate.validFrom = values['valid-from'];
+  if (values['valid-to'] !== undefined) candidate.validTo = values['valid-to'];
+  if (values.id !== undefined) candidate.id = values.id;
+  const options = {};
+  if (strategy !== undefined) options.strategy = strategy;
+  const expectedVersion = numberOption(values, 'expected-version', { integer: true });
+  if (expectedVersion !== undefined) options.expectedVersion = expectedVersion;
+  return { candidate, options };
+}
+
+export async function remember(ctx, parsed) {
+  const { candidate, options } = rememberRequest(parsed);
+  if (parsed.values.interactive) return interactiveRemember(ctx, candidate, options);
+  const outcome = await ctx.memory.remember(candidate, options);
+  return { json: outcome, text: outcomeText(outcome), exit: outcome.action === 'rejected' ? EXIT.REJECTED : EXIT.OK };
+}
+
+export async function recall(ctx, { values, positionals }) {
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
+  if (positionals.length === 1 && values.subject !== undefined && values.subject !== positionals[0]) {
+    throw new UsageError('give the subject once: as the argument or as --subject');
+  }
+  const subject = positionals[0] ?? values.subject;
+  const consolidate = Boolean(values.consolidate || ctx.consolidate);
+  if (consolidate && !ctx.hasMerge) {
+    ctx.warn('no merge hook (CREDENCE_LLM_URL is not set): merge_on_read slots are consolidated deterministically');
+  }
+  const options = { includeHistory: Boolean(values.history), consolidate };
+  if (values.predicate !== undefined) options.predicate = values.predicate;
+  if (values.at !== undefined) options.at = values.at;
+  const claims = await ctx.memory.recall(subject, options);
+  return { json: claims, text: claimsText(claims, { history: options.includeHistory }) };
+}
+
+export async function why(ctx, { positionals }) {
+  const id = one(positionals, 'the claim id', 'credence why <claim-id>');
+  const answer = await ctx.memory.why(id);
+  return { json: answer, text: whyText(answer) };
+}
+
+export async function conflicts(ctx, { values, positionals }) {
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  if (values.all && values.status !== undefined) throw new UsageError('--all and --status exclude each other');
+  const status = values.all ? undefined : (values.status ?? 'open');
+  const list = await ctx.memory.conflicts(status === undefined ? {} : { status });
+  return { json: list, text: conflictsText(list, status) };
+}
+
+const SHORT_SETTLEMENTS = { newer: 'keep_newer', earlier: 'keep_earlier', both: 'keep_both' };
+
+export async function settle(ctx, { values, positionals }) {
+  const usage = 'credence settle <conflict-id> keep_newer|keep_earlier|keep_both [--by <name>]';
+  if (positionals.length !== 2) throw new UsageError(`settle takes a conflict id and a settlement\nusage: ${usage}`);
+  const [id, raw] = positionals;
+  const norm = raw.toLowerCase().replace(/-/g, '_');
+  const settlement = SHORT_SETTLEMENTS[norm] ?? norm;
+  const by = values.by ?? process.env.USER ?? safeUser();
+  const conflict = await ctx.memory.settle(id, settlement, by ? { by } : {});
+  return { json: conflict, text: settledText(conflict, 'settled') };
+}
+
+function safeUser() {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function undo(ctx, { positionals }) {
+  const id = one(positionals, 'the conflict id', 'credence undo <conflict-id>');
+  const conflict = await ctx.memory.undo(id);
+  return { json: conflict, text: settledText(conflict, 'undid the settlement of') };
+}
+
+export async function review(ctx, { values, positionals }) {
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const settings = llmSettings(ctx.env, { url: values['judge-url'], model: values['judge-model'] });
+  if (!settings) throw new UsageError('review needs a judge: --judge-url <OpenAI-compatible endpoint> (or CREDENCE_LLM_URL)');
+  const budget = numberOption(values, 'budget', { integer: true });
+  const judge = createJudge(settings);
+  const report = await ctx.memory.review(budget === undefined ? { judge } : { judge, budget });
+  if (judge.failures.length === 0) return { json: report, text: reviewText(report) };
+  const messages = judge.failures.map((e) => e.message);
+  return {
+    json: { ...report, judgeErrors: messages },
+    text: `${reviewText(report)}\nthe judge failed, so the pass stopped early (what it finished is kept): ${messages[0]}`,
+    exit: EXIT.SETUP,
+  };
+}

@@ -1,0 +1,118 @@
+// Output for people. (`--json` prints the engine's values as they are.)
+
+const UNITS = [
+  ['year', 365 * 86400],
+  ['month', 30 * 86400],
+  ['day', 86400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** "3 minutes ago", "just now", "in 2 days". */
+export function age(iso, now = Date.now()) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return String(iso);
+  const seconds = Math.round((now - t) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 5) return 'just now';
+  const [unit, size] = UNITS.find(([, s]) => abs >= s);
+  const n = Math.floor(abs / size);
+  const text = `${n} ${unit}${n === 1 ? '' : 's'}`;
+  return seconds >= 0 ? `${text} ago` : `in ${text}`;
+}
+
+const num = (x) => (typeof x === 'number' ? x.toFixed(2) : '?');
+const q = (s) => JSON.stringify(String(s));
+const slotName = (c) => `${c.subject} · ${c.predicate}`;
+const SOURCES = { call: 'this call', config: 'CREDENCE_MERGE_POLICY', predicate: 'the predicate', memory_type: 'the memory type' };
+
+/** One line for a claim: "CET" (active, belief 0.80, 2 minutes ago) cl_… */
+export function claimLine(c) {
+  return `${q(c.object)}  (${c.status}, belief ${num(c.confidence)}, ${age(c.recordedAt)})  ${c.id}`;
+}
+
+export function outcomeText(o) {
+  const rel = o.relation ? ` (${o.relation})` : '';
+  const lines = [
+    `${o.action}${rel}: ${slotName(o.claim)} = ${q(o.claim.object)}`,
+    `  strategy ${o.strategy}, chosen by ${SOURCES[o.strategySource] ?? o.strategySource}; slot version ${o.slotVersion}`,
+  ];
+  if (o.action === 'rejected') {
+    lines.push('  nothing written; memory already holds:');
+    for (const a of o.affected) lines.push(`    ${claimLine(a)}`);
+    lines.push('  re-run with --strategy <replace|append|ask_user|…> or -i to choose');
+  } else if (o.action === 'skipped') {
+    lines.push('  nothing written');
+  } else {
+    lines.push(`  claim ${o.claim.id}, belief ${num(o.claim.confidence)}${o.replayed ? ' (replayed: this id was written before)' : ''}`);
+    for (const a of o.affected) lines.push(`  ${q(a.object)}: ${a.status}, belief ${num(a.confidence)}  ${a.id}`);
+  }
+  for (const c of o.conflicts) lines.push(`  conflict ${c.id} opened (${c.kind}): ${c.reason}`);
+  return lines.join('\n');
+}
+
+export function claimsText(claims, { history = false } = {}) {
+  if (claims.length === 0) return history ? 'nothing recorded' : 'nothing believed (try --history)';
+  const lines = [];
+  let subject;
+  const pw = Math.min(28, Math.max(...claims.map((c) => c.predicate.length)));
+  for (const c of claims) {
+    if (c.subject !== subject) {
+      if (subject !== undefined) lines.push('');
+      subject = c.subject;
+      lines.push(subject);
+    }
+    const valid = c.validTo ? `, valid until ${c.validTo.slice(0, 10)}` : '';
+    lines.push(`  ${c.predicate.padEnd(pw)}  ${q(c.object)}  ${c.status} ${num(c.confidence)}, ${age(c.recordedAt)}${valid}  ${c.id}`);
+  }
+  return lines.join('\n');
+}
+
+export function whyText({ claim, lineage, log }) {
+  const sources = claim.provenance.map((p) => `${p.sourceId} (trust ${num(p.sourceTrust ?? 0.8)})`).join(', ');
+  const lines = [
+    `${claim.id}: ${slotName(claim)} = ${q(claim.object)}`,
+    `  ${claim.status}, belief ${num(claim.confidence)} (log-odds ${num(claim.logOdds)}), recorded ${age(claim.recordedAt)}`,
+  ];
+  if (claim.validFrom || claim.validTo) lines.push(`  valid ${claim.validFrom ?? '…'} → ${claim.validTo ?? 'now'}`);
+  lines.push(`  sources: ${sources || 'none'}`);
+  if (lineage.length > 1) {
+    lines.push('lineage (oldest first):');
+    for (const c of lineage) lines.push(`  ${claimLine(c)}`);
+  }
+  lines.push('log:');
+  for (const e of log) {
+    const belief = e.confidenceAfter !== undefined ? `  [${num(e.confidenceBefore)} → ${num(e.confidenceAfter)}]` : '';
+    const by = e.cause?.by ? ` by ${e.cause.by}` : '';
+    lines.push(`  v${e.version} ${e.at}  ${e.rule}${by}: ${e.note}${belief}`);
+  }
+  return lines.join('\n');
+}
+
+export function conflictText(c) {
+  const head = `${c.id}  ${c.status}  ${c.kind}  ${slotName(c)}  opened ${age(c.openedAt)}`;
+  const lines = [head, `  earlier  ${claimLine(c.earlier)}`, `  newer    ${claimLine(c.newer)}`];
+  if (c.proposed) lines.push(`  proposed ${q(c.proposed)}`);
+  lines.push(`  reason   ${c.reason}`);
+  if (c.settlement) lines.push(`  settled  ${c.settlement}${c.settledBy ? ` by ${c.settledBy}` : ''} ${age(c.settledAt)}`);
+  return lines.join('\n');
+}
+
+export function conflictsText(list, status) {
+  if (list.length === 0) return status === 'open' ? 'no open conflicts' : 'no conflicts';
+  const body = list.map(conflictText).join('\n\n');
+  const open = list.some((c) => c.status === 'open');
+  return open ? `${body}\n\nsettle one with: credence settle <id> keep_newer|keep_earlier|keep_both` : body;
+}
+
+export function settledText(c, verb) {
+  return `${verb} ${c.id}${c.settlement ? ` (${c.settlement}${c.settledBy ? ` by ${c.settledBy}` : ''})` : ''}\n` +
+    `  earlier  ${claimLine(c.earlier)}\n  newer    ${claimLine(c.newer)}`;
+}
+
+export function reviewText(r) {
+  const lines = [`review: ${r.calls} judge call(s), ${r.pairsNamed} pair(s) named, ${r.pairsConfirmed} confirmed, ${r.slotsLeft} slot(s) left for the next pass`];
+  for (const c of r.conflicts) lines.push('', conflictText(c));
+  return lines.join('\n');
+}

@@ -1,0 +1,153 @@
+// `credence mcp`: a stdio MCP server (official SDK) exposing remember, recall,
+// why, conflicts, settle and undo on the store the environment names. The input
+// schemas check types; the engine checks meaning, and a refusal comes back as
+// a tool result with `isError: true` whose text starts with the CredenceError
+// code (also in `structuredContent.error`). stdout carries the protocol only.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { errorJson } from './exit.js';
+import { openMemory } from './memory.js';
+
+const STRATEGIES = 'reconcile, append, replace, confidence_gated, llm_merge, merge_on_read, reject, ask_user';
+
+function ok(value) {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+function fail(err) {
+  const error = errorJson(err);
+  const text = `${error.code}${error.field ? ` (${error.field})` : ''}: ${error.message}`;
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { error } };
+}
+
+function defined(obj) {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+/** The server with its six tools, on an open Memory. */
+export function createMcpServer({ memory, consolidate = false, version = '0.0.0' }) {
+  const server = new McpServer({ name: 'credence', version });
+  const tool = (name, config, run) =>
+    server.registerTool(name, config, async (args) => {
+      try {
+        return ok(await run(args ?? {}));
+      } catch (err) {
+        return fail(err);
+      }
+    });
+
+  tool(
+    'remember',
+    {
+      title: 'Remember a fact',
+      description:
+        'Write one fact (subject, predicate, object) to memory. Memory decides what it means against what it already holds ' +
+        '(confirm, refine, coexist, supersede, contradict) and returns the outcome: action, relation, the stored claim, ' +
+        'the claims it changed and any conflict opened for a person to settle.',
+      inputSchema: {
+        object: z.string().describe('The value, e.g. "San Francisco" or "prefers tabs over spaces"'),
+        predicate: z.string().describe('A predicate (located_in, works_at, likes), an alias ("lives in") or a taxonomy path (preferences.coding.style)'),
+        subject: z.string().optional().describe('Who or what the fact is about (default "user")'),
+        strategy: z.string().optional().describe(`How to write into an occupied slot: ${STRATEGIES}. Omit for the configured default.`),
+        expectedVersion: z.number().optional().describe('Compare-and-swap: fail with CONCURRENCY unless the slot is still at this version (outcome.slotVersion of your last read)'),
+        confidence: z.number().optional().describe('How sure you are, 0..1 (default 1)'),
+        source: z.string().optional().describe('Who observed the fact (default "caller")'),
+        sourceTrust: z.number().optional().describe('How far that source is trusted, 0..1 (default 0.8)'),
+        validFrom: z.string().optional().describe('When it became true (ISO 8601)'),
+        validTo: z.string().optional().describe('When it stopped being true (ISO 8601)'),
+        id: z.string().optional().describe('Idempotency key: the same id written twice changes memory once'),
+      },
+    },
+    async (a) => {
+      const candidate = defined({ subject: a.subject, predicate: a.predicate, object: a.object, confidence: a.confidence, validFrom: a.validFrom, validTo: a.validTo, id: a.id });
+      if (a.source !== undefined || a.sourceTrust !== undefined) {
+        candidate.provenance = defined({ sourceId: a.source ?? 'caller', sourceTrust: a.sourceTrust });
+      }
+      return memory.remember(candidate, defined({ strategy: a.strategy, expectedVersion: a.expectedVersion }));
+    },
+  );
+
+  tool(
+    'recall',
+    {
+      title: 'Recall beliefs',
+      description: 'What memory currently believes about a subject (default "user"), optionally one predicate, as of a time, or with history.',
+      inputSchema: {
+        subject: z.string().optional(),
+        predicate: z.string().optional(),
+        at: z.string().optional().describe('As of this moment (ISO 8601)'),
+        includeHistory: z.boolean().optional().describe('Include superseded, outweighed and retired claims'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async (a) => ({
+      claims: await memory.recall(a.subject, defined({ predicate: a.predicate, at: a.at, includeHistory: a.includeHistory, consolidate: consolidate || undefined })),
+    }),
+  );
+
+  tool(
+    'why',
+    {
+      title: 'Explain a claim',
+      description: 'Why memory believes a claim: the claim, its lineage (what it superseded) and every log entry that explains it.',
+      inputSchema: { claimId: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async (a) => memory.why(a.claimId),
+  );
+
+  tool(
+    'conflicts',
+    {
+      title: 'List conflicts',
+      description: 'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason.',
+      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence (default: all)') },
+      annotations: { readOnlyHint: true },
+    },
+    async (a) => ({ conflicts: await memory.conflicts(defined({ status: a.status })) }),
+  );
+
+  tool(
+    'settle',
+    {
+      title: 'Settle a conflict',
+      description: 'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict. Undoable.',
+      inputSchema: {
+        conflictId: z.string(),
+        settlement: z.string().describe('keep_newer | keep_earlier | keep_both'),
+        by: z.string().optional().describe('Who decided'),
+      },
+    },
+    async (a) => memory.settle(a.conflictId, a.settlement, defined({ by: a.by })),
+  );
+
+  tool(
+    'undo',
+    {
+      title: 'Undo a settlement',
+      description: 'Revert a settlement exactly and reopen the conflict.',
+      inputSchema: { conflictId: z.string() },
+    },
+    async (a) => memory.undo(a.conflictId),
+  );
+
+  return server;
+}
+
+/** Serves on stdin/stdout until the client closes the stream. */
+export async function runMcpServer({ env = process.env, version } = {}) {
+  const opened = await openMemory(env);
+  const server = createMcpServer({ memory: opened.memory, consolidate: opened.consolidate, version });
+  const transport = new StdioServerTransport();
+  const closed = new Promise((resolve) => {
+    server.server.onclose = resolve;
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+  await server.connect(transport);
+  process.stderr.write(`credence mcp: serving ${opened.storeLabel}\n`);
+  await closed;
+  await server.close().catch(() => {});
+  await opened.close().catch(() => {});
+}
