@@ -7,10 +7,7 @@ cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
 
 step "pack pkg/ and install the tarball as 'credence'"
-rm -f credence-*.tgz
-TARBALL=$(cd pkg && npm pack --silent --pack-destination ..)
-npm install --no-save --no-audit --no-fund "./$TARBALL" >/dev/null
-test -f node_modules/credence/package.json
+TARBALL=$(bash scripts/install-pkg.sh)
 
 step "vitest (ESM import)"
 node_modules/.bin/vitest run
