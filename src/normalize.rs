@@ -10,7 +10,8 @@ pub fn normalize_value(text: &str) -> String {
 }
 
 pub fn tokens(text: &str) -> Vec<String> {
-    let folded: String = text.nfkc().collect::<String>().to_lowercase();
+    // NFKC leaves ASCII unchanged, so ASCII text (most values) skips it.
+    let folded: String = if text.is_ascii() { text.to_ascii_lowercase() } else { text.nfkc().collect::<String>().to_lowercase() };
     folded
         .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\'' && c != '+' && c != '#'))
         .filter(|t| !t.is_empty())
