@@ -89,10 +89,12 @@ fn close(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().min(b.len()) < 5 || a.len().abs_diff(b.len()) > 1 {
+    // Length check first, without allocating: most token pairs fail it.
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la.min(lb) < 5 || la.abs_diff(lb) > 1 {
         return false;
     }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     // Levenshtein distance ≤ 1, for typos in long tokens.
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
@@ -121,12 +123,8 @@ pub fn similarity(a: &[String], b: &[String]) -> f64 {
     matched as f64 / a.len().max(b.len()) as f64
 }
 
-fn best_score(entity: &Entity, wanted: &[String]) -> f64 {
-    entity
-        .aliases
-        .iter()
-        .map(|alias| similarity(&name_tokens(alias, &entity.entity_type), wanted))
-        .fold(0.0, f64::max)
+fn best_score(alias_tokens: &[Vec<String>], wanted: &[String]) -> f64 {
+    alias_tokens.iter().map(|t| similarity(t, wanted)).fold(0.0, f64::max)
 }
 
 /// Finds the entity a name denotes among `entities` (one type), following merges.
@@ -142,11 +140,31 @@ pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<us
         }
         i
     };
+    // Each alias is tokenized once per call, and a name seen before (an
+    // exact alias hit, the common case) returns before any scoring.
+    let mut tokenized: Vec<Vec<Vec<String>>> = Vec::with_capacity(entities.len());
+    for (i, e) in entities.iter().enumerate() {
+        let tokens: Vec<Vec<String>> = e.aliases.iter().map(|a| name_tokens(a, entity_type)).collect();
+        if tokens.contains(&wanted) {
+            let i = follow(i);
+            return (Some(i), Resolution { name: name.into(), entity_id: entities[i].id.clone(), rule: "alias".into(), score: 1.0, near_matches: vec![] });
+        }
+        tokenized.push(tokens);
+    }
+    // Merged entities only ever matched exactly. A registry holds one type;
+    // an entity of another type is scored by its own type's tokens.
     let mut scored: Vec<(usize, f64)> = entities
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.merged_into.is_none() || e.aliases.iter().any(|a| name_tokens(a, entity_type) == wanted))
-        .map(|(i, e)| (i, best_score(e, &wanted)))
+        .filter(|(_, e)| e.merged_into.is_none())
+        .map(|(i, e)| {
+            let score = if e.entity_type == entity_type {
+                best_score(&tokenized[i], &wanted)
+            } else {
+                best_score(&e.aliases.iter().map(|a| name_tokens(a, &e.entity_type)).collect::<Vec<_>>(), &wanted)
+            };
+            (i, score)
+        })
         .filter(|(_, s)| *s > 0.0)
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -155,11 +173,6 @@ pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<us
         .take(3)
         .map(|(i, s)| NearMatch { entity_id: entities[*i].id.clone(), name: entities[*i].name.clone(), score: *s })
         .collect();
-    let exact = entities.iter().position(|e| e.aliases.iter().any(|a| name_tokens(a, entity_type) == wanted));
-    if let Some(i) = exact {
-        let i = follow(i);
-        return (Some(i), Resolution { name: name.into(), entity_id: entities[i].id.clone(), rule: "alias".into(), score: 1.0, near_matches: vec![] });
-    }
     match scored.as_slice() {
         [(i, s), rest @ ..] if *s >= SIMILARITY_THRESHOLD => {
             if rest.first().is_some_and(|(j, t)| t == s && follow(*j) != follow(*i)) {
