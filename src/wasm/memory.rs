@@ -86,7 +86,9 @@ where
     F: std::future::Future<Output = Result<T>> + 'static,
 {
     future_to_promise(async move {
-        match work.await {
+        let result = work.await;
+        super::headroom::keep_headroom();
+        match result {
             Ok(v) => to_js(&v),
             Err(e) => Err(to_js_error(e)),
         }

@@ -43,7 +43,9 @@ impl Drop for MemoryStore {
 macro_rules! run {
     ($work:expr) => {
         wasm_bindgen_futures::future_to_promise(async move {
-            match $work.await {
+            let result = $work.await;
+            super::headroom::keep_headroom();
+            match result {
                 Ok(v) => to_js(&v),
                 Err(e) => Err(to_js_error(e)),
             }

@@ -5,6 +5,7 @@
 mod bridge;
 mod convert;
 mod errors;
+mod headroom;
 mod memory;
 mod memory_store;
 
