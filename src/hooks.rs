@@ -22,16 +22,50 @@ pub trait IdSource {
 /// Random ids from the platform's entropy (`getrandom`).
 pub struct RandomIds;
 
+/// 10 random bytes. In wasm each `getrandom` is a call out to
+/// `crypto.getRandomValues` (microseconds in Node), so entropy is drawn for 64
+/// ids at a time; natively (where a process may fork) every id asks the OS.
+fn id_bytes() -> [u8; 10] {
+    let mut bytes = [0u8; 10];
+    #[cfg(target_arch = "wasm32")]
+    {
+        thread_local! {
+            static POOL: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+        }
+        const N: usize = 10;
+        POOL.with(|pool| {
+            let (buf, used) = &mut *pool.borrow_mut();
+            if *used + N > buf.len() {
+                buf.resize(64 * N, 0);
+                // Entropy failure is not recoverable by a caller; fall back to a
+                // fixed marker rather than panicking inside wasm.
+                if getrandom::fill(buf).is_err() {
+                    buf.fill(0x5a);
+                }
+                *used = 0;
+            }
+            bytes.copy_from_slice(&buf[*used..*used + N]);
+            *used += N;
+        });
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes = [0x5a; 10];
+    }
+    bytes
+}
+
 impl IdSource for RandomIds {
     fn next_id(&self, prefix: &str) -> String {
-        let mut bytes = [0u8; 10];
-        // Entropy failure is not recoverable by a caller; fall back to a counter-free
-        // time-independent marker rather than panicking inside wasm.
-        if getrandom::fill(&mut bytes).is_err() {
-            bytes = [0x5a; 10];
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut id = String::with_capacity(prefix.len() + 21);
+        id.push_str(prefix);
+        id.push('_');
+        for b in id_bytes() {
+            id.push(HEX[(b >> 4) as usize] as char);
+            id.push(HEX[(b & 15) as usize] as char);
         }
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{prefix}_{hex}")
+        id
     }
 }
 
