@@ -30,7 +30,7 @@ export interface PostgresStoreOptions {
 export declare const POSTGRES_SCHEMA: string;
 
 /**
- * A ClaimStore in PostgreSQL. Commits are transactions with a version check;
+ * A ClaimStore in PostgreSQL. A commit is one atomic statement with a version check;
  * no dependency on `pg` at run time.
  *
  * ```js

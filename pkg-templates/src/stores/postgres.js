@@ -11,14 +11,14 @@
 //   memory_entities   entities (SPEC §9)
 // Every row carries `scope`; every query filters on it.
 //
-// A commit is one transaction: a compare-and-set on the slot row
-// (INSERT ... ON CONFLICT DO NOTHING for version 0, UPDATE ... WHERE version =
-// expected otherwise); no row → ROLLBACK → `false`, and the engine retries.
-// Transactions need one connection: with a pool (a `connect()` and no
-// `release()`) each commit checks out a client; a single connection (pg.Client,
-// PGlite, a checked-out client) is shared, so this store runs its queries on it
-// one at a time, in order, never interleaving another statement into a
-// transaction of its own.
+// A commit is one statement, so it is atomic without BEGIN/COMMIT: a
+// compare-and-set on the slot row (INSERT ... ON CONFLICT DO NOTHING for
+// version 0, UPDATE ... WHERE version = expected otherwise) in a CTE, with the
+// claim, conflict and log rows written only when it returned a row; no row →
+// nothing written → `false`, and the engine retries. With a pool (a
+// `connect()` and no `release()`) statements go to `pool.query`; a single
+// connection (pg.Client, PGlite, a checked-out client) is shared, so this
+// store runs its statements on it one at a time, in order.
 import { CredenceError } from '../errors.js';
 
 const DEFAULT_TABLES = Object.freeze({
@@ -126,31 +126,54 @@ const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
 /** Idempotent DDL for the default table names (safe to run at every start). */
 export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
 
-function sql(t) {
-  return {
-    load: `SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2`,
-    insertSlot: `INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
-      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version`,
-    updateSlot: `UPDATE ${t.slots} SET version = $3, slot = $4::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND version = $5 RETURNING version`,
-    upsertClaims: `INSERT INTO ${t.claims}
+/** The row writes of a commit, each joined to the slot CAS (`won`). */
+function commitRows(t) {
+  return `claims_up AS (
+      INSERT INTO ${t.claims}
         (scope, id, slot_key, subject, predicate, object, status, confidence, recorded_at, claim)
       SELECT $1, c->>'id', $2, $3, $4, c->>'object', c->>'status', (c->>'confidence')::float8,
              (c->>'recordedAt')::timestamptz, c
-      FROM jsonb_array_elements($5::jsonb) AS c
+      FROM won, jsonb_array_elements(won.slot->'claims') AS c WHERE c->>'id' = ANY($7::text[])
       ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
         predicate = EXCLUDED.predicate, object = EXCLUDED.object, status = EXCLUDED.status,
-        confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim`,
-    upsertConflicts: `INSERT INTO ${t.conflicts}
+        confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim
+    ), conflicts_up AS (
+      INSERT INTO ${t.conflicts}
         (scope, id, slot_key, subject, predicate, kind, status, opened_at, conflict)
       SELECT $1, c->>'id', $2, $3, $4, c->>'kind', c->>'status', (c->>'openedAt')::timestamptz, c
-      FROM jsonb_array_elements($5::jsonb) AS c
+      FROM won, jsonb_array_elements(won.slot->'conflicts') AS c WHERE c->>'id' = ANY($8::text[])
       ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
         predicate = EXCLUDED.predicate, kind = EXCLUDED.kind, status = EXCLUDED.status,
-        opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict`,
-    appendLog: `INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
+        opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict
+    ), log_up AS (
+      INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
       SELECT $1, $2, (e.value->>'version')::bigint, e.ord::int, (e.value->>'at')::timestamptz, e.value->>'rule', e.value
-      FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(value, ord)`,
+      FROM won, jsonb_array_elements($9::jsonb) WITH ORDINALITY AS e(value, ord)
+    )`;
+}
+
+function sql(t) {
+  return {
+    load: `SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    // A commit is ONE statement (data-modifying CTEs run atomically, in one
+    // snapshot): the compare-and-set on the slot row, then the claim,
+    // conflict and log rows, each joined to the CAS's RETURNING so that a lost
+    // race (no row) writes nothing. One round trip instead of five
+    // (BEGIN, slot, claims, log, COMMIT): round trips dominate a write.
+    // The changed claim and conflict rows are taken from the slot document
+    // the CAS returned, by id, so they cross the wire once.
+    // $1 scope, $2 key, $3 subject, $4 predicate, $5 new version, $6 slot,
+    // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version.
+    commitInsert: `WITH won AS (
+      INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot
+    ), ${commitRows(t)}
+    SELECT version FROM won`,
+    commitUpdate: `WITH won AS (
+      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
+    ), ${commitRows(t)}
+    SELECT version FROM won`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
@@ -251,25 +274,20 @@ export class PostgresStore {
 
   async commitSlot(commit) {
     const { ref, expectedVersion, slot } = commit;
-    const scope = this.#scope;
-    const s = this.#sql;
-    return this.#transaction(async (c) => {
-      const doc = JSON.stringify(slot);
-      const won =
-        expectedVersion === 0
-          ? await c.query(s.insertSlot, [scope, ref.key, ref.subject, ref.predicate, slot.version, doc])
-          : await c.query(s.updateSlot, [scope, ref.key, slot.version, doc, expectedVersion]);
-      if (won.rows.length === 0) return false;
-      const rowArgs = (items) => [scope, ref.key, ref.subject, ref.predicate, JSON.stringify(items)];
-      const changedClaims = new Set(commit.changedClaims);
-      const claims = slot.claims.filter((claim) => changedClaims.has(claim.id));
-      if (claims.length) await c.query(s.upsertClaims, rowArgs(claims));
-      const changedConflicts = new Set(commit.changedConflicts);
-      const conflicts = slot.conflicts.filter((conflict) => changedConflicts.has(conflict.id));
-      if (conflicts.length) await c.query(s.upsertConflicts, rowArgs(conflicts));
-      if (commit.log.length) await c.query(s.appendLog, [scope, ref.key, JSON.stringify(commit.log)]);
-      return true;
-    });
+    const values = [
+      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
+      commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log),
+    ];
+    try {
+      const won = expectedVersion === 0
+        ? await this.#query(this.#sql.commitInsert, values)
+        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion]);
+      return won.rows.length > 0;
+    } catch (err) {
+      // Lost races PostgreSQL itself reports: the statement was rolled back.
+      if (RETRYABLE.has(err?.code)) return false;
+      throw err;
+    }
   }
 
   async findClaim(claimId) {
@@ -304,44 +322,5 @@ export class PostgresStore {
     } catch (err) {
       throw explain(err, this.#tables);
     }
-  }
-
-  /** Runs `work(connection)` in BEGIN/COMMIT; a falsy result rolls back and yields false. */
-  async #transaction(work) {
-    if (!this.#pool) return serially(this.#q, () => this.#inTransaction(this.#q, work));
-    const client = await this.#q.connect();
-    let failure;
-    try {
-      return await this.#inTransaction(client, work);
-    } catch (err) {
-      failure = err;
-      throw err;
-    } finally {
-      // A client that failed mid-transaction is discarded, not reused.
-      client.release(failure === undefined ? undefined : true);
-    }
-  }
-
-  async #inTransaction(c, work) {
-    await c.query('BEGIN');
-    let done;
-    try {
-      done = await work(c);
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      if (RETRYABLE.has(err?.code)) return false;
-      throw explain(err, this.#tables);
-    }
-    if (!done) {
-      await c.query('ROLLBACK');
-      return false;
-    }
-    try {
-      await c.query('COMMIT');
-    } catch (err) {
-      if (RETRYABLE.has(err?.code)) return false;
-      throw err;
-    }
-    return true;
   }
 }
