@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `npm run bench -- --quick` (under 2 minutes once the native bench is
+# compiled): every bench section runs, so none can rot. It fails only when a
+# section crashes or an acknowledged write goes missing, never on speed.
+# PostgreSQL: DATABASE_URL if set, else a throwaway server (scripts/throwaway-postgres.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+START=$(date +%s)
+
+step "the packed package in node_modules"
+if [ ! -f pkg/package.json ]; then bash scripts/build.sh; fi
+if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/credence_bg.wasm node_modules/credence/node/credence_bg.wasm; then
+  bash scripts/install-pkg.sh >/dev/null
+fi
+
+step "cargo: the native bench binary (benches/native.rs)"
+cargo bench --bench native --no-run --quiet
+
+step "npm run bench -- --quick"
+npm run --silent bench -- --quick
+
+step "bench (quick) passed in $(( $(date +%s) - START )) s"
