@@ -78,18 +78,30 @@ fn batched(candidates: &[Candidate], batch: usize) -> f64 {
 
 /// Growth: ns per write of `probe` into fresh slots of an empty store vs of a
 /// store first filled (through `remember_many`) with `target` claims of `fill`.
+/// Growth: ns per write of `probe` into fresh slots of an empty store vs of a
+/// store first filled (through `remember_many`) with `target` claims of `fill`,
+/// overall and split into works_at writes (resolved against the org registry)
+/// and the rest: `[all, works_at, rest]` per rep.
 fn growth(probe: &[Candidate], fill: &[Candidate], target: usize, reps: usize) -> serde_json::Value {
     let run = |engine: &Engine, tag: &str| {
         let options = WriteOptions::default();
-        let start = Instant::now();
+        let (mut all, mut typed, mut typed_n) = (0.0, 0.0, 0usize);
         for c in probe {
             let mut c = c.clone();
             c.subject = c.subject.map(|s| format!("{tag}{s}"));
+            let start = Instant::now();
             if let Err(e) = pollster::block_on(engine.remember(&c, &options)) {
                 fail(&format!("remember: {}", e.message));
             }
+            let ns = start.elapsed().as_nanos() as f64;
+            all += ns;
+            if c.predicate == "works_at" {
+                typed += ns;
+                typed_n += 1;
+            }
         }
-        start.elapsed().as_nanos() as f64 / probe.len() as f64
+        let n = probe.len();
+        [all / n as f64, typed / typed_n.max(1) as f64, (all - typed) / (n - typed_n).max(1) as f64]
     };
     let store = Rc::new(MemoryStore::new());
     let hooks = Hooks { clock: Rc::new(SystemClock), ids: None, merge: None, judge: None };
