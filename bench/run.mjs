@@ -6,12 +6,20 @@
 // Exits non-zero only when a section crashes or an acknowledged write is
 // missing — never because a speed goal was missed.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { printTable, row } from './lib.mjs';
-import { inMemory } from './sections/inmemory.mjs';
-import { reviewPass, sizeAndStart } from './sections/other.mjs';
-import { growth, okf, postgres } from './sections/processes.mjs';
+
+try {
+  createRequire(import.meta.url).resolve('credence');
+} catch {
+  console.error('bench: the credence package is not installed; build and install it first:\n  npm run build && bash scripts/install-pkg.sh');
+  process.exit(2);
+}
+const { inMemory } = await import('./sections/inmemory.mjs');
+const { reviewPass, sizeAndStart } = await import('./sections/other.mjs');
+const { growth, okf, postgres } = await import('./sections/processes.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
