@@ -170,9 +170,11 @@ fn the_review_pass_ends_on_budget_or_a_throwing_judge_and_resumes() {
     let r = run(h.engine.review(Some(&judge), 2)).unwrap();
     assert_eq!(r.calls, 2);
     assert_eq!(r.slots_left, 2);
+    assert_eq!(r.stopped.as_deref(), Some("budget"));
     let broken = pair_judge(Rc::new(Cell::new(0)), 0);
     let r = run(h.engine.review(Some(&broken), 160)).unwrap();
     assert_eq!(r.calls, 2, "findPairs then the first confirmPair, which throws");
+    assert_eq!(r.stopped.as_deref(), Some("judge down"));
     assert_eq!(r.slots_left, 2);
     let r = run(h.engine.review(Some(&judge), 160)).unwrap();
     assert_eq!(r.slots_left, 0);

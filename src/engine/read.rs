@@ -144,6 +144,21 @@ impl Engine {
         Ok(Why { claim, lineage, log })
     }
 
+    /// Every subject memory holds facts about, sorted (entity ids included).
+    pub async fn subjects(&self) -> Result<Vec<String>> {
+        let mut out: Vec<String> = self
+            .store
+            .list_slots(None)
+            .await?
+            .into_iter()
+            .map(|r| r.subject)
+            .filter(|s| s != crate::entities::ENTITY_REGISTRY)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// Open first, then oldest first.
     pub async fn conflicts(&self, status: Option<ConflictStatus>) -> Result<Vec<Conflict>> {
         let mut out = Vec::new();

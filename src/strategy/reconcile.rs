@@ -33,6 +33,16 @@ fn pinned(txn: &SlotTxn, id: &str) -> bool {
 /// Recomputes the belief of every live claim: competing in a single-valued
 /// slot, standing alone in a multi-valued one.
 pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    refresh(txn, ctx, !ctx.spec.is_multi());
+}
+
+/// Entries of a log-like slot (append, replace, merges) do not compete: each
+/// stands alone on its own evidence.
+pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    refresh(txn, ctx, false);
+}
+
+fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
     let now = txn.now;
     let live: Vec<(String, f64)> = txn
         .slot
@@ -42,7 +52,7 @@ pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
         .map(|c| (c.id.clone(), support_of(ctx, c, now)))
         .collect();
     let params = &ctx.settings.belief;
-    let beliefs: Vec<f64> = if ctx.spec.is_multi() {
+    let beliefs: Vec<f64> = if !rivals {
         live.iter().map(|(_, s)| belief::alone(*s, params)).collect()
     } else {
         belief::competing(&live.iter().map(|(_, s)| *s).collect::<Vec<_>>(), params)

@@ -174,6 +174,13 @@ impl Memory {
         promise(async move { engine.recall(subject.as_deref(), &options).await })
     }
 
+    /// Every subject memory holds facts about (entity ids included), sorted.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string[]>")]
+    pub fn subjects(&self) -> Promise {
+        let engine = self.engine.clone();
+        promise(async move { engine.subjects().await })
+    }
+
     /// The claim, its lineage and every log entry that explains it.
     #[wasm_bindgen(unchecked_return_type = "Promise<Why>")]
     pub fn why(&self, #[wasm_bindgen(unchecked_param_type = "string")] claim_id: JsValue) -> Promise {
