@@ -27,7 +27,8 @@ export function sweepTable(results) {
   const width = Math.max(...results.map((r) => r.label.length), 10);
   const short = names.map((n) => n.replace('credence, half-life fitted', 'cred. fitted').replace('credence (reconcile)', 'credence')
     .replace('latest-observation-wins', 'latest-obs').replace('last-write-wins', 'LWW').replace('majority vote (all)', 'major-all')
-    .replace('majority vote (last 5)', 'major-5').replace('confidence-gated', 'conf-gated').replace('Bayes filter (ceiling)', 'ceiling'));
+    .replace('majority vote (last 5)', 'major-5').replace('confidence-gated', 'conf-gated').replace('Bayes filter (ceiling)', 'ceiling')
+    .replace('proposed rule (JS prototype)', 'proposal'));
   const lines = [[''.padEnd(width), ...short.map((s) => s.padStart(11)), '  cred. ECE'].join(' ')];
   for (const { label, sim } of results) {
     lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(11)), `      ${f3(sim.rows[0].ece)}`].join(' '));
@@ -88,7 +89,7 @@ export function standing(sim) {
   const ceiling = sim.rows.find((r) => r.name.startsWith('Bayes'));
   const lines = [];
   for (const o of others) {
-    if (o === ceiling || o.name.startsWith('credence')) continue;
+    if (o === ceiling || o.name.startsWith('credence') || o.name.startsWith('proposed')) continue;
     const d = cred.accuracy - o.accuracy;
     const perPred = Object.keys(cred.by).filter((p) => cred.by[p] < o.by[p]);
     lines.push(`  vs ${o.name.padEnd(26)} ${d >= 0 ? '+' : ''}${(100 * d).toFixed(1)} pts` +
@@ -96,7 +97,7 @@ export function standing(sim) {
   }
   if (ceiling) {
     const gap = ceiling.accuracy - cred.accuracy;
-    const span = ceiling.accuracy - Math.max(...others.filter((o) => o !== ceiling && !o.name.startsWith('credence')).map((o) => o.accuracy));
+    const span = ceiling.accuracy - Math.max(...others.filter((o) => o !== ceiling && !/^(credence|proposed)/.test(o.name)).map((o) => o.accuracy));
     lines.push(`  gap to the ceiling: ${(100 * gap).toFixed(1)} pts (best baseline is ${(100 * span).toFixed(1)} pts below the ceiling)`);
   }
   return lines.join('\n');

@@ -2,6 +2,7 @@
 //   --quick             smaller simulation (CI); the floor keeps figures per mode
 //   --seed N            another world (figures are then not compared with the floor)
 //   --sweep             also run the simulation under other generator regimes
+//   --proposal          add a row for the JS prototype of the belief rule EVAL.md proposes
 //   --update-baseline   write the current figures as the floor for this mode
 //   --corpus-only / --sim-only
 // Exits non-zero when a corpus case that passed on the floor fails, or
@@ -51,7 +52,7 @@ if (!flag('--sim-only')) {
 let sim;
 if (!flag('--corpus-only')) {
   console.log(`\n== simulation (${mode}; seed ${seed}; replay with --seed ${seed}${mode === 'quick' ? ' --quick' : ''})`);
-  sim = await runSimulation(params, seed);
+  sim = await runSimulation(params, seed, { proposal: flag('--proposal') });
   console.log(simTable(sim, params));
   console.log('credence against each baseline:');
   console.log(standing(sim));
@@ -61,7 +62,7 @@ if (!flag('--corpus-only')) {
 if (flag('--sweep')) {
   console.log(`\n== sweep: accuracy by generator regime (${params.subjects} subjects, seed ${seed})`);
   const results = [];
-  for (const [label, change] of REGIMES) results.push({ label, sim: await runSimulation({ ...params, ...change }, seed) });
+  for (const [label, change] of REGIMES) results.push({ label, sim: await runSimulation({ ...params, ...change }, seed, { proposal: flag('--proposal') }) });
   console.log(sweepTable(results));
 }
 

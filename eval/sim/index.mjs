@@ -3,6 +3,7 @@
 import { Memory } from 'credence';
 import { generate, iso, truthAt } from './world.mjs';
 import { BayesFilter, ConfidenceGated, LastWriteWins, LatestObservationWins, MajorityVote } from './methods.mjs';
+import { ProposedFilter } from './proposal.mjs';
 
 /** credence with its shipped defaults: built-in predicate specs, prior, margins, half-lives. */
 class Credence {
@@ -71,7 +72,7 @@ export function fittedConfig(params) {
   };
 }
 
-export async function runSimulation(params, seed) {
+export async function runSimulation(params, seed, { proposal = false } = {}) {
   const world = generate(params, seed);
   const clock = { day: 0 };
   const credence = new Credence(world, clock);
@@ -85,6 +86,7 @@ export async function runSimulation(params, seed) {
     new MajorityVote(5),
     new ConfidenceGated(),
     new BayesFilter(world),
+    ...(proposal ? [new ProposedFilter(world)] : []),
   ];
   const score = methods.map((m) => ({ name: m.name, hits: 0, n: 0, stale: 0, by: {}, pairs: [] }));
   const seen = new Set();

@@ -69,7 +69,10 @@ export function truthAt(slot, day) {
  * observedAt) and a delivery time (when memory receives it).
  */
 export function generate(params, seed) {
+  // Separate streams, so a regime that changes only delivery (late reports,
+  // re-deliveries) sees the same truths and the same reports.
   const rand = mulberry32(seed);
+  const post = mulberry32(seed ^ 0x5eed5eed);
   const slots = [];
   const reports = [];
   for (let s = 0; s < params.subjects; s++) {
@@ -90,13 +93,13 @@ export function generate(params, seed) {
         const quality = source.reliability * conf;
         const truth = truthAt(slot, obs);
         const value = rand() < quality ? truth : pick(rand, pred.domain.filter((v) => v !== truth));
-        const late = rand() < params.lateProbability;
-        const delivered = late ? obs + between(rand, params.lateDelayDays) : obs;
+        const late = post() < params.lateProbability;
+        const delivered = late ? obs + between(post, params.lateDelayDays) : obs;
         if (delivered >= params.horizonDays) continue;
         const report = { obsId: reports.length, slot: slot.id, obs, delivered, source: source.id, trust: source.reliability, conf, quality, value, correct: value === truth };
         reports.push(report);
-        if (params.duplicateProbability && rand() < params.duplicateProbability) {
-          const again = delivered + between(rand, params.duplicateDelayDays);
+        if (params.duplicateProbability && post() < params.duplicateProbability) {
+          const again = delivered + between(post, params.duplicateDelayDays);
           if (again < params.horizonDays) reports.push({ ...report, delivered: again, duplicate: true });
         }
       }
