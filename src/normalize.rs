@@ -18,13 +18,12 @@ pub fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// True when `specific` contains every token of `general`, in order and
-/// contiguously, and says more ("San Francisco" → "San Francisco, CA").
+/// True when `specific` starts with every token of `general`, in order, and
+/// says more after them ("San Francisco" → "San Francisco, CA", "Python" →
+/// "Python 3.12"). Words in front name something else: "New York" is not a
+/// more specific "York".
 pub fn is_refinement(general: &[String], specific: &[String]) -> bool {
-    if general.is_empty() || specific.len() <= general.len() {
-        return false;
-    }
-    specific.windows(general.len()).any(|w| w == general)
+    !general.is_empty() && specific.len() > general.len() && specific.starts_with(general)
 }
 
 #[cfg(test)]
@@ -46,5 +45,7 @@ mod tests {
         assert!(!is_refinement(&t("San Francisco, CA"), &t("San Francisco")));
         assert!(!is_refinement(&t("York"), &t("York")));
         assert!(!is_refinement(&t("new york"), &t("york new jersey")));
+        assert!(!is_refinement(&t("York"), &t("New York")));
+        assert!(!is_refinement(&t("Francisco"), &t("San Francisco, CA")));
     }
 }

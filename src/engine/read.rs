@@ -69,6 +69,24 @@ fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
     }
 }
 
+/// An as-of view of a single-valued slot shows what held then, not every
+/// history claim whose interval covers the moment: a superseded claim gives
+/// way to a visible claim that superseded it (a refinement), and to a visible
+/// history claim that started later (history recorded in between). Current
+/// claims (active, disputed) are always kept, so disputes stay visible.
+fn one_value_at_a_time(claims: Vec<Claim>) -> Vec<Claim> {
+    let shadowed = |c: &Claim| {
+        c.status == Status::Superseded
+            && claims.iter().any(|o| {
+                o.id != c.id
+                    && (c.superseded_by.as_deref() == Some(o.id.as_str())
+                        || (o.status == Status::Superseded && o.effective_from() > c.effective_from()))
+            })
+    };
+    let keep: Vec<bool> = claims.iter().map(|c| !shadowed(c)).collect();
+    claims.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
 impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
         let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
@@ -87,6 +105,9 @@ impl Engine {
         for slot_ref in slots {
             let slot = self.store.load_slot(&slot_ref).await?;
             let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
+            if at.is_some() && !self.spec_of(&slot_ref.predicate).is_multi() {
+                claims = one_value_at_a_time(claims);
+            }
             if options.consolidate && at.is_none() && !options.include_history && self.reads_merged(&slot_ref) && claims.len() > 1 {
                 claims = vec![self.consolidate(&claims).await];
             }

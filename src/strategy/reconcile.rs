@@ -279,6 +279,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
                 format!("{:?} is contradicted by stronger evidence ({:.2} vs {:.2})", c.object, mine, theirs));
             affected.push(c.id.clone());
         }
+        close_moot_disputes(txn);
         refresh_beliefs(txn, ctx);
         return Applied::stored(Action::Added, Some(Relation::Contradict), id, affected);
     }
@@ -301,6 +302,28 @@ fn close_disputes(txn: &mut SlotTxn, claim_id: &str, why: &str) {
     for cf in open {
         txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
         txn.log_change("dispute_resolved", &[claim_id], None, Some(&cf), why.to_string());
+    }
+}
+
+/// Open disputes between claims that are both no longer current (a third
+/// value won on evidence) are moot: they are resolved by that evidence.
+fn close_moot_disputes(txn: &mut SlotTxn) {
+    let moot: Vec<(String, String, String)> = txn
+        .slot
+        .conflicts
+        .iter()
+        .filter(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open)
+        .filter(|c| {
+            [&c.earlier_id, &c.newer_id]
+                .iter()
+                .all(|id| txn.claim(id).is_none_or(|claim| !claim.status.is_current()))
+        })
+        .map(|c| (c.id.clone(), c.earlier_id.clone(), c.newer_id.clone()))
+        .collect();
+    for (cf, earlier, newer) in moot {
+        txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+        txn.log_change("dispute_resolved", &[&earlier, &newer], None, Some(&cf),
+            "neither claim is current any more: another value won on evidence".into());
     }
 }
 
@@ -388,6 +411,7 @@ pub fn reassess(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> Vec<String> {
         _ => {}
     }
     if !changed.is_empty() {
+        close_moot_disputes(txn);
         refresh_beliefs(txn, ctx);
     }
     changed.dedup();
