@@ -10,7 +10,9 @@ pub fn normalize_value(text: &str) -> String {
 }
 
 pub fn tokens(text: &str) -> Vec<String> {
-    let folded: String = text.nfkc().collect::<String>().to_lowercase();
+    // NFKC then lower case, plus the case foldings lower-casing misses
+    // ("Hauptstraße" = "HAUPTSTRASSE", final sigma).
+    let folded: String = text.nfkc().collect::<String>().to_lowercase().replace('ß', "ss").replace('ς', "σ");
     folded
         .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\'' && c != '+' && c != '#'))
         .filter(|t| !t.is_empty())
@@ -35,6 +37,7 @@ mod tests {
         assert_eq!(normalize_value("  New   York "), normalize_value("new york"));
         assert_eq!(normalize_value("Ｎｅｗ York."), "new york");
         assert_ne!(normalize_value("C++"), normalize_value("C"));
+        assert_eq!(normalize_value("Hauptstraße"), normalize_value("HAUPTSTRASSE"));
     }
 
     #[test]

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use credence::model::{Action, ConflictStatus, Relation, Status};
-use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
+use credence::{EngineConfig, ErrorCode, RecallOptions, Store, WriteOptions};
 
 #[test]
 fn a_move_supersedes_and_keeps_the_old_city_as_history() {
@@ -206,12 +206,14 @@ fn bad_input_is_refused_before_anything_is_written() {
 fn a_failing_store_leaves_memory_exactly_as_it_was() {
     let h = harness(EngineConfig::default());
     h.write(cand("located_in", "NYC"));
-    let before = h.all("located_in");
+    let slot = credence::model::SlotRef::new("user", "located_in");
+    let stored = || run(h.store.inner.load_slot(&slot)).unwrap();
+    let before = stored();
     *h.store.fail.borrow_mut() = Some("commit");
     let e = h.write_with(cand("located_in", "SF"), WriteOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::StoreFailed);
     *h.store.fail.borrow_mut() = None;
-    assert_eq!(h.all("located_in"), before);
+    assert_eq!(stored(), before);
     assert_eq!(h.write(cand("located_in", "SF")).action, Action::Superseded, "succeeds when retried");
 }
 

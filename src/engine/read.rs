@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Engine;
+use super::{Engine, WriteCtx};
+use crate::model::LogCause;
+use crate::txn::SlotTxn;
 use crate::blob::{project, Blob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, Conflict, ConflictRecord, ConflictStatus, LogEntry, Slot, SlotRef, Status};
@@ -104,6 +106,7 @@ impl Engine {
         let mut out = Vec::new();
         for slot_ref in slots {
             let slot = self.store.load_slot(&slot_ref).await?;
+            let slot = self.believed_now(&slot_ref, slot)?;
             let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
             if at.is_some() && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);
@@ -114,6 +117,22 @@ impl Engine {
             out.extend(claims);
         }
         Ok(out)
+    }
+
+    /// Belief as of now (SPEC §4 decay) for a read, without writing: a
+    /// time-varying fact nobody re-observed loses belief even if its slot is
+    /// never written again. Only reconcile slots; entries don't decay here.
+    fn believed_now(&self, slot_ref: &SlotRef, slot: Slot) -> Result<Slot> {
+        let spec = self.spec_of(&slot_ref.predicate);
+        let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
+            .map(|(s, _)| s == Strategy::Reconcile)
+            .unwrap_or(false);
+        if !spec.time_varying || !reconciles || slot.claims.is_empty() {
+            return Ok(slot);
+        }
+        let mut txn = SlotTxn::new(slot, self.now()?, LogCause::default(), self.ids.clone());
+        strategy::refresh_beliefs(&mut txn, &WriteCtx { spec: &spec, settings: &self.settings });
+        Ok(txn.slot)
     }
 
     fn reads_merged(&self, slot_ref: &SlotRef) -> bool {
