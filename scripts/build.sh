@@ -26,7 +26,8 @@ fi
 
 if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
   step "cargo: release wasm"
-  cargo build --release --target wasm32-unknown-unknown
+  # No Rust Unicode tables in the wasm: NFKC comes from the host (see Cargo.toml).
+  cargo build --release --target wasm32-unknown-unknown --no-default-features
   WASM=target/wasm32-unknown-unknown/release/credence.wasm
 
   step "wasm-bindgen: node (CommonJS) and web (ESM) glue"

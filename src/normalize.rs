@@ -2,7 +2,31 @@
 //! whether two values are the same (confirm) or one is a more specific form of
 //! the other (refine).
 
-use unicode_normalization::UnicodeNormalization;
+use std::sync::OnceLock;
+
+static HOST_NFKC: OnceLock<fn(&str) -> String> = OnceLock::new();
+
+/// Lets the host supply NFKC (the wasm build uses JavaScript's
+/// `String.prototype.normalize` rather than shipping Unicode tables).
+pub fn set_host_nfkc(nfkc: fn(&str) -> String) {
+    let _ = HOST_NFKC.set(nfkc);
+}
+
+fn nfkc(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_string(); // NFKC leaves ASCII unchanged
+    }
+    #[cfg(feature = "nfkc-tables")]
+    {
+        use unicode_normalization::UnicodeNormalization;
+        text.nfkc().collect()
+    }
+    #[cfg(not(feature = "nfkc-tables"))]
+    match HOST_NFKC.get() {
+        Some(f) => f(text),
+        None => text.to_string(),
+    }
+}
 
 /// NFKC, case-folded, punctuation treated as space, whitespace collapsed.
 pub fn normalize_value(text: &str) -> String {
@@ -12,7 +36,7 @@ pub fn normalize_value(text: &str) -> String {
 pub fn tokens(text: &str) -> Vec<String> {
     // NFKC then lower case, plus the case foldings lower-casing misses
     // ("Hauptstraße" = "HAUPTSTRASSE", final sigma).
-    let folded: String = text.nfkc().collect::<String>().to_lowercase().replace('ß', "ss").replace('ς', "σ");
+    let folded: String = nfkc(text).to_lowercase().replace('ß', "ss").replace('ς', "σ");
     folded
         .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\'' && c != '+' && c != '#'))
         .filter(|t| !t.is_empty())

@@ -51,7 +51,12 @@ fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Funct
     Ok((engine_config, store, merge, now, judge))
 }
 
+fn js_nfkc(text: &str) -> String {
+    js_sys::JsString::from(text).normalize("NFKC").into()
+}
+
 fn build_engine(config: &JsValue) -> Result<Engine> {
+    crate::normalize::set_host_nfkc(js_nfkc);
     let (engine_config, store, merge, now, judge) = split_config(config)?;
     let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
         Rc::new(crate::store::MemoryStore::new())
