@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! Conflicts that wait for a person: settle, undo, noted once, the review
 //! pass and merge proposals (SPEC §6).
 mod common;

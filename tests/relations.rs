@@ -1,10 +1,11 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! The five relations, valid time, belief rules and disputes (SPEC §3–§4).
 mod common;
 
 use common::*;
 use credence::model::{Action, ConflictStatus, Relation, Status};
-use credence::{EngineConfig, ErrorCode, RecallOptions, Store, WriteOptions};
+use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
 
 #[test]
 fn a_move_supersedes_and_keeps_the_old_city_as_history() {

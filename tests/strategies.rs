@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! The eight strategies, their precedence, and the Memoir-compatible blob (SPEC §5).
 mod common;
 

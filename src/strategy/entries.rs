@@ -126,7 +126,7 @@ fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResul
     let incoming = draft.object.clone();
     draft.object = merged.content;
     let mut prov: Vec<_> = current.iter().flat_map(|c| c.provenance.iter().cloned()).collect();
-    prov.extend(draft.provenance.drain(..));
+    prov.append(&mut draft.provenance);
     draft.provenance = prov;
     draft.stated_confidence = current.iter().map(|c| c.stated_confidence).fold(draft.stated_confidence, f64::max);
     let current_ids: Vec<String> = current.iter().map(|c| c.id.clone()).collect();

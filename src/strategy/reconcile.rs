@@ -92,7 +92,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
         let gid = general.id.clone();
         let mut prov = general.provenance.clone();
-        prov.extend(draft.provenance.drain(..));
+        prov.append(&mut draft.provenance);
         draft.provenance = prov;
         draft.status = general.status;
         draft.supersedes = Some(gid.clone());

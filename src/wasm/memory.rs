@@ -19,11 +19,20 @@ use crate::hooks::Judge;
 use crate::model::{Candidate, ConflictStatus};
 use crate::store::Store;
 
+/// A `new Memory()` config: the data part, and the JS objects serde cannot carry.
+struct SplitConfig {
+    data: EngineConfig,
+    store: JsValue,
+    merge: Option<Function>,
+    now: Option<Function>,
+    judge: JsValue,
+}
+
 /// Takes the function-valued and object-valued keys out of a config object
-/// (they cannot go through serde) and returns the data part.
-fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Function>, Option<Function>, JsValue)> {
+/// and reads the rest as data.
+fn split_config(config: &JsValue) -> Result<SplitConfig> {
     if config.is_undefined() || config.is_null() {
-        return Ok((EngineConfig::default(), JsValue::UNDEFINED, None, None, JsValue::UNDEFINED));
+        return Ok(SplitConfig { data: EngineConfig::default(), store: JsValue::UNDEFINED, merge: None, now: None, judge: JsValue::UNDEFINED });
     }
     if !config.is_object() {
         return Err(Error::invalid("config", "must be an object"));
@@ -47,8 +56,8 @@ fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Funct
     };
     let merge = function(merge, "merge")?;
     let now = function(now, "now")?;
-    let engine_config: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
-    Ok((engine_config, store, merge, now, judge))
+    let data: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
+    Ok(SplitConfig { data, store, merge, now, judge })
 }
 
 fn js_nfkc(text: &str) -> String {
@@ -57,7 +66,7 @@ fn js_nfkc(text: &str) -> String {
 
 fn build_engine(config: &JsValue) -> Result<Engine> {
     crate::normalize::set_host_nfkc(js_nfkc);
-    let (engine_config, store, merge, now, judge) = split_config(config)?;
+    let SplitConfig { data: engine_config, store, merge, now, judge } = split_config(config)?;
     let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
         Rc::new(crate::store::MemoryStore::new())
     } else if let Some(native) = native_store_of(&store) {
