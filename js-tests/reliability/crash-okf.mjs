@@ -10,7 +10,8 @@
 // the bundle ever acknowledged. Bundles live for `RUNS_PER_BUNDLE` runs, so
 // later writers must get past the locks, half-finished commits and stray temp
 // files that earlier kills left. At the end of each bundle, a writer in this
-// process must be able to write every slot at once.
+// process must be able to write every slot at once, and its first commit must
+// sweep every temp file the dead writers left.
 // Exits 1 on any violation; prints a summary line `crash-okf: {json}`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,6 +106,12 @@ for (let bundle = 0; bundle * RUNS_PER_BUNDLE < RUNS; bundle++) {
   const slow = Date.now() - t;
   if (slow > 2500) {
     console.error(`bundle ${bundle}: writing after the kills took ${slow} ms`);
+    failed = true;
+  }
+  // ...and its first commit swept the temp files the killed writers left.
+  const debris = readdirSync(path.join(dir, 'claims')).filter((f) => f.endsWith('.tmp'));
+  if (debris.length) {
+    console.error(`bundle ${bundle}: temp files of dead writers not swept: ${debris.join(', ')}`);
     failed = true;
   }
   if (failed) break;
