@@ -10,7 +10,7 @@
 //   PostgresStore/server  several writer processes on a real server (when
 //                         DATABASE_URL is set), and several Memory instances on
 //                         one pg.Pool in process
-// Writers run ops.js: unique adds, disputes, ask_user writes and settlements on
+// Writers run ops.js: unique adds, disputes, ask_user writes, settlements and undos on
 // shared slots. After each acknowledged settlement, a different Memory reads the
 // conflict back and must see it settled as acknowledged (in-process runs).
 // Exits 1 on any violation; prints `concurrency: {json}`.
@@ -50,10 +50,11 @@ const results = {};
 let failed = false;
 
 function record(name, { violations, counts }, extra) {
-  const r = (results[name] ??= { runs: 0, writers: 0, acked: 0, settles: 0, crossReads: 0, conflicts: 0, versions: 0, lostRaces: 0, retries: 0, violations: 0, ms: 0 });
+  const r = (results[name] ??= { runs: 0, writers: 0, acked: 0, settles: 0, undos: 0, crossReads: 0, conflicts: 0, versions: 0, lostRaces: 0, retries: 0, violations: 0, ms: 0 });
   r.runs++;
   r.acked += counts.acked;
   r.settles += counts.settles;
+  r.undos += counts.undos;
   r.conflicts += counts.conflicts;
   r.versions += counts.versions;
   r.lostRaces += counts.lostRaces;
@@ -78,15 +79,20 @@ async function inProcess(name, stores, { round, count = 50, subjects = 2, inflig
     return runWriter(memory, {
       worker, seed: hash(`${SEED}:${worker}`), count, subjects, inflight,
       report: (kind, data) => events.push({ kind, worker, ...data }),
-      // Settle from one writer, read from another.
+      // Settle from one writer, read from another: settled as acknowledged —
+      // or, if a third writer undid it since, the reader's log says so.
       onAck: async (ack) => {
         if (ack.op !== 'settle') return;
-        const seen = (await reader.conflicts({ status: 'settled' })).find((c) => c.id === ack.conflictId);
         crossReads++;
-        if (seen?.settlement !== ack.settlement || seen?.settledBy !== ack.by) {
-          crossFailures++;
-          console.error(`${name}: settle ${ack.id} of ${ack.conflictId} not visible to another writer: ${JSON.stringify(seen)}`);
-        }
+        const seen = (await reader.conflicts({ status: 'settled' })).find((c) => c.id === ack.conflictId);
+        if (seen?.settlement === ack.settlement && seen?.settledBy === ack.by) return;
+        const store = stores[(k + 1) % stores.length];
+        const log = await store.readLog(await store.findConflict(ack.conflictId));
+        const decisions = log.filter((e) => e.conflictId === ack.conflictId && ['settle', 'undo'].includes(e.cause?.op));
+        const at = decisions.findIndex((e) => e.cause.op === 'settle' && e.cause.by === ack.by);
+        if (at >= 0 && decisions.slice(at + 1).some((e) => e.cause.op === 'undo')) return;
+        crossFailures++;
+        console.error(`${name}: settle ${ack.id} of ${ack.conflictId} not visible to another writer: ${JSON.stringify(seen)}`);
       },
     });
   }));

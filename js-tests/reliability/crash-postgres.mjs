@@ -8,7 +8,7 @@
 // each writing `COUNT` operations through a pg.Pool; store failures are retried
 // with the same idempotency ids, so the pool reconnects and the writer goes on.
 // The server restarts `RESTARTS` times at random moments; one writer is killed
-// at a random moment. Afterwards a fresh process reads the scope and the
+// at a random moment (moments picked by progress, so each run has them all). Afterwards a fresh process reads the scope and the
 // history is checked (history.js): every acknowledged write exactly once, the
 // log gapless, no duplicate conflict, every acknowledged settlement visible —
 // and the normalized claim rows agree with the slot snapshots.
@@ -60,24 +60,35 @@ for (let run = 0; run < RUNS && !failed; run++) {
     return startChaosWriter({ kind: 'pg', url, scope, tables, worker, seed: hash(`${SEED}:${worker}`), count: COUNT, subjects: 3, inflight: 2, transient: true });
   });
   await Promise.all(writers.map((w) => w.ready));
+  // Moments chosen by progress, so every run gets its kill and its restarts:
+  // the victim dies after a random number of its own acknowledgements, the
+  // server restarts when all writers together reach random totals.
+  const acked = (w) => w.events.filter((e) => e.kind === 'ack').length;
+  const running = () => writers.some((w) => w.child.exitCode === null && w.child.signalCode === null);
   const victim = writers[Math.floor(rand() * writers.length)];
-  const killAfter = 300 + rand() * 1500;
-  const kill = sleep(killAfter).then(() => {
-    if (victim.child.exitCode === null && victim.child.kill('SIGKILL')) totals.kills++;
-  });
-  // Restarts at random moments while the writers run.
-  const restarts = (async () => {
-    for (let i = 0; i < RESTARTS; i++) {
-      await sleep(200 + rand() * 1200);
-      if (writers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null)) break;
-      const t = Date.now();
-      await promisify(exec)(restartCommand);
-      totals.restartMs += Date.now() - t;
-      totals.restarts++;
+  const killAt = 10 + Math.floor(rand() * COUNT * 0.6);
+  const restartAt = Array.from({ length: RESTARTS }, (_, i) => Math.floor(((i + 0.2 + rand() * 0.6) / RESTARTS) * COUNT * 2)).sort((a, b) => a - b);
+  const chaos = (async () => {
+    let nextRestart = 0;
+    let killed = false;
+    while (running()) {
+      if (!killed && victim.child.exitCode === null && acked(victim) >= killAt && victim.child.kill('SIGKILL')) {
+        killed = true;
+        totals.kills++;
+      }
+      const total = writers.reduce((n, w) => n + acked(w), 0);
+      if (nextRestart < restartAt.length && total >= restartAt[nextRestart]) {
+        const t = Date.now();
+        await promisify(exec)(restartCommand);
+        totals.restartMs += Date.now() - t;
+        totals.restarts++;
+        nextRestart++;
+      }
+      await sleep(10);
     }
   })();
   const exits = await Promise.all(writers.map((w) => w.exited));
-  await Promise.all([kill, restarts]);
+  await chaos;
   for (const [k, e] of exits.entries()) {
     if (e.signal === 'SIGKILL') continue;
     if (e.code !== 0 || !e.done) {

@@ -17,8 +17,10 @@
 //     attempted settle
 //   • conflicts: ids unique, a pair of claims noted at most once, both claims
 //     present and carrying the conflict id
-//   • settlements never lost: each acknowledged settle is visible with its
-//     settlement and its `by`, and no conflict has two acknowledged settles
+//   • settlements never lost: the log orders each conflict's settles and undos
+//     (settle, undo, settle, …); each acknowledged settle is in it exactly
+//     once, each acknowledged undo is counted, and the conflict's state is
+//     that of the last one (settled by whom, with what — or not settled)
 //   • claim ids unique across the whole store
 
 /** Everything a store holds, read through its public ClaimStore methods. */
@@ -38,9 +40,14 @@ export function checkHistory(dump, events) {
   const fail = (message) => violations.length < 50 && violations.push(message);
   const tried = new Set(events.filter((e) => e.kind === 'try').map((e) => e.id));
   const triedSettles = new Set(events.filter((e) => e.kind === 'try' && e.op === 'settle').map((e) => e.id));
+  const triedUndos = new Map();
+  for (const e of events) if (e.kind === 'try' && e.op === 'undo') triedUndos.set(e.conflictId, (triedUndos.get(e.conflictId) ?? 0) + 1);
   const acks = events.filter((e) => e.kind === 'ack');
-  const writes = acks.filter((a) => a.op !== 'settle');
+  const isDecision = (a) => a.op === 'settle' || a.op === 'undo';
+  const writes = acks.filter((a) => !isDecision(a));
   const settles = acks.filter((a) => a.op === 'settle');
+  const undos = acks.filter((a) => a.op === 'undo');
+  const decisions = new Map(); // conflictId → [{ op, by, version }] in log order
 
   const claimHome = new Map();
   const conflictHome = new Map();
@@ -67,6 +74,11 @@ export function checkHistory(dump, events) {
         writeVersions.get(w).add(`${key}@${e.version}`);
       }
       if (e.cause?.op === 'settle' && e.cause.by && !triedSettles.has(e.cause.by)) fail(`${key}: settle by ${e.cause.by} was never attempted`);
+      if (e.conflictId && (e.cause?.op === 'settle' || e.cause?.op === 'undo')) {
+        const list = decisions.get(e.conflictId) ?? [];
+        if (list.at(-1)?.version !== e.version) list.push({ op: e.cause.op, by: e.cause.by, version: e.version });
+        decisions.set(e.conflictId, list);
+      }
     }
     for (let v = 1; v <= slot.version; v++) if (!seen.has(v)) fail(`${key}: version ${v} missing from the log (slot at ${slot.version})`);
     // Claims and idempotency records.
@@ -127,23 +139,36 @@ export function checkHistory(dump, events) {
       versionOwner.set(owner, a.id);
     }
   }
-  // Settlements: visible, as acknowledged, one winner per conflict.
-  const settledBy = new Map();
+  // Settlements: the log orders each conflict's decisions; the conflict shows the last.
+  for (const [id, { key, cf }] of conflictHome) {
+    const list = decisions.get(id) ?? [];
+    list.forEach((d, i) => {
+      if (d.op !== (i % 2 === 0 ? 'settle' : 'undo')) fail(`${key}: conflict ${id} decisions out of turn: ${list.map((x) => x.op).join(', ')}`);
+    });
+    const last = list.at(-1);
+    if (last?.op === 'settle' && (cf.status !== 'settled' || cf.settledBy !== last.by)) {
+      fail(`${key}: conflict ${id} is ${cf.status} by ${cf.settledBy}, but its last decision is a settle by ${last.by}`);
+    }
+    if (last?.op !== 'settle' && cf.status === 'settled') fail(`${key}: conflict ${id} is settled, but its last decision is ${last?.op ?? 'none'}`);
+    const undone = list.filter((d) => d.op === 'undo').length;
+    const acked = undos.filter((u) => u.conflictId === id).length;
+    if (undone < acked || undone > (triedUndos.get(id) ?? 0)) fail(`${key}: conflict ${id} undone ${undone} times; ${acked} undos acknowledged, ${triedUndos.get(id) ?? 0} tried`);
+  }
   for (const s of settles) {
-    if (settledBy.has(s.conflictId)) fail(`conflict ${s.conflictId} settled by both ${settledBy.get(s.conflictId)} and ${s.id}`);
-    settledBy.set(s.conflictId, s.id);
     const home = conflictHome.get(s.conflictId);
     if (!home) { fail(`settle ${s.id}: conflict ${s.conflictId} is missing`); continue; }
-    const { cf } = home;
-    if (cf.status !== 'settled' || cf.settlement !== s.settlement || cf.settledBy !== s.by) {
-      fail(`settle ${s.id}: conflict ${s.conflictId} is ${cf.status}/${cf.settlement}/${cf.settledBy}, acknowledged ${s.settlement} by ${s.by}`);
+    const list = decisions.get(s.conflictId) ?? [];
+    const mine = list.filter((d) => d.op === 'settle' && d.by === s.by);
+    if (mine.length !== 1) fail(`settle ${s.id}: ${mine.length} settles by ${s.by} in the log of ${s.conflictId}`);
+    if (list.at(-1)?.by === s.by && home.cf.settlement !== s.settlement) {
+      fail(`settle ${s.id}: conflict ${s.conflictId} shows ${home.cf.settlement}, acknowledged ${s.settlement}`);
     }
   }
   return {
     violations,
     counts: {
       slots: Object.keys(dump.slots).length, versions, claims, conflicts,
-      acked: writes.length, settles: settles.length, attempted: tried.size,
+      acked: writes.length, settles: settles.length, undos: undos.length, attempted: tried.size,
       refused: events.filter((e) => e.kind === 'refused').length,
       // Commits that lost a race and were re-done by the engine.
       lostRaces: writes.reduce((n, a) => n + Math.max(0, (a.attempts ?? 1) - 1), 0),

@@ -79,10 +79,15 @@ const restart = async () => {
 };
 // Both servers idle, their pooled connections open: restart, then let them go on.
 const idleRestart = paused.then(() => sleep(200)).then(restart);
+// The others while they write: when the acknowledged writes reach random
+// totals spread over the second half.
 const restarter = (async () => {
   await idleRestart;
-  for (let i = 1; i < RESTARTS && writing; i++) {
-    await sleep(100 + Math.random() * 500);
+  const half = acked.length;
+  for (let i = 1; i < RESTARTS; i++) {
+    const at = half + Math.floor(((i - 1 + 0.2 + Math.random() * 0.6) / (RESTARTS - 1)) * (2 * N - half));
+    while (writing && acked.length < at) await sleep(5);
+    if (!writing) break;
     await restart();
   }
 })();
@@ -107,4 +112,4 @@ const lost = acked.filter((o) => counts.get(o) !== 1).length;
 const duplicated = [...counts.values()].filter((n) => n > 1).length;
 const summary = { servers: 2, perWriter: N, restarts, acknowledged: acked.length, lost, duplicated, reissued, failures, seconds: Math.round((Date.now() - started) / 100) / 10 };
 console.log(`mcp-postgres-restart: ${JSON.stringify(summary)}`);
-if (failed || lost || duplicated || acked.length !== 2 * N) process.exit(1);
+if (failed || lost || duplicated || acked.length !== 2 * N || restarts !== RESTARTS) process.exit(1);

@@ -10,11 +10,12 @@
 //            one of six sources — contradictions open `dispute` conflicts
 //   ask      timezone with strategy ask_user — opens `ask_user` conflicts
 //   settle   an open conflict, settled by this writer (`by` names the op)
+//   undo     a settled conflict's settlement, undone
 // Every write carries an idempotency id `<worker>-<i>`. Before an operation the
 // writer reports `try`, after it is acknowledged `ack` (with the outcome's
 // claim id, action and slot version) and `refused` when the engine refused it
-// (only CONFLICT_ALREADY_SETTLED / CONFLICT_NOT_FOUND for a settle another
-// writer got first). A ConcurrencyError, or a store failure when `transient`
+// (only CONFLICT_ALREADY_SETTLED / CONFLICT_NOT_SETTLED: another writer settled
+// or undid that conflict first). A ConcurrencyError, or a store failure when `transient`
 // allows it (a database restart), re-issues the same operation with the same id.
 
 export function mulberry32(seed) {
@@ -36,7 +37,7 @@ export function hash(text) {
 
 export const DATES = ['1990-01-01', '1991-02-02', '1992-03-03'];
 export const ZONES = ['PST', 'CET', 'JST', 'UTC'];
-export const DEFAULT_MIX = { add: 6, dispute: 2, ask: 1, settle: 1 };
+export const DEFAULT_MIX = { add: 12, dispute: 4, ask: 2, settle: 2, undo: 1 };
 const SETTLEMENTS = ['keep_newer', 'keep_earlier', 'keep_both'];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,6 +62,8 @@ export function planOp(rand, worker, i, { subjects, mix }) {
       return { op, id, candidate: { id, subject, predicate: 'timezone', object: ZONES[Math.floor(choice * 4)] }, options: { strategy: 'ask_user' } };
     case 'settle':
       return { op, id, settlement: SETTLEMENTS[Math.floor(choice * 3)], pickIndex };
+    case 'undo':
+      return { op, id, pickIndex };
     default:
       return { op: 'add', id, candidate: { id, subject, predicate: 'likes', object: id } };
   }
@@ -111,7 +114,7 @@ export async function runWriter(memory, {
     }
   }
   async function perform(m, plan) {
-    if (plan.op !== 'settle') {
+    if (plan.op !== 'settle' && plan.op !== 'undo') {
       report('try', { op: plan.op, id: plan.id });
       const o = await m.remember(plan.candidate, plan.options);
       return {
@@ -119,15 +122,16 @@ export async function runWriter(memory, {
         claimId: o.claim.id, action: o.action, version: o.slotVersion, replayed: Boolean(o.replayed), attempts: o.attempts,
       };
     }
-    const open = await m.conflicts({ status: 'open' });
-    if (open.length === 0) return null;
-    const target = open[Math.floor(plan.pickIndex * open.length)];
-    report('try', { op: 'settle', id: plan.id, conflictId: target.id });
+    const settle = plan.op === 'settle';
+    const candidates = await m.conflicts({ status: settle ? 'open' : 'settled' });
+    if (candidates.length === 0) return null;
+    const target = candidates[Math.floor(plan.pickIndex * candidates.length)];
+    report('try', { op: plan.op, id: plan.id, conflictId: target.id });
     try {
-      const c = await m.settle(target.id, plan.settlement, { by: plan.id });
-      return { op: 'settle', id: plan.id, conflictId: c.id, key: `${c.subject}\u001f${c.predicate}`, settlement: c.settlement, by: c.settledBy };
+      const c = settle ? await m.settle(target.id, plan.settlement, { by: plan.id }) : await m.undo(target.id);
+      return { op: plan.op, id: plan.id, conflictId: c.id, key: `${c.subject}\u001f${c.predicate}`, settlement: c.settlement, by: c.settledBy, status: c.status };
     } catch (err) {
-      if (err?.code === 'CONFLICT_ALREADY_SETTLED') return { refused: err.code };
+      if (err?.code === (settle ? 'CONFLICT_ALREADY_SETTLED' : 'CONFLICT_NOT_SETTLED')) return { refused: err.code };
       throw err;
     }
   }
