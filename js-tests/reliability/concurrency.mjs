@@ -6,6 +6,8 @@
 //                         (two of them through a wrapper that yields, so they race)
 //   OkfStore              several Memory instances (each its own OkfStore object)
 //                         in process, and several writer processes on one bundle
+//   IndexedDbStore        several Memory instances, each its own store on one
+//                         fake-indexeddb database (as browser tabs would), in process
 //   PostgresStore/PGlite  several Memory instances on one PGlite, in process
 //   PostgresStore/server  several writer processes on a real server (when
 //                         DATABASE_URL is set), and several Memory instances on
@@ -17,7 +19,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Memory, MemoryStore, OkfStore, PostgresStore } from 'credence';
+import { IndexedDbStore, Memory, MemoryStore, OkfStore, PostgresStore } from 'credence';
 import { checkHistory, dumpStore } from './history.js';
 import { hash, runWriter } from './ops.js';
 import { dumpInFreshProcess, startChaosWriter } from './processes.js';
@@ -129,6 +131,15 @@ for (let round = 0; round < ROUNDS; round++) {
   const dir = path.join(root, `okf-${round}`);
   await inProcess('OkfStore (in process)', [0, 1, 2].map(() => new OkfStore(dir)), { round, count: 40 });
   await multiProcess('OkfStore (processes)', { kind: 'okf', dir: path.join(root, `okf-proc-${round}`) }, { round });
+}
+
+// IndexedDB as several tabs of one origin would use it: one database, a store object each.
+{
+  const { IDBFactory } = await import('fake-indexeddb');
+  for (let round = 0; round < ROUNDS; round++) {
+    const indexedDB = new IDBFactory();
+    await inProcess('IndexedDbStore on fake-indexeddb (in process)', [0, 1, 2].map(() => new IndexedDbStore('credence-concurrency', { scope: 'tabs', indexedDB })), { round, count: 40 });
+  }
 }
 
 // One PGlite for every round (2–3 s and ~700 MB to start); a fresh scope per round.
