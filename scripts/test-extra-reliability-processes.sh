@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reliability across processes, with a bounded budget (about 3 minutes on 2 cores):
+# Reliability across processes, with a bounded budget (about 2 minutes on 2 cores):
 #   1. OkfStore: writer processes killed with SIGKILL at random moments
 #      (CREDENCE_CRASH_RUNS runs, default 50, two kills each)
 #   2. PostgreSQL: the server restarted with `pg_ctl restart -m immediate`
