@@ -66,6 +66,47 @@ describe.skipIf(!url)('PostgreSQL server', () => {
     expect(pool.totalCount).toBeLessThanOrEqual(6);
   });
 
+  // Regression (found by js-tests/reliability/crash-postgres.mjs): a connection
+  // cut while a commit held it emitted 'error' on the checked-out pg client,
+  // which nobody heard, and the whole process crashed.
+  it('survives its connection being cut mid-commit: the write fails, the retry lands once', async () => {
+    const scope = `cut-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    pool.on('error', () => {});
+    let cuts = 0;
+    const cutting = {
+      query: (text, values) => pool.query(text, values),
+      async connect() {
+        const client = await pool.connect();
+        return {
+          async query(text, values) {
+            const result = await client.query(text, values);
+            if (text === 'BEGIN' && cuts++ === 0) {
+              const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
+              await pools[1].query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+            return result;
+          },
+          on: (...args) => client.on(...args),
+          removeListener: (...args) => client.removeListener(...args),
+          release: (err) => client.release(err),
+        };
+      },
+    };
+    try {
+      const memory = new Memory({ store: new PostgresStore(cutting, { scope, tables }) });
+      const candidate = { id: 'w-1', predicate: 'likes', object: 'tea' };
+      await expect(memory.remember(candidate)).rejects.toMatchObject({ code: 'STORE_FAILED' });
+      const again = await memory.remember(candidate);
+      expect([again.action, again.replayed ?? false]).toEqual(['added', false]);
+      expect((await memory.recall('user')).map((c) => c.object)).toEqual(['tea']);
+      expect(cuts).toBe(2);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('stress: 4 processes × 150 writes to the same 3 slots — every acknowledged write exactly once, nothing else', async () => {
     const scope = `stress-${Date.now()}`;
     const count = 150;

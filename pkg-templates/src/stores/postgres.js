@@ -311,12 +311,21 @@ export class PostgresStore {
     if (!this.#pool) return serially(this.#q, () => this.#inTransaction(this.#q, work));
     const client = await this.#q.connect();
     let failure;
+    // A checked-out pg client emits 'error' when its connection dies (a
+    // server restart, pg_terminate_backend); the pool listens only while it
+    // is idle, and an unheard 'error' event would crash the process. The
+    // statement in flight fails as well, so the commit rejects below.
+    const onError = (err) => {
+      failure ??= err;
+    };
+    client.on?.('error', onError);
     try {
       return await this.#inTransaction(client, work);
     } catch (err) {
       failure = err;
       throw err;
     } finally {
+      client.removeListener?.('error', onError);
       // A client that failed mid-transaction is discarded, not reused.
       client.release(failure === undefined ? undefined : true);
     }
