@@ -208,3 +208,19 @@ fn a_rewrite_contradicting_approved_content_waits_as_a_merge_proposal() {
     let approved = h.all("workflow.ship").into_iter().find(|c| c.object == "run tests").unwrap();
     assert_eq!(approved.status, Status::Retired);
 }
+
+#[test]
+fn undo_restores_a_resolved_by_evidence_status() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("born_on", "1990-03-04"), "crm", 0.8));
+    let d = h.write(from(cand("born_on", "1990-04-03"), "chat", 0.8));
+    h.write(from(cand("born_on", "1990-03-04"), "passport", 0.8));
+    let id = d.conflicts[0].id.clone();
+    assert_eq!(run(h.engine.conflicts(None)).unwrap()[0].status, ConflictStatus::ResolvedByEvidence);
+    let before = h.all("born_on");
+    run(h.engine.settle(&id, "keep_newer", Some("ana"))).unwrap();
+    assert_eq!(h.current("born_on"), vec![("1990-04-03".into(), "active".into())], "a person may overrule evidence");
+    let undone = run(h.engine.undo(&id)).unwrap();
+    assert_eq!(undone.status, ConflictStatus::ResolvedByEvidence);
+    assert_eq!(h.all("born_on"), before);
+}
