@@ -26,7 +26,8 @@ fi
 
 if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
   step "cargo: release wasm"
-  cargo build --release --target wasm32-unknown-unknown
+  # No Rust Unicode tables in the wasm: NFKC comes from the host (see Cargo.toml).
+  cargo build --release --target wasm32-unknown-unknown --no-default-features
   WASM=target/wasm32-unknown-unknown/release/credence.wasm
 
   step "wasm-bindgen: node (CommonJS) and web (ESM) glue"
@@ -56,6 +57,7 @@ node scripts/finish-dts.mjs pkg/node/credence.d.cts pkg/index.d.ts
 cat pkg-templates/types/extra.d.ts pkg-templates/types/okf.d.ts pkg-templates/types/postgres.d.ts pkg-templates/types/indexeddb.d.ts >> pkg/index.d.ts
 cp pkg/index.d.ts pkg/index.d.cts
 cp README.md LICENSE pkg/
+cp pkg-templates/judge.d.ts pkg/judge.d.ts
 # The CLI and MCP server ship as plain ESM files next to the entries.
 rm -rf pkg/cli && cp -r pkg-templates/cli pkg/cli
 node -e '

@@ -2,7 +2,7 @@
 # `npm run bench -- --quick` (under 2 minutes once the native bench is
 # compiled): every bench section runs, so none can rot. It fails only when a
 # section crashes or an acknowledged write goes missing, never on speed.
-# PostgreSQL: DATABASE_URL if set, else a throwaway server (scripts/throwaway-postgres.sh).
+# PostgreSQL: DATABASE_URL if set, else a throwaway server (scripts/lib/pg-server.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# PostgresStore against a real PostgreSQL server: starts a throwaway cluster
-# (scripts/throwaway-postgres.sh: installs Debian's `postgresql` when missing,
-# temp dir, loopback, a free port, fsync off), runs the server tests with
+# PostgresStore against a real PostgreSQL server: installs Debian's
+# `postgresql` when missing, starts a throwaway cluster (temp dir, loopback,
+# a free port, fsync off) as the `postgres` user, runs the server tests with
 # DATABASE_URL pointing at it, and always stops and removes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
 START=$(date +%s)
 
-source scripts/throwaway-postgres.sh
+# shellcheck source=lib/pg-server.sh
+source scripts/lib/pg-server.sh
 
 step "postgresql: throwaway cluster"
-start_throwaway_postgres
+pg_server_start -c synchronous_commit=off
 echo "($(( $(date +%s) - START )) s so far)"
 
 step "the packed package in node_modules"

@@ -6,6 +6,11 @@ step() { printf '\n==> %s\n' "$*"; }
 
 bash scripts/build.sh
 
+step "cargo clippy -D warnings (native, tests, and the wasm bindings)"
+rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
+cargo clippy --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --no-default-features -- -D warnings
+
 step "cargo test (native core)"
 cargo test
 

@@ -2,7 +2,31 @@
 //! whether two values are the same (confirm) or one is a more specific form of
 //! the other (refine).
 
-use unicode_normalization::UnicodeNormalization;
+use std::sync::OnceLock;
+
+static HOST_NFKC: OnceLock<fn(&str) -> String> = OnceLock::new();
+
+/// Lets the host supply NFKC (the wasm build uses JavaScript's
+/// `String.prototype.normalize` rather than shipping Unicode tables).
+pub fn set_host_nfkc(nfkc: fn(&str) -> String) {
+    let _ = HOST_NFKC.set(nfkc);
+}
+
+fn nfkc(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_string(); // NFKC leaves ASCII unchanged
+    }
+    #[cfg(feature = "nfkc-tables")]
+    {
+        use unicode_normalization::UnicodeNormalization;
+        text.nfkc().collect()
+    }
+    #[cfg(not(feature = "nfkc-tables"))]
+    match HOST_NFKC.get() {
+        Some(f) => f(text),
+        None => text.to_string(),
+    }
+}
 
 /// NFKC, case-folded, punctuation treated as space, whitespace collapsed.
 pub fn normalize_value(text: &str) -> String {
@@ -10,8 +34,9 @@ pub fn normalize_value(text: &str) -> String {
 }
 
 pub fn tokens(text: &str) -> Vec<String> {
-    // NFKC leaves ASCII unchanged, so ASCII text (most values) skips it.
-    let folded: String = if text.is_ascii() { text.to_ascii_lowercase() } else { text.nfkc().collect::<String>().to_lowercase() };
+    // NFKC then lower case, plus the case foldings lower-casing misses
+    // ("Hauptstraße" = "HAUPTSTRASSE", final sigma).
+    let folded: String = nfkc(text).to_lowercase().replace('ß', "ss").replace('ς', "σ");
     folded
         .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\'' && c != '+' && c != '#'))
         .filter(|t| !t.is_empty())
@@ -19,13 +44,12 @@ pub fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// True when `specific` contains every token of `general`, in order and
-/// contiguously, and says more ("San Francisco" → "San Francisco, CA").
+/// True when `specific` starts with every token of `general`, in order, and
+/// says more after them ("San Francisco" → "San Francisco, CA", "Python" →
+/// "Python 3.12"). Words in front name something else: "New York" is not a
+/// more specific "York".
 pub fn is_refinement(general: &[String], specific: &[String]) -> bool {
-    if general.is_empty() || specific.len() <= general.len() {
-        return false;
-    }
-    specific.windows(general.len()).any(|w| w == general)
+    !general.is_empty() && specific.len() > general.len() && specific.starts_with(general)
 }
 
 #[cfg(test)]
@@ -37,6 +61,7 @@ mod tests {
         assert_eq!(normalize_value("  New   York "), normalize_value("new york"));
         assert_eq!(normalize_value("Ｎｅｗ York."), "new york");
         assert_ne!(normalize_value("C++"), normalize_value("C"));
+        assert_eq!(normalize_value("Hauptstraße"), normalize_value("HAUPTSTRASSE"));
     }
 
     #[test]
@@ -47,5 +72,7 @@ mod tests {
         assert!(!is_refinement(&t("San Francisco, CA"), &t("San Francisco")));
         assert!(!is_refinement(&t("York"), &t("York")));
         assert!(!is_refinement(&t("new york"), &t("york new jersey")));
+        assert!(!is_refinement(&t("York"), &t("New York")));
+        assert!(!is_refinement(&t("Francisco"), &t("San Francisco, CA")));
     }
 }

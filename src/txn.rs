@@ -100,6 +100,7 @@ impl SlotTxn {
             settled_by: None,
             settlement: None,
             changes: Vec::new(),
+            settled_from: None,
             proposed: None,
         });
         self.mark_conflict(&id);

@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! Conflicts that wait for a person: settle, undo, noted once, the review
 //! pass and merge proposals (SPEC §6).
 mod common;
@@ -170,9 +171,11 @@ fn the_review_pass_ends_on_budget_or_a_throwing_judge_and_resumes() {
     let r = run(h.engine.review(Some(&judge), 2)).unwrap();
     assert_eq!(r.calls, 2);
     assert_eq!(r.slots_left, 2);
+    assert_eq!(r.stopped.as_deref(), Some("budget"));
     let broken = pair_judge(Rc::new(Cell::new(0)), 0);
     let r = run(h.engine.review(Some(&broken), 160)).unwrap();
     assert_eq!(r.calls, 2, "findPairs then the first confirmPair, which throws");
+    assert_eq!(r.stopped.as_deref(), Some("judge down"));
     assert_eq!(r.slots_left, 2);
     let r = run(h.engine.review(Some(&judge), 160)).unwrap();
     assert_eq!(r.slots_left, 0);
@@ -204,4 +207,20 @@ fn a_rewrite_contradicting_approved_content_waits_as_a_merge_proposal() {
     assert_eq!(h.current("workflow.ship"), vec![("run tests; skip tests".into(), "active".into())]);
     let approved = h.all("workflow.ship").into_iter().find(|c| c.object == "run tests").unwrap();
     assert_eq!(approved.status, Status::Retired);
+}
+
+#[test]
+fn undo_restores_a_resolved_by_evidence_status() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("born_on", "1990-03-04"), "crm", 0.8));
+    let d = h.write(from(cand("born_on", "1990-04-03"), "chat", 0.8));
+    h.write(from(cand("born_on", "1990-03-04"), "passport", 0.8));
+    let id = d.conflicts[0].id.clone();
+    assert_eq!(run(h.engine.conflicts(None)).unwrap()[0].status, ConflictStatus::ResolvedByEvidence);
+    let before = h.all("born_on");
+    run(h.engine.settle(&id, "keep_newer", Some("ana"))).unwrap();
+    assert_eq!(h.current("born_on"), vec![("1990-04-03".into(), "active".into())], "a person may overrule evidence");
+    let undone = run(h.engine.undo(&id)).unwrap();
+    assert_eq!(undone.status, ConflictStatus::ResolvedByEvidence);
+    assert_eq!(h.all("born_on"), before);
 }

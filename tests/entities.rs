@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! Entity resolution in the engine (SPEC §9): one slot behind many names,
 //! objects resolved per predicate, ambiguity reported, merge and undo.
 mod common;

@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! Property-based fuzzing of every parser and decoder: arbitrary text and
 //! JSON never panic, and every refusal carries a stable error code.
 mod common;

@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! Random sequences of writes, settlements and undos (proptest prints a
 //! replayable seed on failure). Invariants: nothing is ever deleted, every
 //! acknowledged write stays visible, confidence stays in (0,1), every claim is

@@ -1,4 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 //! The eight strategies, their precedence, and the Memoir-compatible blob (SPEC §5).
 mod common;
 
@@ -229,4 +230,15 @@ fn an_imported_v1_blob_is_merged_against_by_later_writes() {
     let blob = run(h.engine.blob("experience.notes", None)).unwrap();
     assert_eq!(blob.content, "legacy text\n\n[update] new text");
     assert_eq!(blob.entries[0].timestamp, 1700000000.0);
+}
+
+#[test]
+fn entries_of_a_log_do_not_compete_for_belief() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("experience.log", "a"));
+    let b = h.write(cand("experience.log", "b"));
+    assert!((b.claim.confidence - 0.8).abs() < 1e-9, "{}", b.claim.confidence);
+    let r = h.write_with(cand("notes.x", "one"), with_strategy("replace")).unwrap();
+    let r2 = h.write_with(cand("notes.x", "two"), with_strategy("replace")).unwrap();
+    assert!((r2.claim.confidence - r.claim.confidence).abs() < 1e-9, "a replacement is believed like a first write");
 }

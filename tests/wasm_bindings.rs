@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Binding tests run inside wasm (Node by default; Chromium with
 //! WASM_BINDGEN_USE_BROWSER=1): a store written in JS, error classes, causes.
 #![cfg(target_arch = "wasm32")]

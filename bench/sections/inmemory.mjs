@@ -77,11 +77,19 @@ export async function inMemory({ quick, tmp }) {
 
   // Native reps before and after the wasm ones, so a change in the machine's load hits both sides.
   const natBefore = native(file, Math.ceil(reps / 2));
+  // Warm-ups (the first also keeps its outcomes), then the three ways interleaved rep by rep.
   const first = await oneAtATime(candidates, true);
-  const wasm = median((await repeat(reps, () => oneAtATime(candidates, false), 0)).map((r) => r.ns));
-  const wasmBatch = median(await repeat(reps, () => batched(candidates)));
   const groups = bySlot(candidates);
-  const wasmPerSlot = median(await repeat(reps, () => perSlot(groups, candidates.length)));
+  await batched(candidates);
+  await perSlot(groups, candidates.length);
+  const runs = await repeat(reps, async () => ({
+    single: (await oneAtATime(candidates, false)).ns,
+    batch: await batched(candidates),
+    slot: await perSlot(groups, candidates.length),
+  }), 0);
+  const wasm = median(runs.map((r) => r.single));
+  const wasmBatch = median(runs.map((r) => r.batch));
+  const wasmPerSlot = median(runs.map((r) => r.slot));
   const natAfter = native(file, Math.ceil(reps / 2));
   const nat = { ...natBefore, nsPerWrite: [...natBefore.nsPerWrite, ...natAfter.nsPerWrite], nsPerWriteBatched: [...natBefore.nsPerWriteBatched, ...natAfter.nsPerWriteBatched] };
   const natSingle = median(nat.nsPerWrite);

@@ -1,5 +1,6 @@
 // Sections run in child processes: 3 (growth, with --expose-gc), 5
 // (PostgreSQL, on DATABASE_URL or a throwaway server) and 6 (OkfStore).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fmtBytes, fmtInt, fmtNs, fmtX, lastJson, median, nsSince, now, row, run } from '../lib.mjs';
@@ -46,13 +47,12 @@ export async function growth({ quick, tmp }) {
 /** Runs the PostgreSQL worker on DATABASE_URL, or inside a throwaway server. */
 function postgresWorker(args) {
   if (process.env.DATABASE_URL) return node([worker('postgres.mjs'), ...args]);
-  const script = 'source scripts/throwaway-postgres.sh && start_throwaway_postgres >&2 && node "$@"';
-  try {
-    return lastJson(run('bash', ['-c', script, 'bash', worker('postgres.mjs'), ...args], { cwd: ROOT }).stdout);
-  } catch (err) {
-    if (/server binaries not found|could not be installed/.test(err.message)) return { skipped: 'no PostgreSQL server (set DATABASE_URL, or install Debian\'s postgresql)' };
-    throw err;
-  }
+  // Exit 97: no server could be started (none installed and none installable here).
+  const script = 'source scripts/lib/pg-server.sh && { pg_server_start -c synchronous_commit=off >&2 || exit 97; } && node "$@"';
+  const r = spawnSync('bash', ['-c', script, 'bash', worker('postgres.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status === 97) return { skipped: 'no PostgreSQL server could be started (set DATABASE_URL, or install Debian\'s postgresql)' };
+  if (r.status !== 0) throw new Error(`PostgreSQL worker exited ${r.status}\n${(r.stderr || '').slice(-4000)}`);
+  return lastJson(r.stdout);
 }
 
 export async function postgres({ quick }) {

@@ -103,6 +103,8 @@ async function openStore(env) {
   if (env.DATABASE_URL) {
     const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: env.DATABASE_URL });
+    // A pooled connection cut while idle (a database restart) must not end the service.
+    pool.on('error', (err) => console.error(`postgres: ${err.message}; reconnecting on the next query`));
     if (POSTGRES_SCHEMA) await pool.query(POSTGRES_SCHEMA);
     return new PostgresStore(pool, { scope: env.CREDENCE_SCOPE ?? 'default' });
   }

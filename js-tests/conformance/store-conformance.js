@@ -203,6 +203,19 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect((await store.findConflict(open.id))?.predicate).toBe('born_on');
         expect(checked.problems).toEqual([]);
       });
+
+      it('keeps entities across a reopen: names still resolve to the same slot', async () => {
+        const { store, reopen } = await fresh();
+        const one = new Memory({ store });
+        await one.remember({ subject: 'Acme', subjectType: 'org', predicate: 'located_in', object: 'Boston' });
+        await one.remember({ subject: 'ACME, Inc.', subjectType: 'org', predicate: 'located_in', object: 'Austin' });
+        const two = new Memory({ store: reopen() });
+        const view = await two.entity('Acme Corp', { type: 'org' });
+        expect(view.entity).toMatchObject({ id: 'org:acme', aliases: ['Acme', 'ACME, Inc.'] });
+        const o = await two.remember({ subject: 'acme corporation', subjectType: 'org', predicate: 'located_in', object: 'austin', provenance: { sourceId: 'b' } });
+        expect([o.action, o.claim.subject]).toEqual(['confirmed', 'org:acme']);
+        expect(await two.subjects()).toEqual(['org:acme']);
+      });
     });
 
     it('keeps scopes apart: nothing written under one is visible under another', async () => {

@@ -88,7 +88,7 @@ async function call(name, fn, store) {
   }
 }
 
-const store = new MemoryStore();
+let store = new MemoryStore();
 let memory = new Memory({ store });
 await memory.remember({ predicate: 'located_in', object: 'NYC' });
 const ops = [
@@ -111,6 +111,12 @@ const ops = [
 ];
 const started = Date.now();
 for (let i = 0; i < CALLS; i++) {
+  if (i % 1000 === 999) {
+    // A fresh store now and then keeps accepted 20 KB strings from piling up.
+    store.free();
+    store = new MemoryStore();
+    memory = new Memory({ store });
+  }
   const [name, fn, writes] = ops[Math.floor(rand() * ops.length)];
   await call(name, fn, writes ? store : null);
   if (bad.length > 20) break;

@@ -26,3 +26,8 @@ void main;
 // @ts-expect-error predicate is required
 const bad: Candidate = { object: 'x' };
 void bad;
+
+// The subpath export `credence/judge`.
+import { createJudge } from 'credence/judge';
+const judge = createJudge({ url: 'http://localhost:11434/v1', model: 'llama3.1' });
+void memory.review({ judge, budget: 10 });

@@ -57,6 +57,15 @@ describe('reconcile through the package', () => {
     expect((await memory.recall()).map((c) => c.object)).toEqual(['Acme']);
   });
 
+  it('compares values after NFKC and case folding (from the host in wasm), storing text untouched', async () => {
+    const memory = new Memory(clock());
+    await memory.remember({ predicate: 'located_in', object: 'Ｎｅｗ York', provenance: { sourceId: 'a' } });
+    const same = await memory.remember({ predicate: 'located_in', object: 'new york', provenance: { sourceId: 'b' } });
+    expect([same.action, same.claim.object]).toEqual(['confirmed', 'Ｎｅｗ York']);
+    await memory.remember({ predicate: 'street', object: 'Hauptstraße', provenance: { sourceId: 'a' } });
+    expect((await memory.remember({ predicate: 'street', object: 'HAUPTSTRASSE', provenance: { sourceId: 'b' } })).action).toBe('confirmed');
+  });
+
   it('predicate specs from config extend the registry', async () => {
     const memory = new Memory({
       ...clock(),

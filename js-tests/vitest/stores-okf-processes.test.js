@@ -1,8 +1,10 @@
 // OkfStore across Node processes: concurrent writers on one bundle, and a
 // writer killed with SIGKILL mid-run.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Memory, OkfStore } from 'credence';
 import { expectAcknowledged, startWriter } from '../conformance/processes.js';
@@ -57,4 +59,23 @@ describe('OkfStore — several processes', () => {
     const leftovers = readdirSync(path.join(dir, 'claims')).filter((f) => !f.endsWith('.md'));
     expect(leftovers.filter((f) => f.endsWith('.lock'))).toEqual([]);
   }, 120000);
+
+  // Regression (found by js-tests/reliability/crash-okf.mjs): a writer killed
+  // between creating a temp file and renaming it left the file behind forever.
+  it("sweeps the temp files of dead writers on its first commit, and only theirs", async () => {
+    const dir = path.join(root, 'debris');
+    mkdirSync(path.join(dir, 'claims'), { recursive: true });
+    const tag = createHash('sha1').update(hostname()).digest('hex').slice(0, 8);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const names = {
+      deadSlot: `.s0~likes.md.${tag}-${dead}.0123456789abcdef.tmp`,
+      deadLock: `.s0~likes.md.lock.${tag}-${dead}.fedcba9876543210.tmp`,
+      live: `.s0~likes.md.${tag}-${process.pid}.00000000000000aa.tmp`,
+      otherHost: `.s0~likes.md.0badc0de-${dead}.00000000000000bb.tmp`,
+    };
+    for (const name of Object.values(names)) writeFileSync(path.join(dir, 'claims', name), 'partial');
+    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 's1', predicate: 'likes', object: 'tea' });
+    const left = readdirSync(path.join(dir, 'claims')).filter((f) => f.endsWith('.tmp')).sort();
+    expect(left).toEqual([names.live, names.otherHost].sort());
+  });
 });

@@ -65,6 +65,44 @@ describe.skipIf(!url)('PostgreSQL server', () => {
     expect(statements.filter((s) => /^(BEGIN|COMMIT|ROLLBACK)/.test(s))).toHaveLength(0);
   });
 
+  // Regression (found by js-tests/reliability/crash-postgres.mjs): a connection
+  // cut while a commit held it emitted 'error' on the pg client, which nobody
+  // heard, and the whole process crashed. The commit waits on a row lock held
+  // elsewhere while its backend is terminated.
+  it('survives its connection being cut mid-commit: the write fails, the retry lands once', async () => {
+    const scope = `cut-${Date.now()}`;
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    pool.on('error', () => {});
+    const locker = await pools[1].connect();
+    try {
+      const memory = new Memory({ store: new PostgresStore(pool, { scope, tables }) });
+      await memory.remember({ id: 'w-0', predicate: 'likes', object: 'tea' });
+      await locker.query('BEGIN');
+      await locker.query(`SELECT 1 FROM ${tables.slots} WHERE scope = $1 FOR UPDATE`, [scope]);
+      const candidate = { id: 'w-1', predicate: 'likes', object: 'cake' };
+      const write = memory.remember(candidate);
+      write.catch(() => {});
+      let pid;
+      for (let i = 0; i < 250 && pid === undefined; i++) {
+        const { rows } = await pools[1].query(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH won AS%'",
+        );
+        pid = rows[0]?.pid;
+        if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(pid).toBeDefined();
+      await pools[1].query('SELECT pg_terminate_backend($1)', [pid]);
+      await expect(write).rejects.toMatchObject({ code: 'STORE_FAILED' });
+      await locker.query('ROLLBACK');
+      const again = await memory.remember(candidate);
+      expect([again.action, again.replayed ?? false]).toEqual(['added', false]);
+      expect((await memory.recall('user')).map((c) => c.object).sort()).toEqual(['cake', 'tea']);
+    } finally {
+      locker.release();
+      await pool.end();
+    }
+  });
+
   it('stress: 4 processes × 150 writes to the same 3 slots — every acknowledged write exactly once, nothing else', async () => {
     const scope = `stress-${Date.now()}`;
     const count = 150;

@@ -66,6 +66,13 @@ async function openPostgres(url, scope) {
     throw new SetupError("DATABASE_URL is set but the 'pg' package is not installed next to credence: run `npm install pg`", { cause: err });
   }
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // An idle pooled connection cut by the server (a restart, a failover, an
+  // idle timeout) is dropped by the pool, which then emits 'error'; unheard,
+  // that event would end a long-running `credence mcp`. The next query opens
+  // a new connection; a write that fails meanwhile is a STORE_FAILED result.
+  pool.on('error', (err) => {
+    process.stderr.write(`credence: a pooled PostgreSQL connection was lost (${err.message}); reconnecting on the next query\n`);
+  });
   try {
     if (POSTGRES_SCHEMA) await createSchema(pool);
     const store = new PostgresStore(pool, { scope });

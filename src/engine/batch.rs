@@ -13,7 +13,7 @@ use crate::strategy::Strategy;
 use crate::txn::SlotTxn;
 
 enum Done {
-    Replayed(Outcome),
+    Replayed(Box<Outcome>),
     Applied(Applied),
 }
 
@@ -80,7 +80,7 @@ impl Engine {
                 for &i in indices {
                     let p = &planned[i];
                     if let Some(record) = p.replayed_in(&txn.slot) {
-                        results.push((i, Done::Replayed(replay(&txn.slot, record, p.strategy, p.source)?)));
+                        results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
                     }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
@@ -97,7 +97,7 @@ impl Engine {
                 for (i, r) in results {
                     let p = &planned[i];
                     outcomes[i] = Some(match r {
-                        Done::Replayed(replayed) => replayed,
+                        Done::Replayed(replayed) => *replayed,
                         Done::Applied(applied) => {
                             let unstored = (!applied.stored).then_some(&p.prepared.draft);
                             outcome(&commit.slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)

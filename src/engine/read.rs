@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Engine;
+use super::{Engine, WriteCtx};
+use crate::model::LogCause;
+use crate::txn::SlotTxn;
 use crate::blob::{project, Blob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, Conflict, ConflictRecord, ConflictStatus, LogEntry, Slot, SlotRef, Status};
@@ -69,6 +71,24 @@ fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
     }
 }
 
+/// An as-of view of a single-valued slot shows what held then, not every
+/// history claim whose interval covers the moment: a superseded claim gives
+/// way to a visible claim that superseded it (a refinement), and to a visible
+/// history claim that started later (history recorded in between). Current
+/// claims (active, disputed) are always kept, so disputes stay visible.
+fn one_value_at_a_time(claims: Vec<Claim>) -> Vec<Claim> {
+    let shadowed = |c: &Claim| {
+        c.status == Status::Superseded
+            && claims.iter().any(|o| {
+                o.id != c.id
+                    && (c.superseded_by.as_deref() == Some(o.id.as_str())
+                        || (o.status == Status::Superseded && o.effective_from() > c.effective_from()))
+            })
+    };
+    let keep: Vec<bool> = claims.iter().map(|c| !shadowed(c)).collect();
+    claims.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
 impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
         let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
@@ -86,13 +106,33 @@ impl Engine {
         let mut out = Vec::new();
         for slot_ref in slots {
             let slot = self.store.load_slot(&slot_ref).await?;
+            let slot = self.believed_now(&slot_ref, slot)?;
             let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
+            if at.is_some() && !self.spec_of(&slot_ref.predicate).is_multi() {
+                claims = one_value_at_a_time(claims);
+            }
             if options.consolidate && at.is_none() && !options.include_history && self.reads_merged(&slot_ref) && claims.len() > 1 {
                 claims = vec![self.consolidate(&claims).await];
             }
             out.extend(claims);
         }
         Ok(out)
+    }
+
+    /// Belief as of now (SPEC §4 decay) for a read, without writing: a
+    /// time-varying fact nobody re-observed loses belief even if its slot is
+    /// never written again. Only reconcile slots; entries don't decay here.
+    fn believed_now(&self, slot_ref: &SlotRef, slot: Slot) -> Result<Slot> {
+        let spec = self.spec_of(&slot_ref.predicate);
+        let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
+            .map(|(s, _)| s == Strategy::Reconcile)
+            .unwrap_or(false);
+        if !spec.time_varying || !reconciles || slot.claims.is_empty() {
+            return Ok(slot);
+        }
+        let mut txn = SlotTxn::new(slot, self.now()?, LogCause::default(), self.ids.clone());
+        strategy::refresh_beliefs(&mut txn, &WriteCtx { spec: &spec, settings: &self.settings });
+        Ok(txn.slot)
     }
 
     fn reads_merged(&self, slot_ref: &SlotRef) -> bool {
@@ -142,6 +182,21 @@ impl Engine {
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
         Ok(Why { claim, lineage, log })
+    }
+
+    /// Every subject memory holds facts about, sorted (entity ids included).
+    pub async fn subjects(&self) -> Result<Vec<String>> {
+        let mut out: Vec<String> = self
+            .store
+            .list_slots(None)
+            .await?
+            .into_iter()
+            .map(|r| r.subject)
+            .filter(|s| s != crate::entities::ENTITY_REGISTRY)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 
     /// Open first, then oldest first.

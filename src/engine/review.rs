@@ -21,6 +21,9 @@ pub struct ReviewReport {
     pub conflicts: Vec<Conflict>,
     /// Slots with new entries this pass did not finish.
     pub slots_left: u32,
+    /// Why the pass ended early: `budget`, or the judge's error message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// Pairs that name two known claims, older first, with at least one new.
@@ -63,6 +66,7 @@ impl Engine {
             }
             if stopped || report.calls >= budget {
                 report.slots_left += 1;
+                report.stopped.get_or_insert_with(|| "budget".into());
                 continue;
             }
             let new_ids: Vec<String> = slot.claims[slot.reviewed..].iter().map(|c| c.id.clone()).collect();
@@ -73,7 +77,8 @@ impl Engine {
             if claims.iter().any(is_new) && claims.len() > 1 {
                 report.calls += 1;
                 match judge.find_pairs(&claims).await {
-                    Err(_) => {
+                    Err(e) => {
+                        report.stopped = Some(e.message);
                         stopped = true;
                         finished = false;
                     }
@@ -86,11 +91,13 @@ impl Engine {
                         for (e, n) in pairs.into_iter().take(PAIRS_PER_SLOT) {
                             if report.calls >= budget {
                                 finished = false;
+                                report.stopped.get_or_insert_with(|| "budget".into());
                                 break;
                             }
                             report.calls += 1;
                             match judge.confirm_pair(&claims[e], &claims[n]).await {
-                                Err(_) => {
+                                Err(err) => {
+                                    report.stopped = Some(err.message);
                                     stopped = true;
                                     finished = false;
                                     break;

@@ -111,6 +111,7 @@ impl Engine {
                 let now = txn.now;
                 let who = by.clone();
                 txn.update_conflict(conflict_id, |c| {
+                    c.settled_from = Some(c.status);
                     c.status = ConflictStatus::Settled;
                     c.settled_at = Some(now);
                     c.settled_by = Some(who);
@@ -143,7 +144,7 @@ impl Engine {
                     });
                 }
                 txn.update_conflict(conflict_id, |c| {
-                    c.status = ConflictStatus::Open;
+                    c.status = c.settled_from.take().unwrap_or(ConflictStatus::Open);
                     c.settled_at = None;
                     c.settled_by = None;
                     c.settlement = None;

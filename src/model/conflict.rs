@@ -77,6 +77,9 @@ pub struct ConflictRecord {
     /// What the settlement changed (empty while open).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<StatusChange>,
+    /// The status the settlement replaced (open, or resolved by evidence): what `undo` restores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled_from: Option<ConflictStatus>,
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,

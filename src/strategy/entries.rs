@@ -5,7 +5,7 @@ use crate::hooks::MergeResult;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
 use crate::txn::SlotTxn;
 
-use super::reconcile::{apply_reconcile, refresh_beliefs};
+use super::reconcile::{apply_reconcile, refresh_beliefs, refresh_entry_beliefs};
 use super::Strategy;
 use crate::engine::{Applied, WriteCtx};
 
@@ -31,7 +31,12 @@ fn supersede_all(txn: &mut SlotTxn, ids: &[String], by: &str, rule: &str) {
 fn add(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, rule: &str, note: String) -> String {
     let id = draft.id.clone();
     txn.add_claim(draft);
-    refresh_beliefs(txn, ctx);
+    // Only an ask_user pair is a genuine rivalry; other entries stand alone.
+    if rule == "ask_user" {
+        refresh_beliefs(txn, ctx);
+    } else {
+        refresh_entry_beliefs(txn, ctx);
+    }
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
     txn.log_change(rule, &[&id], Some((0.0, after)), None, note);
     id
@@ -121,7 +126,7 @@ fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResul
     let incoming = draft.object.clone();
     draft.object = merged.content;
     let mut prov: Vec<_> = current.iter().flat_map(|c| c.provenance.iter().cloned()).collect();
-    prov.extend(draft.provenance.drain(..));
+    prov.append(&mut draft.provenance);
     draft.provenance = prov;
     draft.stated_confidence = current.iter().map(|c| c.stated_confidence).fold(draft.stated_confidence, f64::max);
     let current_ids: Vec<String> = current.iter().map(|c| c.id.clone()).collect();
@@ -130,7 +135,7 @@ fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResul
         draft.status = Status::Outweighed;
         let id = draft.id.clone();
         txn.add_claim(draft);
-        refresh_beliefs(txn, ctx);
+        refresh_entry_beliefs(txn, ctx);
         let reason = merged.reason.unwrap_or_else(|| format!("merging {incoming:?} rewrites an entry the user approved"));
         let mut conflicts = Vec::new();
         for a in &approved {

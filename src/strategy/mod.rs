@@ -4,7 +4,7 @@ mod entries;
 mod reconcile;
 
 pub use entries::apply_entries;
-pub use reconcile::{apply_reconcile, reassess, refresh_beliefs};
+pub use reconcile::{apply_reconcile, reassess, refresh_beliefs, refresh_entry_beliefs};
 
 use std::collections::HashMap;
 

@@ -33,6 +33,16 @@ fn pinned(txn: &SlotTxn, id: &str) -> bool {
 /// Recomputes the belief of every live claim: competing in a single-valued
 /// slot, standing alone in a multi-valued one.
 pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    refresh(txn, ctx, !ctx.spec.is_multi());
+}
+
+/// Entries of a log-like slot (append, replace, merges) do not compete: each
+/// stands alone on its own evidence.
+pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    refresh(txn, ctx, false);
+}
+
+fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
     let now = txn.now;
     let live: Vec<(String, f64)> = txn
         .slot
@@ -42,7 +52,7 @@ pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
         .map(|c| (c.id.clone(), support_of(ctx, c, now)))
         .collect();
     let params = &ctx.settings.belief;
-    let beliefs: Vec<f64> = if ctx.spec.is_multi() {
+    let beliefs: Vec<f64> = if !rivals {
         live.iter().map(|(_, s)| belief::alone(*s, params)).collect()
     } else {
         belief::competing(&live.iter().map(|(_, s)| *s).collect::<Vec<_>>(), params)
@@ -82,7 +92,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
         let gid = general.id.clone();
         let mut prov = general.provenance.clone();
-        prov.extend(draft.provenance.drain(..));
+        prov.append(&mut draft.provenance);
         draft.provenance = prov;
         draft.status = general.status;
         draft.supersedes = Some(gid.clone());
@@ -269,6 +279,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
                 format!("{:?} is contradicted by stronger evidence ({:.2} vs {:.2})", c.object, mine, theirs));
             affected.push(c.id.clone());
         }
+        close_moot_disputes(txn);
         refresh_beliefs(txn, ctx);
         return Applied::stored(Action::Added, Some(Relation::Contradict), id, affected);
     }
@@ -291,6 +302,28 @@ fn close_disputes(txn: &mut SlotTxn, claim_id: &str, why: &str) {
     for cf in open {
         txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
         txn.log_change("dispute_resolved", &[claim_id], None, Some(&cf), why.to_string());
+    }
+}
+
+/// Open disputes between claims that are both no longer current (a third
+/// value won on evidence) are moot: they are resolved by that evidence.
+fn close_moot_disputes(txn: &mut SlotTxn) {
+    let moot: Vec<(String, String, String)> = txn
+        .slot
+        .conflicts
+        .iter()
+        .filter(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open)
+        .filter(|c| {
+            [&c.earlier_id, &c.newer_id]
+                .iter()
+                .all(|id| txn.claim(id).is_none_or(|claim| !claim.status.is_current()))
+        })
+        .map(|c| (c.id.clone(), c.earlier_id.clone(), c.newer_id.clone()))
+        .collect();
+    for (cf, earlier, newer) in moot {
+        txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+        txn.log_change("dispute_resolved", &[&earlier, &newer], None, Some(&cf),
+            "neither claim is current any more: another value won on evidence".into());
     }
 }
 
@@ -378,6 +411,7 @@ pub fn reassess(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> Vec<String> {
         _ => {}
     }
     if !changed.is_empty() {
+        close_moot_disputes(txn);
         refresh_beliefs(txn, ctx);
     }
     changed.dedup();

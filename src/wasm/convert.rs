@@ -48,16 +48,12 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str, code: ErrorCode)
 }
 
 pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let inner = e.inner().to_string();
+    serde_json::from_str(text).map_err(|e| {
+        let inner = e.to_string();
         let inner = inner.split(" at line ").next().unwrap_or(&inner).to_string();
         // The field is named relative to the argument ("object",
         // "provenance.sourceTrust"); the message also names the argument.
-        let mut path = e.path().to_string();
-        if path == "." {
-            path.clear();
-        }
+        let mut path = path_at(text, e.column());
         if let Some(missing) = inner.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
             path = if path.is_empty() { missing.to_string() } else { format!("{path}.{missing}") };
         }
@@ -65,6 +61,70 @@ pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -
         let err = Error::new(code, format!("{shown}: {inner}"));
         if path.is_empty() { err } else { err.with_field(&path) }
     })
+}
+
+/// The key path (`provenance.sourceTrust`, `[1].object`) open at byte
+/// `column` of one-line JSON text: where serde_json stopped. Cheaper in code
+/// size than wrapping every Deserialize impl to track the path.
+fn path_at(text: &str, column: usize) -> String {
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let bytes = text.as_bytes();
+    let end = column.min(bytes.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut expecting_key = false;
+    let mut i = 0;
+    while i < end {
+        match bytes[i] {
+            b'{' => {
+                stack.push(Frame::Object(None));
+                expecting_key = true;
+            }
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object(key)) => {
+                    *key = None;
+                    expecting_key = true;
+                }
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if expecting_key {
+                    if let Some(Frame::Object(key)) = stack.last_mut() {
+                        *key = text.get(start..=i.min(bytes.len() - 1)).and_then(|k| serde_json::from_str(k).ok());
+                    }
+                    expecting_key = false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object(Some(key)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Frame::Object(None) => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
 }
 
 /// `undefined`/`null` → `T::default()`.

@@ -19,11 +19,20 @@ use crate::hooks::Judge;
 use crate::model::{Candidate, ConflictStatus};
 use crate::store::Store;
 
+/// A `new Memory()` config: the data part, and the JS objects serde cannot carry.
+struct SplitConfig {
+    data: EngineConfig,
+    store: JsValue,
+    merge: Option<Function>,
+    now: Option<Function>,
+    judge: JsValue,
+}
+
 /// Takes the function-valued and object-valued keys out of a config object
-/// (they cannot go through serde) and returns the data part.
-fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Function>, Option<Function>, JsValue)> {
+/// and reads the rest as data.
+fn split_config(config: &JsValue) -> Result<SplitConfig> {
     if config.is_undefined() || config.is_null() {
-        return Ok((EngineConfig::default(), JsValue::UNDEFINED, None, None, JsValue::UNDEFINED));
+        return Ok(SplitConfig { data: EngineConfig::default(), store: JsValue::UNDEFINED, merge: None, now: None, judge: JsValue::UNDEFINED });
     }
     if !config.is_object() {
         return Err(Error::invalid("config", "must be an object"));
@@ -47,12 +56,17 @@ fn split_config(config: &JsValue) -> Result<(EngineConfig, JsValue, Option<Funct
     };
     let merge = function(merge, "merge")?;
     let now = function(now, "now")?;
-    let engine_config: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
-    Ok((engine_config, store, merge, now, judge))
+    let data: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
+    Ok(SplitConfig { data, store, merge, now, judge })
+}
+
+fn js_nfkc(text: &str) -> String {
+    js_sys::JsString::from(text).normalize("NFKC").into()
 }
 
 fn build_engine(config: &JsValue) -> Result<Engine> {
-    let (engine_config, store, merge, now, judge) = split_config(config)?;
+    crate::normalize::set_host_nfkc(js_nfkc);
+    let SplitConfig { data: engine_config, store, merge, now, judge } = split_config(config)?;
     let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
         Rc::new(crate::store::MemoryStore::new())
     } else if let Some(native) = native_store_of(&store) {
@@ -117,6 +131,21 @@ pub struct Memory {
     engine: Rc<Engine>,
 }
 
+impl Memory {
+    /// Runs `work` on the engine once the arguments parsed; a parse error rejects the Promise.
+    fn spawn<A, T, F, Fut>(&self, args: Result<A>, work: F) -> Promise
+    where
+        T: Serialize + 'static,
+        F: FnOnce(Rc<Engine>, A) -> Fut,
+        Fut: std::future::Future<Output = Result<T>> + 'static,
+    {
+        match args {
+            Ok(a) => promise(work(self.engine.clone(), a)),
+            Err(e) => rejected(e),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl Memory {
     /// Throws a `CredenceError` on a bad config (unknown strategy, bad numbers, a store missing methods).
@@ -134,12 +163,7 @@ impl Memory {
     ) -> Promise {
         let parsed = from_js::<Candidate>(candidate, "candidate", ErrorCode::InvalidInput)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
-        let (candidate, options) = match parsed {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.remember(&candidate, &options).await })
+        self.spawn(parsed, move |engine, (candidate, options)| async move { engine.remember(&candidate, &options).await })
     }
 
     /// Writes many candidates: one load and one atomic commit per slot. All are
@@ -152,12 +176,7 @@ impl Memory {
     ) -> Promise {
         let parsed = from_js::<Vec<Candidate>>(candidates, "candidates", ErrorCode::InvalidInput)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
-        let (candidates, options) = match parsed {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.remember_many(&candidates, &options).await })
+        self.spawn(parsed, move |engine, (candidates, options)| async move { engine.remember_many(&candidates, &options).await })
     }
 
     /// Current beliefs about a subject (default subject when omitted).
@@ -167,24 +186,21 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "string")] subject: Option<JsValue>,
         #[wasm_bindgen(unchecked_param_type = "RecallOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let options = match from_js_or_default::<RecallOptions>(options.unwrap_or(JsValue::UNDEFINED), "options") {
-            Ok(o) => o,
-            Err(e) => return rejected(e),
-        };
         let subject = subject.and_then(|s| s.as_string());
-        let engine = self.engine.clone();
-        promise(async move { engine.recall(subject.as_deref(), &options).await })
+        let options = from_js_or_default::<RecallOptions>(options.unwrap_or(JsValue::UNDEFINED), "options");
+        self.spawn(options, move |engine, options| async move { engine.recall(subject.as_deref(), &options).await })
+    }
+
+    /// Every subject memory holds facts about (entity ids included), sorted.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string[]>")]
+    pub fn subjects(&self) -> Promise {
+        self.spawn(Ok(()), |engine, ()| async move { engine.subjects().await })
     }
 
     /// The claim, its lineage and every log entry that explains it.
     #[wasm_bindgen(unchecked_return_type = "Promise<Why>")]
     pub fn why(&self, #[wasm_bindgen(unchecked_param_type = "string")] claim_id: JsValue) -> Promise {
-        let id = match string_arg(&claim_id, "claimId") {
-            Ok(id) => id,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.why(&id).await })
+        self.spawn(string_arg(&claim_id, "claimId"), move |engine, id| async move { engine.why(&id).await })
     }
 
     /// Conflicts, open first then oldest first; `{ status }` filters.
@@ -195,12 +211,7 @@ impl Memory {
             #[serde(default)]
             status: Option<ConflictStatus>,
         }
-        let opts = match from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options") {
-            Ok(o) => o,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.conflicts(opts.status).await })
+        self.spawn(from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options"), move |engine, opts| async move { engine.conflicts(opts.status).await })
     }
 
     /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both".
@@ -222,23 +233,13 @@ impl Memory {
             })?;
             Ok((id, s, from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options")?))
         });
-        let (id, settlement, opts) = match args {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.settle(&id, &settlement, opts.by.as_deref()).await })
+        self.spawn(args, move |engine, (id, settlement, opts)| async move { engine.settle(&id, &settlement, opts.by.as_deref()).await })
     }
 
     /// Reverts a settlement exactly and reopens the conflict.
     #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
     pub fn undo(&self, #[wasm_bindgen(unchecked_param_type = "string")] conflict_id: JsValue) -> Promise {
-        let id = match string_arg(&conflict_id, "conflictId") {
-            Ok(id) => id,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.undo(&id).await })
+        self.spawn(string_arg(&conflict_id, "conflictId"), move |engine, id| async move { engine.undo(&id).await })
     }
 
     /// The judge-driven review pass over slots with new entries.
@@ -257,12 +258,7 @@ impl Memory {
                 .map(|b| b as u32)
                 .ok_or_else(|| Error::invalid("budget", "must be a whole number ≥ 0"))
         };
-        let budget = match budget {
-            Ok(b) => b,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move {
+        self.spawn(budget, move |engine, budget| async move {
             let judge = if judge.is_undefined() || judge.is_null() { None } else { Some(JsJudge(judge)) };
             engine.review(judge.as_ref().map(|j| j as &dyn Judge), budget).await
         })
@@ -276,12 +272,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "{ type?: string }")] options: Option<JsValue>,
     ) -> Promise {
         let ty = options.filter(|o| o.is_object()).and_then(|o| Reflect::get(&o, &"type".into()).ok()).and_then(|t| t.as_string());
-        let name = match string_arg(&id_or_name, "idOrName") {
-            Ok(n) => n,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.entity(&name, ty.as_deref()).await })
+        self.spawn(string_arg(&id_or_name, "idOrName"), move |engine, name| async move { engine.entity(&name, ty.as_deref()).await })
     }
 
     /// A person's merge of entity `from` into `into` (facts reconciled through the normal rules).
@@ -292,23 +283,13 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "string")] from: JsValue,
     ) -> Promise {
         let args = string_arg(&into, "into").and_then(|a| Ok((a, string_arg(&from, "from")?)));
-        let (into, from) = match args {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.merge_entities(&into, &from).await })
+        self.spawn(args, move |engine, (into, from)| async move { engine.merge_entities(&into, &from).await })
     }
 
     /// Reverts an entity merge exactly (claims the merge created are retired, not deleted).
     #[wasm_bindgen(js_name = undoEntityMerge, unchecked_return_type = "Promise<EntityMerge>")]
     pub fn undo_entity_merge(&self, #[wasm_bindgen(unchecked_param_type = "string")] merge_id: JsValue) -> Promise {
-        let id = match string_arg(&merge_id, "mergeId") {
-            Ok(id) => id,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.undo_entity_merge(&id).await })
+        self.spawn(string_arg(&merge_id, "mergeId"), move |engine, id| async move { engine.undo_entity_merge(&id).await })
     }
 
     /// The Memoir-compatible v2 blob of a slot.
@@ -319,12 +300,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
     ) -> Promise {
         let args = string_arg(&predicate, "predicate").and_then(|p| Ok((p, subject_of(options.as_ref())?)));
-        let (predicate, subject) = match args {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.blob(&predicate, subject.as_deref()).await })
+        self.spawn(args, move |engine, (predicate, subject)| async move { engine.blob(&predicate, subject.as_deref()).await })
     }
 
     /// Loads a v1 or v2 blob into the slot named by its `key`.
@@ -335,12 +311,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
     ) -> Promise {
         let args = super::convert::json_from_js(&blob, "blob").and_then(|b| Ok((b, subject_of(options.as_ref())?)));
-        let (blob, subject) = match args {
-            Ok(v) => v,
-            Err(e) => return rejected(e),
-        };
-        let engine = self.engine.clone();
-        promise(async move { engine.import_blob(&blob, subject.as_deref()).await })
+        self.spawn(args, move |engine, (blob, subject)| async move { engine.import_blob(&blob, subject.as_deref()).await })
     }
 }
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! Shared harness for the native engine tests: a settable clock, sequential
 //! ids, closure-backed hooks, and a store wrapper that fails on demand.
 #![allow(dead_code)]
@@ -34,7 +35,11 @@ impl Clock for TestClock {
     }
 }
 
-pub struct FnMerge(pub Box<dyn Fn(&[Claim], &Claim) -> Result<MergeResult>>);
+pub type MergeFn = Box<dyn Fn(&[Claim], &Claim) -> Result<MergeResult>>;
+pub type PairsFn = Box<dyn Fn(&[Claim]) -> Result<Vec<PairRef>>>;
+pub type VerdictFn = Box<dyn Fn(&Claim, &Claim) -> Result<PairVerdict>>;
+
+pub struct FnMerge(pub MergeFn);
 
 #[async_trait(?Send)]
 impl MergeHook for FnMerge {
@@ -154,8 +159,8 @@ impl Store for FlakyStore {
 
 /// A judge that answers from a script and counts its calls.
 pub struct ScriptedJudge {
-    pub pairs: Box<dyn Fn(&[Claim]) -> Result<Vec<PairRef>>>,
-    pub verdict: Box<dyn Fn(&Claim, &Claim) -> Result<PairVerdict>>,
+    pub pairs: PairsFn,
+    pub verdict: VerdictFn,
     pub calls: Cell<u32>,
 }
 

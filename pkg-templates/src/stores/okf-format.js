@@ -117,6 +117,13 @@ function renderBody(subject, predicate, slot) {
     const sources = [...new Set((c.provenance ?? []).map((p) => p.sourceId))].join(', ');
     lines.push(`- **${oneLine(c.object)}** — ${c.status}, confidence ${pct(c.confidence)}${valid} · from ${sources || '?'} · \`${c.id}\``);
   }
+  if (slot.entities?.length) {
+    lines.push('', '## Entities', '');
+    for (const e of slot.entities) {
+      const merged = e.mergedInto ? ` (merged into \`${e.mergedInto}\`)` : '';
+      lines.push(`- \`${e.id}\` **${oneLine(e.name)}**${merged} — also: ${e.aliases.filter((a) => a !== e.name).map(oneLine).join(', ') || '—'}`);
+    }
+  }
   if (slot.conflicts.length) {
     lines.push('', '## Conflicts', '');
     const objectOf = (id) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? id);
@@ -138,6 +145,9 @@ export function renderSlotFile(subject, predicate, slot) {
     claims: slot.claims ?? [],
     conflicts: slot.conflicts ?? [],
     writes: slot.writes ?? [],
+    // Only an entity-registry slot has these (SPEC §9): kept when present.
+    ...(slot.entities?.length ? { entities: slot.entities } : {}),
+    ...(slot.merges?.length ? { merges: slot.merges } : {}),
   };
   // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
   const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
@@ -163,6 +173,7 @@ const CONFLICT = {
   settlement: oneOf(['keep_newer', 'keep_earlier', 'keep_both'], true), changes: listOf(CHANGE, true), proposed: 's?',
 };
 const WRITE = { id: 's', claimId: 's', action: ACTION };
+const ENTITY = { id: 's', type: 's', name: 's', aliases: listOf('s'), mergedInto: 's?' };
 
 function check(value, spec, where) {
   const optional = typeof spec === 'string' ? spec.endsWith('?') : Boolean(spec.optional);
@@ -214,7 +225,12 @@ export function parseSlotFile(text, file) {
     check(data.conflicts ?? [], listOf(CONFLICT), 'conflicts') ||
     check(data.writes ?? [], listOf(WRITE), 'writes');
   if (problem) throw malformed(file, problem);
+  const entityProblem =
+    check(data.entities ?? [], listOf(ENTITY), 'entities') || check(data.merges ?? [], listOf({ id: 's', into: 's', from: 's' }), 'merges');
+  if (entityProblem) throw malformed(file, entityProblem);
   const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
+  if (data.entities?.length) slot.entities = data.entities;
+  if (data.merges?.length) slot.merges = data.merges;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
 

@@ -8,18 +8,23 @@
 // `staleMs` — is broken; breakers serialize on `<lock>.break` and remove the
 // lock only if it still carries the token they judged stale. Within one process
 // a promise chain per lock path orders waiters, so a process never polls
-// against itself.
+// against itself. Temp files carry host and pid, so the temp files of a writer
+// killed mid-commit can be swept (sweepDebris).
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CredenceError } from '../errors.js';
 
 export const randomToken = () => randomBytes(8).toString('hex');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOST = hostname();
+const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
 
-const tempName = (file) => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomToken()}.tmp`);
+// `.<name>.<host tag>-<pid>.<token>.tmp`: whoever finds one whose writer is a
+// dead process on this host may delete it (sweepDebris).
+const tempName = (file) => path.join(path.dirname(file), `.${path.basename(file)}.${HOST_TAG}-${process.pid}.${randomToken()}.tmp`);
+const TEMP = /^\..+\.([0-9a-f]{8})-(\d+)\.[0-9a-f]{16}\.tmp$/;
 
 async function syncDir(dir) {
   let handle;
@@ -31,6 +36,27 @@ async function syncDir(dir) {
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * Deletes the temp files in `dir` left by writers that died (killed between
+ * creating a temp file and renaming or removing it): only files whose writer
+ * is a process on this host that no longer exists. Returns how many it removed.
+ */
+export async function sweepDebris(dir) {
+  let names;
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || m[1] !== HOST_TAG || alive(Number(m[2]))) continue;
+    await fs.unlink(path.join(dir, name)).then(() => removed++, () => {});
+  }
+  return removed;
 }
 
 /** Replaces `file` with `text`: temp file, fsync, rename, fsync the directory. */

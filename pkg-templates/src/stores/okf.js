@@ -14,7 +14,8 @@
 // block to log.md, then replaces the slot file atomically. A writer killed
 // between the two leaves log records of a version the slot never reached, or a
 // second block for a version that was later committed again; readLog keeps,
-// per version, only the last block and only versions the slot file has.
+// per version, only the last block and only versions the slot file has. The
+// temp files such a writer leaves are swept by the next store's first commit.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CredenceError } from '../errors.js';
@@ -22,7 +23,7 @@ import {
   LOG_HEADER, compareKeys, fileNameOf, malformed, parseLogLines, parseSlotFile,
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
-import { appendDurably, randomToken, readText, withLock, writeAtomic } from './okf-fs.js';
+import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -154,6 +155,8 @@ export class OkfStore {
       await fs.writeFile(this.#logFile, LOG_HEADER, { flag: 'wx' }).catch((err) => {
         if (err.code !== 'EEXIST') throw err;
       });
+      // Temp files of writers killed mid-commit: harmless, but never reused.
+      await sweepDebris(this.#claimsDir);
     })().catch((err) => {
       this.#ready = null;
       throw err;

@@ -16,9 +16,11 @@
 // version 0, UPDATE ... WHERE version = expected otherwise) in a CTE, with the
 // claim, conflict and log rows written only when it returned a row; no row →
 // nothing written → `false`, and the engine retries. With a pool (a
-// `connect()` and no `release()`) statements go to `pool.query`; a single
-// connection (pg.Client, PGlite, a checked-out client) is shared, so this
-// store runs its statements on it one at a time, in order.
+// `connect()` and no `release()`) statements go to `pool.query` (pg.Pool
+// listens for 'error' on the client it checks out for a query, so a
+// connection cut mid-commit fails that write instead of crashing the
+// process); a single connection (pg.Client, PGlite, a checked-out client) is
+// shared, so this store runs its statements on it one at a time, in order.
 import { CredenceError } from '../errors.js';
 
 const DEFAULT_TABLES = Object.freeze({

@@ -1,0 +1,104 @@
+// Printing the figures and comparing them with the committed regression floor.
+
+const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : '  —  ');
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+export function simTable(sim, params) {
+  const preds = params.predicates.map((p) => p.name);
+  const lines = [];
+  const queries = sim.rows[0].n;
+  lines.push(`simulation: seed ${sim.seed}, ${params.subjects} subjects × ${preds.length} predicates = ${sim.slots} slots, ` +
+    `${sim.reports} reports (${pct(sim.reportAccuracy)} correct, ${pct(sim.late / sim.reports)} late), ${queries} slot-queries, ${sim.seconds.toFixed(1)} s`);
+  const head = ['method'.padEnd(30), 'accuracy', ...preds.map((p) => p.padStart(11)), '   ECE ', ' Brier'];
+  lines.push(head.join(' '));
+  lines.push('-'.repeat(head.join(' ').length));
+  for (const row of sim.rows) {
+    lines.push([row.name.padEnd(30), `  ${f3(row.accuracy)} `, ...preds.map((p) => f3(row.by[p]).padStart(11)), `  ${f3(row.ece)}`, ` ${f3(row.brier)}`].join(' '));
+  }
+  lines.push('ECE/Brier score each method\'s stated confidence in its answer (credence: claim.confidence; baselines: the report\'s');
+  lines.push('trust × extractorConf or the vote share; the ceiling: its posterior).');
+  const acts = Object.entries(sim.actions).sort().map(([k, v]) => `${k} ${v}`).join(', ');
+  lines.push(`credence actions: ${acts}; answered from a dispute in ${pct(sim.disputedRate)} of queries`);
+  return lines.join('\n');
+}
+
+export function sweepTable(results) {
+  const names = results[0].sim.rows.map((r) => r.name);
+  const width = Math.max(...results.map((r) => r.label.length), 10);
+  const short = names.map((n) => n.replace('credence, half-life fitted', 'cred. fitted').replace('credence (reconcile)', 'credence')
+    .replace('latest-observation-wins', 'latest-obs').replace('last-write-wins', 'LWW').replace('majority vote (all)', 'major-all')
+    .replace('majority vote (last 5)', 'major-5').replace('confidence-gated', 'conf-gated').replace('Bayes filter (ceiling)', 'ceiling')
+    .replace('proposed rule (JS prototype)', 'proposal'));
+  const lines = [[''.padEnd(width), ...short.map((s) => s.padStart(11)), '  cred. ECE'].join(' ')];
+  for (const { label, sim } of results) {
+    lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(11)), `      ${f3(sim.rows[0].ece)}`].join(' '));
+  }
+  return lines.join('\n');
+}
+
+/** The figures a floor keeps for one mode. */
+export function floorOf(corpus, sim) {
+  const cred = sim.rows[0];
+  return {
+    seed: sim.seed,
+    corpus: {
+      pass: corpus.filter((c) => c.pass).length,
+      total: corpus.length,
+      knownFailures: corpus.filter((c) => !c.pass).map((c) => c.name),
+    },
+    credence: { accuracy: round(cred.accuracy), ece: round(cred.ece), brier: round(cred.brier) },
+    methods: Object.fromEntries(sim.rows.map((r) => [r.name, round(r.accuracy)])),
+  };
+}
+
+const round = (x) => Math.round(x * 10000) / 10000;
+
+/**
+ * Regressions against the floor: a case that passed now fails, credence's
+ * accuracy below the floor by more than `tol.accuracy`, or its ECE/Brier above
+ * it by more than `tol.ece`/`tol.brier`. Returns { failures, notes }.
+ */
+export function compare(floor, corpus, sim, tol) {
+  const failures = [];
+  const notes = [];
+  if (corpus) {
+    const known = new Set(floor.corpus.knownFailures);
+    for (const c of corpus) {
+      if (!c.pass && !known.has(c.name)) failures.push(`corpus case ${c.name} fails (it is not a known failure)`);
+      if (c.pass && known.has(c.name)) notes.push(`corpus case ${c.name} now passes: raise the floor (npm run eval -- --update-baseline)`);
+    }
+  }
+  if (sim) {
+    if (sim.seed !== floor.seed) {
+      notes.push(`seed ${sim.seed} differs from the floor's ${floor.seed}: simulation figures not compared`);
+      return { failures, notes };
+    }
+    const cred = sim.rows[0];
+    const f = floor.credence;
+    if (cred.accuracy < f.accuracy - tol.accuracy) failures.push(`credence accuracy ${f3(cred.accuracy)} < floor ${f3(f.accuracy)} − ${tol.accuracy}`);
+    if (cred.ece > f.ece + tol.ece) failures.push(`credence ECE ${f3(cred.ece)} > floor ${f3(f.ece)} + ${tol.ece}`);
+    if (cred.brier > f.brier + tol.brier) failures.push(`credence Brier ${f3(cred.brier)} > floor ${f3(f.brier)} + ${tol.brier}`);
+    if (cred.accuracy > f.accuracy + tol.accuracy || cred.ece < f.ece - tol.ece) notes.push('credence improved on the floor: raise it (npm run eval -- --update-baseline)');
+  }
+  return { failures, notes };
+}
+
+/** Where credence stands against each other method (the issue's goal). */
+export function standing(sim) {
+  const [cred, ...others] = sim.rows;
+  const ceiling = sim.rows.find((r) => r.name.startsWith('Bayes'));
+  const lines = [];
+  for (const o of others) {
+    if (o === ceiling || o.name.startsWith('credence') || o.name.startsWith('proposed')) continue;
+    const d = cred.accuracy - o.accuracy;
+    const perPred = Object.keys(cred.by).filter((p) => cred.by[p] < o.by[p]);
+    lines.push(`  vs ${o.name.padEnd(26)} ${d >= 0 ? '+' : ''}${(100 * d).toFixed(1)} pts` +
+      (perPred.length ? `   (behind on ${perPred.map((p) => `${p} ${f3(cred.by[p])} < ${f3(o.by[p])}`).join(', ')})` : ''));
+  }
+  if (ceiling) {
+    const gap = ceiling.accuracy - cred.accuracy;
+    const span = ceiling.accuracy - Math.max(...others.filter((o) => o !== ceiling && !/^(credence|proposed)/.test(o.name)).map((o) => o.accuracy));
+    lines.push(`  gap to the ceiling: ${(100 * gap).toFixed(1)} pts (best baseline is ${(100 * span).toFixed(1)} pts below the ceiling)`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,91 @@
+// The reconciliation benchmark (issue #3): `npm run eval [-- options]`.
+//   --quick             smaller simulation (CI); the floor keeps figures per mode
+//   --seed N            another world (figures are then not compared with the floor)
+//   --sweep             also run the simulation under other generator regimes
+//   --proposal          add a row for the JS prototype of the belief rule EVAL.md proposes
+//   --update-baseline   write the current figures as the floor for this mode
+//   --corpus-only / --sim-only
+// Exits non-zero when a corpus case that passed on the floor fails, or
+// credence's accuracy / ECE / Brier regress past the tolerances.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCorpus } from './corpus.mjs';
+import { runSimulation } from './sim/index.mjs';
+import { DEFAULTS } from './sim/world.mjs';
+import { compare, floorOf, simTable, standing, sweepTable } from './report.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FLOOR_FILE = join(here, 'baseline.json');
+const DEFAULT_SEED = 20260601;
+const TOLERANCE = { accuracy: 0.01, ece: 0.01, brier: 0.01 };
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const mode = flag('--quick') ? 'quick' : 'full';
+const seed = Number(option('--seed') ?? DEFAULT_SEED);
+if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer, got ${option('--seed')}`);
+const params = { ...DEFAULTS, subjects: mode === 'quick' ? 40 : DEFAULTS.subjects };
+
+/** Generator regimes for --sweep: the main regime with one thing changed. */
+const REGIMES = [
+  ['main regime', {}],
+  ['cleaner sources', { sources: DEFAULTS.sources.map((s) => ({ ...s, reliability: Math.min(0.99, s.reliability + 0.15) })), extractorConf: [0.8, 1.0] }],
+  ['30% re-deliveries', { duplicateProbability: 0.3 }],
+  ['no late reports', { lateProbability: 0 }],
+  ['changes 2× faster', { predicates: DEFAULTS.predicates.map((p) => (p.timeVarying ? { ...p, meanDwellDays: p.meanDwellDays / 2 } : p)) }],
+  ['sparse reports (60 d)', { meanReportGapDays: 60 }],
+];
+
+let corpus;
+if (!flag('--sim-only')) {
+  console.log('== corpus: labeled scenarios (eval/scenarios/*.json)');
+  corpus = await runCorpus(join(here, 'scenarios'));
+  const failed = corpus.filter((c) => !c.pass);
+  console.log(`corpus: ${corpus.length - failed.length}/${corpus.length} cases pass` + (failed.length ? ` (failing: ${failed.map((c) => c.name).join(', ')})` : ''));
+}
+
+let sim;
+if (!flag('--corpus-only')) {
+  console.log(`\n== simulation (${mode}; seed ${seed}; replay with --seed ${seed}${mode === 'quick' ? ' --quick' : ''})`);
+  sim = await runSimulation(params, seed, { proposal: flag('--proposal') });
+  console.log(simTable(sim, params));
+  console.log('credence against each baseline:');
+  console.log(standing(sim));
+  if (corpus) console.log(`corpus: ${corpus.filter((c) => c.pass).length}/${corpus.length} cases pass`);
+}
+
+if (flag('--sweep')) {
+  console.log(`\n== sweep: accuracy by generator regime (${params.subjects} subjects, seed ${seed})`);
+  const results = [];
+  for (const [label, change] of REGIMES) results.push({ label, sim: await runSimulation({ ...params, ...change }, seed, { proposal: flag('--proposal') }) });
+  console.log(sweepTable(results));
+}
+
+const floors = existsSync(FLOOR_FILE) ? JSON.parse(readFileSync(FLOOR_FILE, 'utf8')) : {};
+if (flag('--update-baseline')) {
+  if (!corpus || !sim) throw new Error('--update-baseline needs both the corpus and the simulation');
+  if (seed !== DEFAULT_SEED) throw new Error(`the floor is kept for the default seed ${DEFAULT_SEED}`);
+  floors.tolerance = TOLERANCE;
+  floors[mode] = floorOf(corpus, sim);
+  writeFileSync(FLOOR_FILE, JSON.stringify(floors, null, 2) + '\n');
+  console.log(`\nfloor for ${mode} written to eval/baseline.json`);
+  process.exit(0);
+}
+
+const floor = floors[mode];
+if (!floor) {
+  console.log(`\nno floor for mode ${mode} in eval/baseline.json (write one with --update-baseline)`);
+  process.exit(1);
+}
+const { failures, notes } = compare(floor, corpus, sim, floors.tolerance ?? TOLERANCE);
+console.log(`\n== against the floor (eval/baseline.json, ${mode})`);
+if (floor.corpus.knownFailures.length) console.log(`known failing cases (kept on purpose, see EVAL.md): ${floor.corpus.knownFailures.join(', ')}`);
+for (const n of notes) console.log(`note: ${n}`);
+for (const f of failures) console.log(`REGRESSION: ${f}`);
+console.log(failures.length ? `eval FAILED (${failures.length} regression${failures.length > 1 ? 's' : ''})` : 'eval passed: no regression against the floor');
+process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,138 @@
+// Runs the simulated world through credence and every baseline, and scores
+// each method's current answer per slot against ground truth at every query.
+import { Memory } from 'credence';
+import { generate, iso, truthAt } from './world.mjs';
+import { BayesFilter, ConfidenceGated, LastWriteWins, LatestObservationWins, MajorityVote } from './methods.mjs';
+import { ProposedFilter } from './proposal.mjs';
+
+/** credence with its shipped defaults: built-in predicate specs, prior, margins, half-lives. */
+class Credence {
+  constructor(world, clock, config = {}, name = 'credence (reconcile)') {
+    this.name = name;
+    this.slots = world.slots;
+    this.memory = new Memory({ ...config, now: () => iso(clock.day) });
+    this.actions = {};
+    this.answers = new Map();
+  }
+  async observe(r) {
+    const slot = this.slots[r.slot];
+    const outcome = await this.memory.remember({
+      subject: slot.subject,
+      predicate: slot.predicate,
+      object: r.value,
+      provenance: { sourceId: r.source, sourceTrust: r.trust, extractorConf: r.conf, observedAt: iso(r.obs) },
+    });
+    const key = `${slot.pred.timeVarying ? 'tv' : 'fixed'}:${outcome.action}`;
+    this.actions[key] = (this.actions[key] ?? 0) + 1;
+    this.answers.delete(r.slot);
+  }
+  /** Reads the slot's current beliefs (active or disputed) and answers with the most believed. */
+  async refresh(slotId) {
+    if (this.answers.has(slotId)) return;
+    const slot = this.slots[slotId];
+    const claims = await this.memory.recall(slot.subject, { predicate: slot.predicate });
+    let best;
+    for (const c of claims) if (!best || c.confidence > best.confidence) best = c;
+    this.answers.set(slotId, best && { value: best.object, confidence: best.confidence, disputed: best.status === 'disputed' });
+  }
+  answer(slotId) { return this.answers.get(slotId); }
+}
+
+/** Expected calibration error over 10 equal-width bins, and the Brier score. */
+export function calibration(pairs) {
+  if (!pairs.length) return { ece: NaN, brier: NaN };
+  const bins = Array.from({ length: 10 }, () => ({ n: 0, conf: 0, hits: 0 }));
+  let brier = 0;
+  for (const [conf, hit] of pairs) {
+    const b = bins[Math.min(9, Math.floor(conf * 10))];
+    b.n++; b.conf += conf; b.hits += hit;
+    brier += (conf - hit) ** 2;
+  }
+  const ece = bins.reduce((s, b) => s + (b.n ? Math.abs(b.hits - b.conf) : 0), 0) / pairs.length;
+  return { ece, brier: brier / pairs.length, bins };
+}
+
+/** The value a time-varying slot held before its current one (a method answering it lags a change). */
+function previousTruth(slot, day) {
+  const i = slot.segments.findLastIndex((seg) => seg.from <= day);
+  return i > 0 ? slot.segments[i - 1].value : undefined;
+}
+
+/**
+ * credence configured with what the generator knows: each time-varying
+ * predicate's half-life set to the half-life of "the value has not changed"
+ * under its change rate, ln2 · meanDwell · (K−1)/K. A diagnostic row, not the default.
+ */
+export function fittedConfig(params) {
+  return {
+    predicates: params.predicates.filter((p) => p.timeVarying).map((p) => ({
+      name: p.name, cardinality: 'single', timeVarying: true,
+      halfLifeDays: Math.LN2 * p.meanDwellDays * (p.domain.length - 1) / p.domain.length,
+    })),
+  };
+}
+
+export async function runSimulation(params, seed, { proposal = false } = {}) {
+  const world = generate(params, seed);
+  const clock = { day: 0 };
+  const credence = new Credence(world, clock);
+  const fitted = new Credence(world, clock, fittedConfig(params), 'credence, half-life fitted');
+  const methods = [
+    credence,
+    fitted,
+    new LastWriteWins(),
+    new LatestObservationWins(),
+    new MajorityVote(),
+    new MajorityVote(5),
+    new ConfidenceGated(),
+    new BayesFilter(world),
+    ...(proposal ? [new ProposedFilter(world)] : []),
+  ];
+  const score = methods.map((m) => ({ name: m.name, hits: 0, n: 0, stale: 0, by: {}, pairs: [] }));
+  const seen = new Set();
+  let disputed = 0;
+  let next = 0;
+  const started = Date.now();
+  for (const day of world.queries) {
+    for (; next < world.reports.length && world.reports[next].delivered <= day; next++) {
+      const r = world.reports[next];
+      clock.day = r.delivered;
+      for (const m of methods) await m.observe(r);
+      seen.add(r.slot);
+    }
+    clock.day = day;
+    for (const slotId of seen) {
+      const slot = world.slots[slotId];
+      const truth = truthAt(slot, day);
+      await credence.refresh(slotId);
+      await fitted.refresh(slotId);
+      if (credence.answer(slotId)?.disputed) disputed++;
+      methods.forEach((m, i) => {
+        const a = m.answer(slotId, day);
+        const hit = a?.value === truth ? 1 : 0;
+        const s = score[i];
+        s.hits += hit; s.n++;
+        if (!hit && a && slot.pred.timeVarying && a.value === previousTruth(slot, day)) s.stale++;
+        const by = (s.by[slot.predicate] ??= { hits: 0, n: 0 });
+        by.hits += hit; by.n++;
+        if (a?.confidence !== undefined) s.pairs.push([a.confidence, hit]);
+      });
+    }
+  }
+  const rows = score.map((s) => {
+    const { ece, brier, bins } = calibration(s.pairs);
+    const by = Object.fromEntries(Object.entries(s.by).map(([k, v]) => [k, v.hits / v.n]));
+    return { name: s.name, accuracy: s.hits / s.n, by, ece, brier, n: s.n, staleRate: s.stale / s.n, bins };
+  });
+  return {
+    seed,
+    rows,
+    slots: world.slots.length,
+    reports: world.reports.length,
+    late: world.reports.filter((r) => r.delivered > r.obs).length,
+    reportAccuracy: world.reports.filter((r) => r.correct).length / world.reports.length,
+    disputedRate: disputed / score[0].n,
+    actions: credence.actions,
+    seconds: (Date.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,30 @@
+// A randomized writer process (js-tests/reliability/ops.js). Usage:
+//   node chaos-writer.mjs '{"kind":"okf"|"pg", "dir"|"url", "scope", "tables",
+//                           "worker", "seed", "count", "subjects", "inflight",
+//                           "mix", "transient", "pause"}'
+// Prints `ready` once the store is open, then one line per event —
+// `try {json}`, `ack {json}`, `refused {json}` — each written (synchronously,
+// to a pipe) before the writer goes on, then `done`. With "transient", store
+// failures (a database restart) are retried with the same ids; a pg.Pool then
+// reconnects by itself.
+import { Memory, OkfStore, PostgresStore } from 'credence';
+import { runWriter } from '../reliability/ops.js';
+
+const cfg = JSON.parse(process.argv[2]);
+let store;
+let pool;
+if (cfg.kind === 'okf') {
+  store = new OkfStore(cfg.dir, cfg.scope ? { scope: cfg.scope } : {});
+} else {
+  const { default: pg } = await import('pg');
+  pool = new pg.Pool({ connectionString: cfg.url, max: (cfg.inflight ?? 2) + 1, connectionTimeoutMillis: 5000 });
+  // An idle client cut off by a server restart: the pool drops it and opens another.
+  pool.on('error', () => {});
+  store = new PostgresStore(pool, { scope: cfg.scope, tables: cfg.tables });
+}
+const memory = new Memory({ store, retries: 10 });
+process.stdout.write('ready\n');
+const report = (kind, data) => process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);
+const stats = await runWriter(memory, { ...cfg, report });
+await pool?.end();
+process.stdout.write(`done ${JSON.stringify(stats)}\n`);
