@@ -10,7 +10,7 @@ async function write(label, candidate, options) {
   const o = await memory.remember(candidate, options);
   const rel = o.relation ? ` (${o.relation})` : '';
   console.log(`${label.padEnd(46)} → ${o.action}${rel}, belief ${o.claim.confidence.toFixed(2)}, strategy ${o.strategy}`);
-  for (const a of o.affected) console.log(`${''.padEnd(49)}${a.object} is now ${a.status}`);
+  for (const a of o.affected) console.log(`${''.padEnd(49)}affected: ${a.object} (${a.status})`);
   for (const c of o.conflicts) console.log(`${''.padEnd(49)}conflict opened: ${c.reason}`);
   return o;
 }
