@@ -4,18 +4,11 @@
 // (older valid time) and contradict (single, not time-varying). The native
 // bench reads the very same candidates from a JSON file, so both sides run
 // identical work.
+import { mulberry32 } from '../js-tests/lib/mulberry32.mjs';
 
-/** mulberry32: a small seeded PRNG, so every run writes the same candidates. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The workload's PRNG: every run writes the same candidates. */
+export const rng = mulberry32;
+
 
 const CITIES = ['NYC', 'San Francisco', 'Berlin', 'Lisbon', 'Tokyo', 'Austin', 'Paris', 'Toronto', 'Seoul', 'Nairobi'];
 const FOODS = ['sushi', 'ramen', 'tacos', 'pho', 'dumplings', 'curry', 'pizza', 'falafel', 'paella', 'kimchi'];

@@ -1,22 +1,14 @@
 // The simulated world: facts that change over time (or never), and sources of
 // known reliability that report them with noise, sometimes late. Everything is
 // drawn from one seeded PRNG, so a seed replays the same world exactly.
+import { mulberry32 } from '../../js-tests/lib/mulberry32.mjs';
+
+export { mulberry32 };
 
 export const DAY_MS = 86_400_000;
 export const EPOCH = Date.parse('2023-01-01T00:00:00.000Z');
 export const iso = (day) => new Date(EPOCH + Math.round(day * DAY_MS)).toISOString();
 
-/** mulberry32: a small, fast, seedable 32-bit PRNG. */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The generator's knobs (EVAL.md explains each). */
 export const DEFAULTS = {

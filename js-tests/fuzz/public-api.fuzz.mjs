@@ -2,19 +2,12 @@
 // package. Every failure must be a CredenceError with a code; no wasm trap,
 // no hang, no partial write. Usage: node public-api.fuzz.mjs [calls] [seed]
 import * as credence from 'credence';
+import { mulberry32 } from '../lib/mulberry32.mjs';
 
 const { Memory, MemoryStore, CredenceError, upgradeBlob, reconcile } = credence;
 const CALLS = Number(process.argv[2] ?? 100_000);
 const SEED = Number(process.argv[3] ?? Date.now() % 2 ** 31);
 
-function mulberry32(a) {
-  return () => {
-    a |= 0; a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(SEED);
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const FIELDS = ['subject', 'subjectType', 'predicate', 'object', 'validFrom', 'validTo', 'confidence', 'provenance', 'id',

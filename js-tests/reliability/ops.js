@@ -18,15 +18,7 @@
 // or undid that conflict first). A ConcurrencyError, or a store failure when `transient`
 // allows it (a database restart), re-issues the same operation with the same id.
 
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a |= 0; a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../lib/mulberry32.mjs';
 
 /** A number from a string, to derive per-writer seeds. */
 export function hash(text) {
