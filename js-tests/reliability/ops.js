@@ -18,7 +18,9 @@
 // or undid that conflict first). A ConcurrencyError, or a store failure when `transient`
 // allows it (a database restart), re-issues the same operation with the same id.
 
-export { mulberry32 } from '../lib/mulberry32.mjs';
+import { mulberry32 } from '../lib/mulberry32.mjs';
+
+export { mulberry32 };
 
 /** A number from a string, to derive per-writer seeds. */
 export function hash(text) {
