@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { onLines } from '../lib/lines.mjs';
 import { ref } from './fixtures.js';
 
 const writer = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workers', 'store-writer.mjs');
@@ -12,20 +13,12 @@ export function startWriter(config, { onAck } = {}) {
   const child = spawn(process.execPath, [writer, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const acks = [];
   let done = false;
-  let buffered = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => {
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line.startsWith('ack ')) {
-        acks.push(JSON.parse(line.slice(4)));
-        onAck?.(acks.length, child);
-      } else if (line === 'done') done = true;
-    }
+  onLines(child.stdout, (line) => {
+    if (line.startsWith('ack ')) {
+      acks.push(JSON.parse(line.slice(4)));
+      onAck?.(acks.length, child);
+    } else if (line === 'done') done = true;
   });
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stderr, done })));

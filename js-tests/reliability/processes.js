@@ -2,6 +2,7 @@
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onLines } from '../lib/lines.mjs';
 
 const workers = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workers');
 
@@ -14,24 +15,16 @@ export function startChaosWriter(config) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const events = [];
-  let buffered = '';
   let stderr = '';
   let done = null;
   let onReady;
   const ready = new Promise((resolve) => (onReady = resolve));
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => {
-    buffered += chunk;
-    let nl;
-    while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line === 'ready') onReady(true);
-      else if (line.startsWith('done ')) done = JSON.parse(line.slice(5));
-      else {
-        const space = line.indexOf(' ');
-        events.push({ kind: line.slice(0, space), worker: config.worker, ...JSON.parse(line.slice(space + 1)) });
-      }
+  onLines(child.stdout, (line) => {
+    if (line === 'ready') onReady(true);
+    else if (line.startsWith('done ')) done = JSON.parse(line.slice(5));
+    else {
+      const space = line.indexOf(' ');
+      events.push({ kind: line.slice(0, space), worker: config.worker, ...JSON.parse(line.slice(space + 1)) });
     }
   });
   child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -7,21 +7,12 @@
 // to a pipe) before the writer goes on, then `done`. With "transient", store
 // failures (a database restart) are retried with the same ids; a pg.Pool then
 // reconnects by itself.
-import { Memory, OkfStore, PostgresStore } from 'credence';
+import { Memory } from 'credence';
+import { openStore } from './open-store.mjs';
 import { runWriter } from '../reliability/ops.js';
 
 const cfg = JSON.parse(process.argv[2]);
-let store;
-let pool;
-if (cfg.kind === 'okf') {
-  store = new OkfStore(cfg.dir, cfg.scope ? { scope: cfg.scope } : {});
-} else {
-  const { default: pg } = await import('pg');
-  pool = new pg.Pool({ connectionString: cfg.url, max: (cfg.inflight ?? 2) + 1, connectionTimeoutMillis: 5000 });
-  // An idle client cut off by a server restart: the pool drops it and opens another.
-  pool.on('error', () => {});
-  store = new PostgresStore(pool, { scope: cfg.scope, tables: cfg.tables });
-}
+const { store, pool } = await openStore(cfg, { max: (cfg.inflight ?? 2) + 1, connectionTimeoutMillis: 5000 });
 const memory = new Memory({ store, retries: 10 });
 process.stdout.write('ready\n');
 const report = (kind, data) => process.stdout.write(`${kind} ${JSON.stringify(data)}\n`);

@@ -5,18 +5,11 @@
 // `subjects` slots, `inflight` at a time, re-issuing a write after a
 // ConcurrencyError with the same id. Prints `ack <json>` once a write is
 // acknowledged, then `done`.
-import { ConcurrencyError, Memory, OkfStore, PostgresStore } from 'credence';
+import { ConcurrencyError, Memory } from 'credence';
+import { openStore } from './open-store.mjs';
 
 const cfg = JSON.parse(process.argv[2]);
-let store;
-let pool;
-if (cfg.kind === 'okf') {
-  store = new OkfStore(cfg.dir, cfg.scope ? { scope: cfg.scope } : {});
-} else {
-  const { default: pg } = await import('pg');
-  pool = new pg.Pool({ connectionString: cfg.url, max: cfg.inflight ?? 2 });
-  store = new PostgresStore(pool, { scope: cfg.scope, tables: cfg.tables });
-}
+const { store, pool } = await openStore(cfg);
 const memory = new Memory({ store, retries: 10 });
 const pause = () => (cfg.pause ? new Promise((r) => setTimeout(r, Math.random() * cfg.pause)) : null);
 
