@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ from a fresh machine that has rustup/cargo,
-# Node 20+ and npm. Each step is named; set CREDENCE_SKIP_WASM=1 to reuse the
-# last wasm (JS-only changes).
+# Node 20+ and npm (scripts/test.sh brings the supported Node 22 and 24 and
+# builds with the newest). Each step is named; set CREDENCE_SKIP_WASM=1 to
+# reuse the last wasm (JS-only changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
@@ -18,10 +19,15 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
   cargo install wasm-bindgen-cli --version "=$WB_VERSION"
 fi
 
-step "npm: build and test tools"
-if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # npm ci refuses this lockfile: npm 11 leaves out an OS-specific optional dep of vite.
-  npm install --no-audit --no-fund
+step "npm: build and test tools (npm ci from package-lock.json)"
+# npm ci wipes node_modules: run it only when package.json or the lockfile
+# changed since the last install (their hash is kept inside node_modules).
+DEPS_HASH=$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1)
+if [ ! -x node_modules/.bin/esbuild ] || [ "$(cat node_modules/.credence-deps.sha256 2>/dev/null)" != "$DEPS_HASH" ]; then
+  npm ci --no-audit --no-fund
+  echo "$DEPS_HASH" >node_modules/.credence-deps.sha256
+else
+  echo "node_modules matches package-lock.json"
 fi
 
 if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
@@ -48,7 +54,7 @@ fi
 
 step "package: entries, types, templates"
 node_modules/.bin/esbuild pkg-templates/src/entry.node.js --bundle --platform=node --format=cjs \
-  --target=node20 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs
+  --target=node22 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs
 node_modules/.bin/esbuild pkg-templates/src/entry.browser.js --bundle --platform=browser --format=esm \
   --target=es2022 --external:./web/credence.js --log-level=warning --outfile=pkg/index.browser.js
 cp pkg-templates/index.node.js pkg/index.node.js

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # JS tests against the *packed* package: pack pkg/, install the tarball by
-# name, run Vitest (ESM), Jest (CJS), the TypeScript consumer, and a fresh
-# folder that installs the tarball and both imports and requires it.
+# name, then on each supported Node line (scripts/lib/node-runtimes.sh) run
+# Vitest (ESM), Jest (CJS) and a fresh folder that installs the tarball and
+# both imports and requires it; the TypeScript consumer is checked once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+
+step "Node runtimes: ${NODE_RUNTIME_VERSIONS[*]} (installed into .tools/ when missing)"
+node_runtimes_install
 
 step "pack pkg/ and install the tarball as 'credence'"
 TARBALL=$(bash scripts/install-pkg.sh)
 
-step "vitest (ESM import)"
-node_modules/.bin/vitest run
+step "vitest (ESM import), on each Node line"
+with_each_node node_modules/.bin/vitest run
 
-step "jest (CommonJS require)"
-node_modules/.bin/jest
+step "jest (CommonJS require), on each Node line"
+with_each_node node_modules/.bin/jest
 
 step "tsc: a TypeScript consumer (nodenext)"
 node_modules/.bin/tsc -p js-tests/types/tsconfig.json
 
-step "a separate folder: npm install the tarball, import and require it"
-bash js-tests/smoke/separate-folder.sh "$PWD/$TARBALL"
+step "a separate folder: npm install the tarball, import and require it, on each Node line"
+with_each_node bash js-tests/smoke/separate-folder.sh "$PWD/$TARBALL"
