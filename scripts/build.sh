@@ -20,9 +20,13 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
 fi
 
 step "npm: build and test tools (npm ci from package-lock.json)"
-# npm ci wipes node_modules: run it only when package.json or the lockfile
-# changed since the last install (their hash is kept inside node_modules).
-DEPS_HASH=$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1)
+# npm ci wipes node_modules: run it only when the lockfile or package.json's
+# dependency fields changed since the last install (their hash is kept inside
+# node_modules; editing a script in package.json reinstalls nothing).
+DEPS_HASH=$({
+  node -p 'const p = require("./package.json"); JSON.stringify([p.dependencies, p.devDependencies, p.optionalDependencies, p.overrides, p.allowScripts])'
+  cat package-lock.json
+} | sha256sum | cut -d' ' -f1)
 if [ ! -x node_modules/.bin/esbuild ] || [ "$(cat node_modules/.credence-deps.sha256 2>/dev/null)" != "$DEPS_HASH" ]; then
   npm ci --no-audit --no-fund
   echo "$DEPS_HASH" >node_modules/.credence-deps.sha256

@@ -3,9 +3,13 @@
 # would: spawned processes, a pseudo-terminal for -i (python3's pty), the MCP
 # SDK's own client. Like scripts/test-js.sh, it tests the packed package:
 # pkg/ is packed and the tarball installed as `credence` (bin included).
+# Both run on each supported Node line (scripts/lib/node-runtimes.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+node_runtimes_install
 
 step "pack pkg/ and install the tarball as 'credence'"
 rm -f credence-*.tgz
@@ -14,14 +18,15 @@ npm install --no-save --no-audit --no-fund "./$TARBALL" >/dev/null
 test -x node_modules/.bin/credence
 command -v python3 >/dev/null || { echo "python3 is needed for the pseudo-terminal tests" >&2; exit 1; }
 
-step "vitest: CLI, interactive (pty), MCP server, node-service"
-node_modules/.bin/vitest run --config js-tests/cli/vitest.config.mjs
+step "vitest: CLI, interactive (pty), MCP server, node-service, on each Node line"
+with_each_node node_modules/.bin/vitest run --config js-tests/cli/vitest.config.mjs
 
-step "the bin in a separate folder (its own dependencies, no pg)"
+step "the bin in a separate folder (its own dependencies, no pg), on each Node line"
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
-(
+bin_in_separate_folder() (
   cd "$DIR"
+  rm -rf node_modules package.json package-lock.json
   npm init -y >/dev/null
   npm install --no-audit --no-fund "$OLDPWD/$TARBALL" >/dev/null
   ./node_modules/.bin/credence --version
@@ -32,3 +37,4 @@ trap 'rm -rf "$DIR"' EXIT
   [ "$code" = 4 ] && grep -q "npm install pg" <<<"$out" || { echo "expected exit 4 and a hint to install pg, got $code: $out" >&2; exit 1; }
   echo "bin: ok (version, help, missing pg explained)"
 )
+with_each_node bin_in_separate_folder

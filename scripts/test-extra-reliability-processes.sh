@@ -11,6 +11,8 @@
 #      concurrent servers each, acknowledged writes counted afterwards
 # Each prints its seed and a `<name>: {json}` summary line (the figures in
 # RELIABILITY.md); a failure prints the command that replays it.
+# All of it runs on each supported Node line (scripts/lib/node-runtimes.sh),
+# on one server (every scope carries its run's seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
@@ -18,6 +20,9 @@ START=$(date +%s)
 
 # shellcheck source=lib/pg-server.sh
 source scripts/lib/pg-server.sh
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+node_runtimes_install
 
 step "the packed package in node_modules"
 if [ ! -f pkg/package.json ]; then bash scripts/build.sh; fi
@@ -28,19 +33,22 @@ fi
 step "postgresql: throwaway cluster (synchronous_commit=on: a crash keeps what it acknowledged)"
 pg_server_start -c synchronous_commit=on
 
-step "crash safety: OkfStore writers killed with SIGKILL (${CREDENCE_CRASH_RUNS:-50} runs)"
-node js-tests/reliability/crash-okf.mjs "${CREDENCE_CRASH_RUNS:-50}"
+runs_on_this_node() {
+  step "crash safety: OkfStore writers killed with SIGKILL (${CREDENCE_CRASH_RUNS:-50} runs)"
+  node js-tests/reliability/crash-okf.mjs "${CREDENCE_CRASH_RUNS:-50}"
 
-step "crash safety: PostgreSQL restarted (-m immediate) under writer processes"
-node js-tests/reliability/crash-postgres.mjs "${CREDENCE_PG_CRASH_RUNS:-5}"
+  step "crash safety: PostgreSQL restarted (-m immediate) under writer processes"
+  node js-tests/reliability/crash-postgres.mjs "${CREDENCE_PG_CRASH_RUNS:-5}"
 
-step "crash safety: PostgreSQL restarted under two credence mcp servers"
-node js-tests/reliability/mcp-postgres-restart.mjs 60 3
+  step "crash safety: PostgreSQL restarted under two credence mcp servers"
+  node js-tests/reliability/mcp-postgres-restart.mjs 60 3
 
-step "concurrency: randomized writers on every store"
-node js-tests/reliability/concurrency.mjs "${CREDENCE_CONCURRENCY_ROUNDS:-2}"
+  step "concurrency: randomized writers on every store"
+  node js-tests/reliability/concurrency.mjs "${CREDENCE_CONCURRENCY_ROUNDS:-2}"
 
-step "side by side: @modelcontextprotocol/server-memory vs credence mcp, two concurrent writers"
-node js-tests/reliability/mcp-side-by-side.mjs "${CREDENCE_MCP_WRITES:-100}"
+  step "side by side: @modelcontextprotocol/server-memory vs credence mcp, two concurrent writers"
+  node js-tests/reliability/mcp-side-by-side.mjs "${CREDENCE_MCP_WRITES:-100}"
+}
+with_each_node runs_on_this_node
 
 step "reliability across processes passed in $(( $(date +%s) - START )) s"

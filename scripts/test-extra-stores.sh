@@ -2,7 +2,8 @@
 # PostgresStore against a real PostgreSQL server: installs Debian's
 # `postgresql` when missing, starts a throwaway cluster (temp dir, loopback,
 # a free port, fsync off) as the `postgres` user, runs the server tests with
-# DATABASE_URL pointing at it, and always stops and removes it.
+# DATABASE_URL pointing at it, and always stops and removes it. The tests
+# run on each supported Node line (scripts/lib/node-runtimes.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
@@ -10,6 +11,9 @@ START=$(date +%s)
 
 # shellcheck source=lib/pg-server.sh
 source scripts/lib/pg-server.sh
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+node_runtimes_install
 
 step "postgresql: throwaway cluster"
 pg_server_start -c synchronous_commit=off
@@ -23,7 +27,7 @@ if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/c
   npm install --no-save --no-audit --no-fund "./$TARBALL" >/dev/null
 fi
 
-step "vitest: PostgresStore on the server"
-node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js
+step "vitest: PostgresStore on the server, on each Node line"
+with_each_node node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js
 
 step "stores on PostgreSQL passed in $(( $(date +%s) - START )) s"

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # Every test: native Rust, Rust-in-wasm (Node), and the packed package in JS.
+# The packed-package suites run on each supported Node line; everything else
+# (the build, wasm-bindgen-test-runner, Chromium's driver) on the newest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n==> %s\n' "$*"; }
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+
+step "Node runtimes: ${NODE_RUNTIME_VERSIONS[*]} (installed into .tools/ when missing)"
+node_runtimes_install
+PATH="$(newest_node_bin):$PATH"
+export PATH
+echo "default node: $(node --version); npm $(npm --version)"
 
 bash scripts/build.sh
 

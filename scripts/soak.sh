@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# `npm run soak`: the long runs that do not fit in `npm test`.
+#   1. The long write loop (js-tests/soak/long-write-loop.mjs: warm-up, 20,000
+#      timed writes, 200,000 more into one in-memory Memory), CREDENCE_SOAK_RUNS
+#      runs (default 20), each in its own process, on each supported Node line
+#      (scripts/lib/node-runtimes.sh). On Node 20 this loop aborted V8
+#      (README, "Supported runtimes"); here no run may fail.
+#   2. Every scripts/soak-*.sh, in name order (one file per area).
+# Every run of the loop writes the same seeded candidates.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n==> %s\n' "$*"; }
+# shellcheck source=lib/node-runtimes.sh
+source scripts/lib/node-runtimes.sh
+START=$(date +%s)
+
+step "Node runtimes: ${NODE_RUNTIME_VERSIONS[*]} (installed into .tools/ when missing)"
+node_runtimes_install
+PATH="$(newest_node_bin):$PATH"
+export PATH
+
+step "the packed package in node_modules"
+if [ ! -f pkg/package.json ]; then bash scripts/build.sh; fi
+if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/credence_bg.wasm node_modules/credence/node/credence_bg.wasm; then
+  bash scripts/install-pkg.sh >/dev/null
+fi
+
+step "long write loop: ${CREDENCE_SOAK_RUNS:-20} runs of 222,000 writes, on each Node line"
+with_each_node node js-tests/soak/repeat.mjs "${CREDENCE_SOAK_RUNS:-20}" js-tests/soak/long-write-loop.mjs
+
+for soak in scripts/soak-*.sh; do
+  [ -e "$soak" ] || continue
+  step "$soak"
+  bash "$soak"
+done
+
+step "soak passed in $(( $(date +%s) - START )) s"
