@@ -3,7 +3,8 @@
 #   1. The long write loop (js-tests/soak/long-write-loop.mjs: warm-up, 20,000
 #      timed writes, 200,000 more into one in-memory Memory), CREDENCE_SOAK_RUNS
 #      runs (default 20), each in its own process, on each supported Node line
-#      (scripts/lib/node-runtimes.sh). On Node 20 this loop aborted V8
+#      (scripts/lib/node-runtimes.sh), the lines side by side (one core
+#      each). On Node 20 this loop aborted V8
 #      (README, "Supported runtimes"); here no run may fail.
 #   2. Every scripts/soak-*.sh, in name order (one file per area).
 # Every run of the loop writes the same seeded candidates.
@@ -25,8 +26,8 @@ if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/c
   bash scripts/install-pkg.sh >/dev/null
 fi
 
-step "long write loop: ${CREDENCE_SOAK_RUNS:-20} runs of 222,000 writes, on each Node line"
-with_each_node node js-tests/soak/repeat.mjs "${CREDENCE_SOAK_RUNS:-20}" js-tests/soak/long-write-loop.mjs
+step "long write loop: ${CREDENCE_SOAK_RUNS:-20} runs of 222,000 writes on each Node line (the lines side by side)"
+with_each_node_at_once node js-tests/soak/repeat.mjs "${CREDENCE_SOAK_RUNS:-20}" js-tests/soak/long-write-loop.mjs
 
 for soak in scripts/soak-*.sh; do
   [ -e "$soak" ] || continue

@@ -6,6 +6,8 @@
 #   source scripts/lib/node-runtimes.sh
 #   node_runtimes_install            # installs what is missing; sets NODE_RUNTIME_BINS
 #   with_each_node CMD [ARGS...]     # runs CMD once per runtime, that `node` first on PATH
+#   with_each_node_at_once CMD ...   # the same, all runtimes at once (for long CPU-bound loops
+#                                    # on a multi-core machine), output lines tagged by version
 #   newest_node_bin                  # bin dir of the newest runtime
 #
 # CREDENCE_NODE_LINES="24" narrows a run to some lines (default: all of them).
@@ -60,4 +62,17 @@ with_each_node() {
     printf '\n--> on Node %s: %s\n' "$("$bin/node" --version)" "$*"
     PATH="$bin:$PATH" "$@"
   done
+}
+
+with_each_node_at_once() {
+  local bin pids=() failed=0 i
+  for bin in "${NODE_RUNTIME_BINS[@]}"; do
+    # Each output line is tagged with its Node version as it comes.
+    (set -o pipefail; PATH="$bin:$PATH" "$@" 2>&1 | sed -u "s/^/[node $("$bin/node" --version)] /") &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { echo "FAILED on Node $("${NODE_RUNTIME_BINS[$i]}/node" --version): $*"; failed=1; }
+  done
+  return "$failed"
 }
