@@ -101,6 +101,7 @@ impl SlotTxn {
             settlement: None,
             changes: Vec::new(),
             settled_from: None,
+            mooted: Vec::new(),
             proposed: None,
         });
         self.mark_conflict(&id);
@@ -128,7 +129,32 @@ impl SlotTxn {
         });
     }
 
+    /// Closes (as `moot`, logged) every open conflict one of whose claims has
+    /// left the live set: the question it asked no longer exists (SPEC §6).
+    /// Returns the ids it closed. Runs before every commit.
+    pub fn close_moot_conflicts(&mut self) -> Vec<String> {
+        let moot: Vec<(String, String)> = self
+            .slot
+            .conflicts
+            .iter()
+            .filter(|cf| cf.status == ConflictStatus::Open)
+            .filter_map(|cf| {
+                let gone = [&cf.earlier_id, &cf.newer_id]
+                    .into_iter()
+                    .find(|id| self.slot.claim(id).is_none_or(|c| !c.status.is_live()))?;
+                Some((cf.id.clone(), gone.clone()))
+            })
+            .collect();
+        for (cf, gone) in &moot {
+            let status = self.slot.claim(gone).map(|c| c.status.as_str()).unwrap_or("missing");
+            self.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
+            self.log_change("conflict_moot", &[gone], None, Some(cf), format!("claim {gone} is {status}: the conflict has nothing left to settle"));
+        }
+        moot.into_iter().map(|(cf, _)| cf).collect()
+    }
+
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
+        self.close_moot_conflicts();
         self.slot.version = self.expected_version + 1;
         SlotCommit {
             slot_ref,

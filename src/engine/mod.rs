@@ -5,6 +5,7 @@
 mod prepare;
 mod read;
 mod batch;
+mod check;
 mod entity;
 mod import;
 mod review;
@@ -192,13 +193,15 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(slot_ref).await?;
+            // A write that already landed answers with its recorded outcome,
+            // whatever version the caller last read (SPEC §8).
+            if let Some(record) = planned.replayed_in(&slot) {
+                return replay(&slot, record, planned.strategy, planned.source).map(finish);
+            }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
                     return Err(stale(slot_ref, expected, slot.version));
                 }
-            }
-            if let Some(record) = planned.replayed_in(&slot) {
-                return replay(&slot, record, planned.strategy, planned.source).map(finish);
             }
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
             let applied = self.apply_planned(&mut txn, &planned).await?;

@@ -6,8 +6,10 @@ use super::{Engine, WriteCtx};
 use crate::belief;
 use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
+use crate::invariants;
 use crate::model::{
-    Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status, StatusChange,
+    Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Settlement, SlotRef, Status,
+    StatusChange,
 };
 use crate::txn::SlotTxn;
 
@@ -62,51 +64,36 @@ impl Engine {
             .ok_or_else(|| conflict_not_found(id))
     }
 
+    /// Whether claims of this slot compete for belief when a settlement changes
+    /// them: free-text entries (append, merge_on_read, imports) stand alone.
+    async fn entries_compete(&self, slot_ref: &SlotRef) -> Result<bool> {
+        let log = self.store.read_log(slot_ref).await?;
+        Ok(!self.spec_of(&slot_ref.predicate).is_multi() && invariants::entry_claims(&log).is_empty())
+    }
+
     pub async fn settle(&self, conflict_id: &str, settlement: &str, by: Option<&str>) -> Result<Conflict> {
         let settlement = Settlement::parse(settlement)?;
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let compete = self.entries_compete(&slot_ref).await?;
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
-                if record.status == ConflictStatus::Settled {
-                    return Err(Error::new(
-                        ErrorCode::ConflictAlreadySettled,
-                        format!("conflict {conflict_id:?} was already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
-                    )
-                    .with_field("conflictId"));
+                if record.status.is_closed() {
+                    return Err(already_closed(conflict_id, &record));
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
-                match settlement {
-                    Settlement::KeepNewer => {
-                        set_status(txn, earlier, Status::Retired);
-                        set_status(txn, newer, Status::Active);
-                        if record.kind == ConflictKind::MergeProposal {
-                            // The approved rewrite consolidates every other active entry.
-                            let others: Vec<String> = txn.slot.claims.iter()
-                                .filter(|c| c.status.is_current() && c.id != newer)
-                                .map(|c| c.id.clone()).collect();
-                            for id in others {
-                                set_status(txn, &id, Status::Superseded);
-                            }
-                        }
-                    }
-                    Settlement::KeepEarlier => {
-                        set_status(txn, newer, Status::Retired);
-                        set_status(txn, earlier, Status::Active);
-                    }
-                    Settlement::KeepBoth => {
-                        if record.kind != ConflictKind::MergeProposal {
-                            set_status(txn, earlier, Status::Active);
-                            set_status(txn, newer, Status::Active);
-                        }
-                    }
-                }
+                apply_settlement(txn, &record, settlement);
                 // Rivals a person removed no longer compete for belief.
                 let spec = self.spec_of(&slot_ref.predicate);
-                strategy::refresh_beliefs(txn, &WriteCtx { spec: &spec, settings: &self.settings });
+                let ctx = WriteCtx { spec: &spec, settings: &self.settings };
+                if compete {
+                    strategy::refresh_beliefs(txn, &ctx);
+                } else {
+                    strategy::refresh_entry_beliefs(txn, &ctx);
+                }
                 let changes = diff(&before, txn);
                 let now = txn.now;
                 let who = by.clone();
@@ -121,14 +108,21 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
+                // Other questions about the claims it retired are gone; undo reopens them.
+                let mooted = txn.close_moot_conflicts();
+                txn.update_conflict(conflict_id, |c| c.mooted = mooted);
                 Ok(())
             })
             .await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
 
+    /// Puts back what a settlement changed, only while those claims are still
+    /// as it left them (else `UNDO_STALE`, nothing written). Belief a later
+    /// observation moved is kept: undo never removes evidence.
     pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let log = self.store.read_log(&slot_ref).await?;
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
@@ -136,11 +130,16 @@ impl Engine {
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
+                if let Some(err) = stale_change(txn, &record, &log) {
+                    return Err(err);
+                }
                 for change in record.changes.iter().rev() {
-                    let (status, log_odds) = (change.before, change.log_odds_before);
+                    let (status, before, after) = (change.before, change.log_odds_before, change.log_odds_after);
                     txn.update_claim(&change.claim_id, |c| {
                         c.status = status;
-                        belief::set_belief(c, log_odds);
+                        if c.log_odds == after {
+                            belief::set_belief(c, before);
+                        }
                     });
                 }
                 txn.update_conflict(conflict_id, |c| {
@@ -149,7 +148,15 @@ impl Engine {
                     c.settled_by = None;
                     c.settlement = None;
                     c.changes.clear();
+                    c.mooted.clear();
                 });
+                for cf in &record.mooted {
+                    txn.update_conflict(cf, |c| {
+                        if c.status == ConflictStatus::Moot {
+                            c.status = ConflictStatus::Open;
+                        }
+                    });
+                }
                 let ids: Vec<&str> = record.changes.iter().map(|c| c.claim_id.as_str()).collect();
                 txn.log_change("undo", &ids, None, Some(conflict_id),
                     format!("settlement {} undone; {} status change(s) restored, conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?"), record.changes.len()));
@@ -158,4 +165,67 @@ impl Engine {
             .await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
+}
+
+fn already_closed(conflict_id: &str, record: &ConflictRecord) -> Error {
+    let how = match record.status {
+        ConflictStatus::Moot => "closed as moot: one of its claims left the live set".to_string(),
+        _ => format!("already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+    };
+    Error::new(ErrorCode::ConflictAlreadySettled, format!("conflict {conflict_id:?} was {how}")).with_field("conflictId")
+}
+
+fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Settlement) {
+    let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
+    match settlement {
+        Settlement::KeepNewer => {
+            set_status(txn, earlier, Status::Retired);
+            set_status(txn, newer, Status::Active);
+            if record.kind == ConflictKind::MergeProposal {
+                // The approved rewrite consolidates every other active entry.
+                let others: Vec<String> = txn.slot.claims.iter()
+                    .filter(|c| c.status.is_current() && c.id != newer)
+                    .map(|c| c.id.clone()).collect();
+                for id in others {
+                    set_status(txn, &id, Status::Superseded);
+                }
+            }
+        }
+        Settlement::KeepEarlier => {
+            set_status(txn, newer, Status::Retired);
+            set_status(txn, earlier, Status::Active);
+        }
+        Settlement::KeepBoth => {
+            if record.kind != ConflictKind::MergeProposal {
+                set_status(txn, earlier, Status::Active);
+                set_status(txn, newer, Status::Active);
+            }
+        }
+    }
+}
+
+/// `UNDO_STALE` naming the later change when a claim the settlement changed
+/// (or a conflict it made moot) is no longer as the settlement left it.
+fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
+    let moved = record.changes.iter().find_map(|ch| {
+        let claim = txn.claim(&ch.claim_id)?;
+        (claim.status != ch.after).then(|| (claim, ch.after))
+    })?;
+    let (claim, left) = moved;
+    let later = log
+        .iter()
+        .rev()
+        .find(|e| e.claim_ids.iter().any(|id| id == &claim.id) && e.conflict_id.as_deref() != Some(record.id.as_str()))
+        .map(|e| format!(" by `{}` at {} ({})", e.rule, e.at.to_iso(), e.note))
+        .unwrap_or_default();
+    Some(
+        Error::new(
+            ErrorCode::UndoStale,
+            format!(
+                "cannot undo conflict {:?}: claim {} was left {} by the settlement but is now {}{later}; nothing was changed",
+                record.id, claim.id, left.as_str(), claim.status.as_str()
+            ),
+        )
+        .with_field("conflictId"),
+    )
 }
