@@ -209,7 +209,7 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
 fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
     let moved = record.changes.iter().find_map(|ch| {
         let claim = txn.claim(&ch.claim_id)?;
-        (claim.status != ch.after).then(|| (claim, ch.after))
+        (claim.status != ch.after).then_some((claim, ch.after))
     })?;
     let (claim, left) = moved;
     let later = log
