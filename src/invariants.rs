@@ -7,7 +7,9 @@
 //!
 //! Entries written by `append`, `merge_on_read` or an import are a log, not
 //! one belief: several of them may be current at once and repeat a value, so
-//! the single-value and no-duplicate rules skip them.
+//! the single-value and no-duplicate rules skip them. `replace`,
+//! `confidence_gated` and `llm_merge` rewrite the active set regardless of
+//! valid time, so only the single-value rule applies to what they wrote.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +17,47 @@ use crate::model::{Claim, ConflictRecord, ConflictStatus, LogEntry, Settlement, 
 use crate::strategy::same_value;
 use crate::time::Timestamp;
 
-/// Log rules that add a free-text entry rather than a competing value.
-const ENTRY_RULES: [&str; 3] = ["append", "merge_on_read", "import"];
+/// Strategies whose writes are free-text entries, not competing values.
+const ENTRY_STRATEGIES: [&str; 2] = ["append", "merge_on_read"];
+/// Strategies that rewrite the active set whatever the valid times say.
+const REWRITE_STRATEGIES: [&str; 3] = ["replace", "confidence_gated", "llm_merge"];
+
+/// How a claim came to be, read from the first log entry that names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Decided by the relation engine (reconcile, ask_user, reject).
+    Valued,
+    /// An entry of a log-like slot: append, merge_on_read, an import.
+    Entry,
+    /// Written by replace / confidence_gated / llm_merge, which ignore valid time.
+    Rewrite,
+}
+
+/// The origin of every claim the log names (claims it does not name are `Valued`).
+pub fn origins(log: &[LogEntry]) -> std::collections::HashMap<&str, Origin> {
+    let mut out = std::collections::HashMap::new();
+    for e in log {
+        let strategy = e.cause.strategy.as_deref().unwrap_or("");
+        let origin = if e.cause.op == "import" || ENTRY_STRATEGIES.contains(&strategy) {
+            Origin::Entry
+        } else if REWRITE_STRATEGIES.contains(&strategy) {
+            Origin::Rewrite
+        } else {
+            Origin::Valued
+        };
+        // A refinement carries on the claim it refines (an entry stays an entry).
+        let inherited = (e.rule == "refine").then(|| e.claim_ids.get(1).and_then(|g| out.get(g.as_str()).copied())).flatten();
+        for id in &e.claim_ids {
+            out.entry(id.as_str()).or_insert(inherited.unwrap_or(origin));
+        }
+    }
+    out
+}
+
+/// Ids of claims written as free-text entries.
+pub fn entry_claims(log: &[LogEntry]) -> Vec<&str> {
+    origins(log).into_iter().filter(|(_, o)| *o == Origin::Entry).map(|(id, _)| id).collect()
+}
 
 /// One broken invariant. `rule` is a stable name; `message` names the ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,14 +92,6 @@ pub fn check(slot: &Slot, facts: &SlotFacts) -> Result<(), Violation> {
     }
 }
 
-/// Ids of claims written as free-text entries, read from the slot's log.
-pub fn entry_claims(log: &[LogEntry]) -> Vec<&str> {
-    log.iter()
-        .filter(|e| ENTRY_RULES.contains(&e.rule.as_str()))
-        .flat_map(|e| e.claim_ids.iter().map(String::as_str))
-        .collect()
-}
-
 /// Every violation of SPEC §6 in one slot.
 pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -72,16 +105,20 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     };
     check_links(slot, facts.slot_ref, &mut fail);
     check_conflicts_close(slot, &mut fail);
-    let entries = entry_claims(facts.log);
-    let valued: Vec<&Claim> = slot.claims.iter().filter(|c| !entries.contains(&c.id.as_str())).collect();
+    let origins = origins(facts.log);
+    let origin = |c: &Claim| origins.get(c.id.as_str()).copied().unwrap_or(Origin::Valued);
+    let not_entries: Vec<&Claim> = slot.claims.iter().filter(|c| origin(c) != Origin::Entry).collect();
     if !facts.multi {
-        check_one_current(slot, &valued, &mut fail);
+        check_one_current(slot, &not_entries, &mut fail);
     }
+    let valued: Vec<&Claim> = slot.claims.iter().filter(|c| origin(c) == Origin::Valued).collect();
     check_no_duplicate_values(slot, &valued, &mut fail);
     out
 }
 
-/// Every id a record names resolves inside the slot.
+/// Every id a record names resolves inside the slot. (`supersededBy` and
+/// `supersedes` may cross slots after an entity merge: the store-level check
+/// resolves them.)
 fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, String)) {
     let mut seen = std::collections::HashSet::new();
     for c in &slot.claims {
@@ -94,11 +131,6 @@ fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, Stri
         for cf in &c.conflict_ids {
             if slot.conflict(cf).is_none() {
                 fail("claim_names_unknown_conflict", format!("claim {} names conflict {cf}, which does not exist", c.id));
-            }
-        }
-        for (field, link) in [("supersededBy", &c.superseded_by), ("supersedes", &c.supersedes)] {
-            if let Some(id) = link.as_deref().filter(|id| slot.claim(id).is_none()) {
-                fail("claim_names_unknown_claim", format!("claim {} {field} {id}, which does not exist", c.id));
             }
         }
         if !(0.0..=1.0).contains(&c.confidence) || !c.log_odds.is_finite() {
@@ -147,8 +179,9 @@ fn interval(slot: &Slot, c: &Claim) -> (Timestamp, Timestamp) {
     (from, to.unwrap_or(Timestamp(i64::MAX)))
 }
 
+/// Two non-empty intervals share an instant.
 fn overlap(a: (Timestamp, Timestamp), b: (Timestamp, Timestamp)) -> bool {
-    a.0 < b.1 && b.0 < a.1
+    a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
 }
 
 /// A pair a person or an open question allows to be current together.

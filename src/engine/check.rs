@@ -15,6 +15,7 @@ impl Engine {
             let log = self.store.read_log(&slot_ref).await?;
             let multi = self.spec_of(&slot_ref.predicate).is_multi();
             out.extend(check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi }));
+            let mut unknown_links = Vec::new();
             let mut index_miss = |kind: &str, id: &str| {
                 out.push(Violation {
                     rule: "index_mismatch".into(),
@@ -27,12 +28,23 @@ impl Engine {
                 if self.store.find_claim(&c.id).await?.is_none_or(|r| r.key != slot_ref.key) {
                     index_miss("claim", &c.id);
                 }
+                for link in [&c.superseded_by, &c.supersedes].into_iter().flatten() {
+                    if slot.claim(link).is_none() && self.store.find_claim(link).await?.is_none() {
+                        unknown_links.push(format!("claim {} links to claim {link}, which does not exist", c.id));
+                    }
+                }
             }
             for cf in &slot.conflicts {
                 if self.store.find_conflict(&cf.id).await?.is_none_or(|r| r.key != slot_ref.key) {
                     index_miss("conflict", &cf.id);
                 }
             }
+            out.extend(unknown_links.into_iter().map(|message| Violation {
+                rule: "claim_names_unknown_claim".into(),
+                subject: slot_ref.subject.clone(),
+                predicate: slot_ref.predicate.clone(),
+                message,
+            }));
         }
         Ok(out)
     }

@@ -203,7 +203,7 @@ impl Engine {
                     return Err(stale(slot_ref, expected, slot.version));
                 }
             }
-            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
+            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi());
             let applied = self.apply_planned(&mut txn, &planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
@@ -234,7 +234,7 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(slot_ref).await?;
-            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone());
+            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
             let value = build(&mut txn)?;
             if txn.is_empty() {
                 return Ok((value, txn.slot));

@@ -6,7 +6,7 @@ use super::{Engine, WriteCtx};
 use crate::belief;
 use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
-use crate::invariants;
+use crate::invariants::{self, SlotFacts};
 use crate::model::{
     Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Settlement, SlotRef, Status,
     StatusChange,
@@ -80,8 +80,8 @@ impl Engine {
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
-                if record.status.is_closed() {
-                    return Err(already_closed(conflict_id, &record));
+                if record.status.is_closed() || left_live_set(txn, &record).is_some() || overtaken(txn, &record).is_some() {
+                    return Err(already_closed(conflict_id, &record, txn));
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
@@ -123,6 +123,7 @@ impl Engine {
     pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
         let log = self.store.read_log(&slot_ref).await?;
+        let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
@@ -133,6 +134,8 @@ impl Engine {
                 if let Some(err) = stale_change(txn, &record, &log) {
                     return Err(err);
                 }
+                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let before = invariants::check_slot(&txn.slot, &facts);
                 for change in record.changes.iter().rev() {
                     let (status, before, after) = (change.before, change.log_odds_before, change.log_odds_after);
                     txn.update_claim(&change.claim_id, |c| {
@@ -157,6 +160,14 @@ impl Engine {
                         }
                     });
                 }
+                // Claims written since may rely on what the settlement retired.
+                if let Some(clash) = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| !before.contains(v)) {
+                    return Err(Error::new(
+                        ErrorCode::UndoStale,
+                        format!("cannot undo conflict {conflict_id:?}: the slot changed since it was settled and restoring it would break an invariant ({}); nothing was changed", clash.message),
+                    )
+                    .with_field("conflictId"));
+                }
                 let ids: Vec<&str> = record.changes.iter().map(|c| c.claim_id.as_str()).collect();
                 txn.log_change("undo", &ids, None, Some(conflict_id),
                     format!("settlement {} undone; {} status change(s) restored, conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?"), record.changes.len()));
@@ -167,10 +178,25 @@ impl Engine {
     }
 }
 
-fn already_closed(conflict_id: &str, record: &ConflictRecord) -> Error {
-    let how = match record.status {
-        ConflictStatus::Moot => "closed as moot: one of its claims left the live set".to_string(),
-        _ => format!("already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+/// A claim of the conflict that is no longer live (a resolved-by-evidence
+/// conflict stays settleable only while both its claims still compete).
+fn left_live_set<'t>(txn: &'t SlotTxn, record: &ConflictRecord) -> Option<&'t Claim> {
+    [&record.earlier_id, &record.newer_id].into_iter().filter_map(|id| txn.claim(id)).find(|c| !c.status.is_live())
+}
+
+/// Neither claim of a resolved conflict is current: a third value won since.
+fn overtaken(txn: &SlotTxn, record: &ConflictRecord) -> Option<String> {
+    txn.third_value_won(&[&record.earlier_id, &record.newer_id])
+}
+
+fn already_closed(conflict_id: &str, record: &ConflictRecord, txn: &SlotTxn) -> Error {
+    let how = match (record.status, left_live_set(txn, record)) {
+        (ConflictStatus::Settled, _) => format!("already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+        (_, Some(c)) => format!("closed as moot: its claim {} is {}", c.id, c.status.as_str()),
+        _ if overtaken(txn, record).is_some() => {
+            format!("closed as moot: neither claim is current; {} won on evidence since", overtaken(txn, record).unwrap_or_default())
+        }
+        _ => "closed as moot: one of its claims left the live set".to_string(),
     };
     Error::new(ErrorCode::ConflictAlreadySettled, format!("conflict {conflict_id:?} was {how}")).with_field("conflictId")
 }
