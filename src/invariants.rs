@@ -68,6 +68,9 @@ pub struct Violation {
     pub subject: String,
     pub predicate: String,
     pub message: String,
+    /// The claims (or conflict) involved, when the rule is about specific ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ids: Vec<String>,
 }
 
 impl std::fmt::Display for Violation {
@@ -95,12 +98,13 @@ pub fn check(slot: &Slot, facts: &SlotFacts) -> Result<(), Violation> {
 /// Every violation of SPEC §6 in one slot.
 pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     let mut out = Vec::new();
-    let mut fail = |rule: &str, message: String| {
+    let mut fail = |rule: &str, message: String, ids: Vec<String>| {
         out.push(Violation {
             rule: rule.to_string(),
             subject: facts.slot_ref.subject.clone(),
             predicate: facts.slot_ref.predicate.clone(),
             message,
+            ids,
         })
     };
     check_links(slot, facts.slot_ref, &mut fail);
@@ -119,50 +123,50 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
 /// Every id a record names resolves inside the slot. (`supersededBy` and
 /// `supersedes` may cross slots after an entity merge: the store-level check
 /// resolves them.)
-fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, String)) {
+fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, String, Vec<String>)) {
     let mut seen = std::collections::HashSet::new();
     for c in &slot.claims {
         if !seen.insert(c.id.as_str()) {
-            fail("duplicate_claim_id", format!("claim id {} appears twice", c.id));
+            fail("duplicate_claim_id", format!("claim id {} appears twice", c.id), vec![c.id.clone()]);
         }
         if c.subject != slot_ref.subject || c.predicate != slot_ref.predicate {
-            fail("claim_in_wrong_slot", format!("claim {} says {}/{}", c.id, c.subject, c.predicate));
+            fail("claim_in_wrong_slot", format!("claim {} says {}/{}", c.id, c.subject, c.predicate), vec![c.id.clone()]);
         }
         for cf in &c.conflict_ids {
             if slot.conflict(cf).is_none() {
-                fail("claim_names_unknown_conflict", format!("claim {} names conflict {cf}, which does not exist", c.id));
+                fail("claim_names_unknown_conflict", format!("claim {} names conflict {cf}, which does not exist", c.id), vec![c.id.clone(), cf.clone()]);
             }
         }
         if !(0.0..=1.0).contains(&c.confidence) || !c.log_odds.is_finite() {
-            fail("belief_out_of_range", format!("claim {} has confidence {} / logOdds {}", c.id, c.confidence, c.log_odds));
+            fail("belief_out_of_range", format!("claim {} has confidence {} / logOdds {}", c.id, c.confidence, c.log_odds), vec![c.id.clone()]);
         }
     }
     for cf in &slot.conflicts {
         for id in [&cf.earlier_id, &cf.newer_id] {
             if slot.claim(id).is_none() {
-                fail("conflict_names_unknown_claim", format!("conflict {} names claim {id}, which does not exist", cf.id));
+                fail("conflict_names_unknown_claim", format!("conflict {} names claim {id}, which does not exist", cf.id), vec![cf.id.clone(), id.clone()]);
             } else if slot.claim(id).is_some_and(|c| !c.conflict_ids.contains(&cf.id)) {
-                fail("conflict_not_noted", format!("conflict {} is not noted on its claim {id}", cf.id));
+                fail("conflict_not_noted", format!("conflict {} is not noted on its claim {id}", cf.id), vec![cf.id.clone(), id.clone()]);
             }
         }
         let settled = cf.status == ConflictStatus::Settled;
         if settled != cf.settlement.is_some() || settled != cf.settled_at.is_some() {
-            fail("settlement_stamp", format!("conflict {} is {:?} with settlement {:?}", cf.id, cf.status, cf.settlement));
+            fail("settlement_stamp", format!("conflict {} is {:?} with settlement {:?}", cf.id, cf.status, cf.settlement), vec![cf.id.clone()]);
         }
     }
     for w in &slot.writes {
         if slot.claim(&w.claim_id).is_none() {
-            fail("write_names_unknown_claim", format!("idempotency record {} names claim {}, which does not exist", w.id, w.claim_id));
+            fail("write_names_unknown_claim", format!("idempotency record {} names claim {}, which does not exist", w.id, w.claim_id), vec![w.claim_id.clone()]);
         }
     }
 }
 
 /// An open conflict whose claims left the live set must have closed itself.
-fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String)) {
+fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<String>)) {
     for cf in slot.conflicts.iter().filter(|c| c.status == ConflictStatus::Open) {
         for id in [&cf.earlier_id, &cf.newer_id] {
             if let Some(c) = slot.claim(id).filter(|c| !c.status.is_live()) {
-                fail("open_conflict_on_dead_claim", format!("conflict {} is open but its claim {id} is {}", cf.id, c.status.as_str()));
+                fail("open_conflict_on_dead_claim", format!("conflict {} is open but its claim {id} is {}", cf.id, c.status.as_str()), vec![cf.id.clone(), id.clone()]);
             }
         }
     }
@@ -194,7 +198,7 @@ fn pair_allowed(slot: &Slot, a: &Claim, b: &Claim) -> bool {
     })
 }
 
-fn check_one_current(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str, String)) {
+fn check_one_current(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str, String, Vec<String>)) {
     let current: Vec<&&Claim> = valued.iter().filter(|c| c.status.is_current()).collect();
     for (i, a) in current.iter().enumerate() {
         for b in &current[i + 1..] {
@@ -202,13 +206,13 @@ fn check_one_current(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str,
                 fail("two_current_values", format!(
                     "claims {} ({:?}, {}) and {} ({:?}, {}) are both current for the same time",
                     a.id, a.object, a.status.as_str(), b.id, b.object, b.status.as_str()
-                ));
+                ), vec![a.id.clone(), b.id.clone()]);
             }
         }
     }
 }
 
-fn check_no_duplicate_values(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str, String)) {
+fn check_no_duplicate_values(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str, String, Vec<String>)) {
     // A claim a person retired is kept as a record of that decision, not as a value.
     let held: Vec<&&Claim> = valued.iter().filter(|c| c.status != Status::Retired).collect();
     for (i, a) in held.iter().enumerate() {
@@ -217,7 +221,7 @@ fn check_no_duplicate_values(slot: &Slot, valued: &[&Claim], fail: &mut impl FnM
                 fail("duplicate_value", format!(
                     "claims {} ({}) and {} ({}) both carry {:?} for overlapping times",
                     a.id, a.status.as_str(), b.id, b.status.as_str(), a.object
-                ));
+                ), vec![a.id.clone(), b.id.clone()]);
             }
         }
     }

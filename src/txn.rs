@@ -112,6 +112,7 @@ impl SlotTxn {
             changes: Vec::new(),
             settled_from: None,
             mooted: Vec::new(),
+            opened: Vec::new(),
             proposed: None,
         });
         self.mark_conflict(&id);

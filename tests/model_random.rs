@@ -19,7 +19,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use common::*;
 use credence::hooks::{Judge, PairRef, PairVerdict};
-use credence::invariants::Violation;
+use credence::invariants::{self, Violation};
 use credence::model::{Candidate, Claim, ConflictStatus, Provenance};
 use credence::{EngineConfig, ErrorCode, Result as CResult, Store, WriteOptions};
 
@@ -341,6 +341,11 @@ fn known_open(h: &Harness, v: &Violation) -> Option<&'static str> {
                 && e.claim_ids.get(1).and_then(|g| slot.claim(g)).is_some_and(|g| !g.conflict_ids.is_empty())
         }) => {
             Some("#15 refine orphans a conflict of the refined claim")
+        }
+        // #15: reconcile weighs free-text entries (append, merge_on_read, import)
+        // of the same slot as rival values (reassess, disputes, revivals).
+        "two_current_values" if !invariants::entry_claims(&log).is_empty() => {
+            Some("#15 reconcile treats free-text entries of a mixed slot as rival values")
         }
         _ => None,
     }

@@ -22,6 +22,7 @@ impl Engine {
                     subject: slot_ref.subject.clone(),
                     predicate: slot_ref.predicate.clone(),
                     message: format!("the store's {kind} index does not lead {id} to this slot"),
+                    ids: vec![id.to_string()],
                 })
             };
             for c in &slot.claims {
@@ -30,7 +31,7 @@ impl Engine {
                 }
                 for link in [&c.superseded_by, &c.supersedes].into_iter().flatten() {
                     if slot.claim(link).is_none() && self.store.find_claim(link).await?.is_none() {
-                        unknown_links.push(format!("claim {} links to claim {link}, which does not exist", c.id));
+                        unknown_links.push((format!("claim {} links to claim {link}, which does not exist", c.id), vec![c.id.clone(), link.clone()]));
                     }
                 }
             }
@@ -39,11 +40,12 @@ impl Engine {
                     index_miss("conflict", &cf.id);
                 }
             }
-            out.extend(unknown_links.into_iter().map(|message| Violation {
+            out.extend(unknown_links.into_iter().map(|(message, ids)| Violation {
                 rule: "claim_names_unknown_claim".into(),
                 subject: slot_ref.subject.clone(),
                 predicate: slot_ref.predicate.clone(),
                 message,
+                ids,
             }));
         }
         Ok(out)

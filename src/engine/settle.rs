@@ -66,15 +66,16 @@ impl Engine {
 
     /// Whether claims of this slot compete for belief when a settlement changes
     /// them: free-text entries (append, merge_on_read, imports) stand alone.
-    async fn entries_compete(&self, slot_ref: &SlotRef) -> Result<bool> {
-        let log = self.store.read_log(slot_ref).await?;
-        Ok(!self.spec_of(&slot_ref.predicate).is_multi() && invariants::entry_claims(&log).is_empty())
+    fn entries_compete(&self, slot_ref: &SlotRef, log: &[LogEntry]) -> bool {
+        !self.spec_of(&slot_ref.predicate).is_multi() && invariants::entry_claims(log).is_empty()
     }
 
     pub async fn settle(&self, conflict_id: &str, settlement: &str, by: Option<&str>) -> Result<Conflict> {
         let settlement = Settlement::parse(settlement)?;
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
-        let compete = self.entries_compete(&slot_ref).await?;
+        let log = self.store.read_log(&slot_ref).await?;
+        let compete = self.entries_compete(&slot_ref, &log);
+        let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
         let ((), slot) = self
@@ -85,6 +86,8 @@ impl Engine {
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
+                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let violations_before = invariants::check_slot(&txn.slot, &facts);
                 apply_settlement(txn, &record, settlement);
                 // Rivals a person removed no longer compete for belief.
                 let spec = self.spec_of(&slot_ref.predicate);
@@ -108,9 +111,13 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
+                let opened = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
                 // Other questions about the claims it retired are gone; undo reopens them.
                 let mooted = txn.close_moot_conflicts();
-                txn.update_conflict(conflict_id, |c| c.mooted = mooted);
+                txn.update_conflict(conflict_id, |c| {
+                    c.mooted = mooted;
+                    c.opened = opened;
+                });
                 Ok(())
             })
             .await?;
@@ -152,7 +159,11 @@ impl Engine {
                     c.settlement = None;
                     c.changes.clear();
                     c.mooted.clear();
+                    c.opened.clear();
                 });
+                for cf in &record.opened {
+                    txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
+                }
                 for cf in &record.mooted {
                     txn.update_conflict(cf, |c| {
                         if c.status == ConflictStatus::Moot {
@@ -233,6 +244,15 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
 /// `UNDO_STALE` naming the later change when a claim the settlement changed
 /// (or a conflict it made moot) is no longer as the settlement left it.
 fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
+    if let Some(cf) = record.opened.iter().filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
+        return Some(
+            Error::new(
+                ErrorCode::UndoStale,
+                format!("cannot undo conflict {:?}: conflict {} it opened is {:?} since; undo that first; nothing was changed", record.id, cf.id, cf.status),
+            )
+            .with_field("conflictId"),
+        );
+    }
     let moved = record.changes.iter().find_map(|ch| {
         let claim = txn.claim(&ch.claim_id)?;
         (claim.status != ch.after).then_some((claim, ch.after))
@@ -254,4 +274,50 @@ fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Opt
         )
         .with_field("conflictId"),
     )
+}
+
+/// A claim the settlement kept may clash with a value that became current
+/// after the conflict opened: rather than leave two current values
+/// unexplained, each such pair is put to the person as a new conflict.
+fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> Vec<String> {
+    let clashes: Vec<Vec<String>> = invariants::check_slot(&txn.slot, facts)
+        .into_iter()
+        .filter(|v| v.rule == "two_current_values" && !before.contains(v))
+        .map(|v| v.ids)
+        .collect();
+    let mut opened = Vec::new();
+    for ids in clashes {
+        let [a, b] = ids.as_slice() else { continue };
+        let reason = format!("{by} kept one of these when settling {conflict_id}, but the other became current since: which holds?");
+        opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
+    }
+    opened
+}
+
+/// `UNDO_STALE` when a slot an entity merge touched changed after the merge:
+/// undoing it would overwrite (or drop observations of) that later change.
+pub(super) fn changed_since_merge(log: &[LogEntry], merge: &crate::entities::EntityMerge, slot_ref: &SlotRef) -> Option<Error> {
+    let tag = format!("{} → {}", merge.from, merge.into);
+    let merged_at = log.iter().rposition(|e| e.cause.op == "merge_entities" && e.cause.object.as_deref() == Some(tag.as_str()))?;
+    let later = log[merged_at + 1..].iter().find(|e| e.cause.op != "merge_entities")?;
+    Some(
+        Error::new(
+            ErrorCode::UndoStale,
+            format!(
+                "cannot undo entity merge {:?}: {}/{} changed since (`{}` at {}: {}); nothing was changed",
+                merge.id, slot_ref.subject, slot_ref.predicate, later.rule, later.at.to_iso(), later.note
+            ),
+        )
+        .with_field("mergeId"),
+    )
+}
+
+/// Conflicts the latest (not yet undone) entity merge closed as moot in a slot.
+pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
+    let since = log.iter().rposition(|e| e.cause.op == "undo_merge").map_or(0, |i| i + 1);
+    log[since..]
+        .iter()
+        .filter(|e| e.rule == "conflict_moot" && e.cause.op == "merge_entities")
+        .filter_map(|e| e.conflict_id.clone())
+        .collect()
 }

@@ -92,6 +92,10 @@ pub struct ConflictRecord {
     /// Open conflicts this settlement made moot: `undo` reopens them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mooted: Vec<String>,
+    /// Conflicts this settlement opened (the kept claim clashed with a value
+    /// that became current since): `undo` closes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<String>,
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,
