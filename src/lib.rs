@@ -16,6 +16,7 @@ pub mod engine;
 pub mod entities;
 pub mod error;
 pub mod hooks;
+pub mod invariants;
 pub mod model;
 pub mod normalize;
 pub mod predicates;

@@ -18,6 +18,8 @@ pub struct SlotTxn {
     changed_conflicts: Vec<String>,
     log: Vec<LogEntry>,
     ids: Rc<dyn IdSource>,
+    /// The slot holds one value at a time (its predicate is single-valued).
+    single_valued: bool,
 }
 
 impl SlotTxn {
@@ -31,7 +33,15 @@ impl SlotTxn {
             changed_conflicts: Vec::new(),
             log: Vec::new(),
             ids,
+            single_valued: false,
         }
+    }
+
+    /// Marks the slot as single-valued, so a conflict between two values that
+    /// both lost to a third closes as moot.
+    pub fn single_valued(mut self, yes: bool) -> Self {
+        self.single_valued = yes;
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -101,6 +111,8 @@ impl SlotTxn {
             settlement: None,
             changes: Vec::new(),
             settled_from: None,
+            mooted: Vec::new(),
+            opened: Vec::new(),
             proposed: None,
         });
         self.mark_conflict(&id);
@@ -128,7 +140,42 @@ impl SlotTxn {
         });
     }
 
+    /// Closes (as `moot`, logged) every open conflict one of whose claims has
+    /// left the live set: the question it asked no longer exists (SPEC §6).
+    /// Returns the ids it closed. Runs before every commit.
+    pub fn close_moot_conflicts(&mut self) -> Vec<String> {
+        let moot: Vec<(String, String, String)> = self
+            .slot
+            .conflicts
+            .iter()
+            .filter(|cf| cf.status == ConflictStatus::Open)
+            .filter_map(|cf| {
+                let pair = [&cf.earlier_id, &cf.newer_id];
+                if let Some(gone) = pair.into_iter().find(|id| self.slot.claim(id).is_none_or(|c| !c.status.is_live())) {
+                    let status = self.slot.claim(gone).map(|c| c.status.as_str()).unwrap_or("missing");
+                    return Some((cf.id.clone(), gone.clone(), format!("claim {gone} is {status}")));
+                }
+                self.third_value_won(&pair).map(|winner| (cf.id.clone(), cf.earlier_id.clone(), format!("neither claim is current: {winner} won on evidence")))
+            })
+            .collect();
+        for (cf, gone, why) in &moot {
+            self.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
+            self.log_change("conflict_moot", &[gone], None, Some(cf), format!("{why}: the conflict has nothing left to settle"));
+        }
+        moot.into_iter().map(|(cf, _, _)| cf).collect()
+    }
+
+    /// In a single-valued slot, the current claim when neither claim of a pair
+    /// is current any more (both outweighed by a third value).
+    pub fn third_value_won(&self, pair: &[&String; 2]) -> Option<String> {
+        if !self.single_valued || pair.iter().any(|id| self.slot.claim(id).is_some_and(|c| c.status.is_current())) {
+            return None;
+        }
+        self.slot.claims.iter().find(|c| c.status.is_current()).map(|c| c.id.clone())
+    }
+
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
+        self.close_moot_conflicts();
         self.slot.version = self.expected_version + 1;
         SlotCommit {
             slot_ref,

@@ -64,7 +64,11 @@ fn apply(h: &Harness, op: &Op, acknowledged: &mut Vec<String>) {
             let all = run(h.engine.conflicts(None)).unwrap();
             if all.is_empty() { return; }
             let c = &all[pick % all.len()];
-            if c.status == ConflictStatus::Settled { return; }
+            if matches!(c.status, ConflictStatus::Settled | ConflictStatus::Moot) {
+                let e = run(h.engine.settle(&c.id, "keep_both", Some("prop"))).unwrap_err();
+                assert_eq!(e.code, credence::ErrorCode::ConflictAlreadySettled);
+                return;
+            }
             let before = everything(h).0;
             let how = ["keep_newer", "keep_earlier", "keep_both"][*how];
             run(h.engine.settle(&c.id, how, Some("prop"))).unwrap();
@@ -75,7 +79,11 @@ fn apply(h: &Harness, op: &Op, acknowledged: &mut Vec<String>) {
         Op::Undo { pick } => {
             let settled = run(h.engine.conflicts(Some(ConflictStatus::Settled))).unwrap();
             if settled.is_empty() { return; }
-            run(h.engine.undo(&settled[pick % settled.len()].id)).unwrap();
+            let before = everything(h);
+            if let Err(e) = run(h.engine.undo(&settled[pick % settled.len()].id)) {
+                assert_eq!(e.code, credence::ErrorCode::UndoStale, "{e:?}");
+                assert_eq!(everything(h), before, "a refused undo writes nothing");
+            }
         }
         Op::Wait { days } => h.clock.advance_days(*days as f64),
     }

@@ -75,7 +75,8 @@ impl Engine {
             loop {
                 attempts += 1;
                 let slot = self.store.load_slot(&slot_ref).await?;
-                let mut txn = SlotTxn::new(slot, now, planned[indices[0]].cause.clone(), self.ids.clone());
+                let first = &planned[indices[0]];
+                let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi());
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {
                     let p = &planned[i];

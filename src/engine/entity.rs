@@ -201,9 +201,20 @@ impl Engine {
         }
         let mut slots: Vec<SlotRef> = merge.reverts.iter().map(|r| SlotRef::new(&r.subject, &r.predicate)).collect();
         slots.dedup();
-        for slot_ref in slots {
+        let mut mooted_by_merge = Vec::new();
+        for slot_ref in &slots {
+            let log = self.store.read_log(slot_ref).await?;
+            if let Some(err) = super::settle::changed_since_merge(&log, &merge, slot_ref) {
+                return Err(err);
+            }
+            mooted_by_merge.push(super::settle::mooted_by_merge(&log));
+        }
+        for (slot_ref, mooted) in slots.into_iter().zip(mooted_by_merge) {
             let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
             self.commit_with_retry(&slot_ref, cause, |txn| {
+                for cf in &mooted {
+                    txn.update_conflict(cf, |c| c.status = crate::model::ConflictStatus::Open);
+                }
                 for r in merge.reverts.iter().rev().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
                     txn.update_claim(&r.claim_id, |c| {
                         if r.created {

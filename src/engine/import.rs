@@ -57,7 +57,8 @@ impl Engine {
                     }
                     ids.push(d.id.clone());
                 }
-                strategy::refresh_beliefs(txn, &ctx);
+                // Imported entries are a log: each stands on its own evidence.
+                strategy::refresh_entry_beliefs(txn, &ctx);
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
                 txn.log_change("import", &refs, None, None, format!("{} entries imported from blob {key:?}", ids.len()));
                 Ok(ids)

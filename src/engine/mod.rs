@@ -5,6 +5,7 @@
 mod prepare;
 mod read;
 mod batch;
+mod check;
 mod entity;
 mod import;
 mod review;
@@ -192,15 +193,17 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(slot_ref).await?;
+            // A write that already landed answers with its recorded outcome,
+            // whatever version the caller last read (SPEC §8).
+            if let Some(record) = planned.replayed_in(&slot) {
+                return replay(&slot, record, planned.strategy, planned.source).map(finish);
+            }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
                     return Err(stale(slot_ref, expected, slot.version));
                 }
             }
-            if let Some(record) = planned.replayed_in(&slot) {
-                return replay(&slot, record, planned.strategy, planned.source).map(finish);
-            }
-            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
+            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi());
             let applied = self.apply_planned(&mut txn, &planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
@@ -231,7 +234,7 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(slot_ref).await?;
-            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone());
+            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
             let value = build(&mut txn)?;
             if txn.is_empty() {
                 return Ok((value, txn.slot));

@@ -6,8 +6,10 @@ use super::{Engine, WriteCtx};
 use crate::belief;
 use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
+use crate::invariants::{self, SlotFacts};
 use crate::model::{
-    Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status, StatusChange,
+    Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Settlement, SlotRef, Status,
+    StatusChange,
 };
 use crate::txn::SlotTxn;
 
@@ -62,51 +64,39 @@ impl Engine {
             .ok_or_else(|| conflict_not_found(id))
     }
 
+    /// Whether claims of this slot compete for belief when a settlement changes
+    /// them: free-text entries (append, merge_on_read, imports) stand alone.
+    fn entries_compete(&self, slot_ref: &SlotRef, log: &[LogEntry]) -> bool {
+        !self.spec_of(&slot_ref.predicate).is_multi() && invariants::entry_claims(log).is_empty()
+    }
+
     pub async fn settle(&self, conflict_id: &str, settlement: &str, by: Option<&str>) -> Result<Conflict> {
         let settlement = Settlement::parse(settlement)?;
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let log = self.store.read_log(&slot_ref).await?;
+        let compete = self.entries_compete(&slot_ref, &log);
+        let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
-                if record.status == ConflictStatus::Settled {
-                    return Err(Error::new(
-                        ErrorCode::ConflictAlreadySettled,
-                        format!("conflict {conflict_id:?} was already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
-                    )
-                    .with_field("conflictId"));
+                if record.status.is_closed() || left_live_set(txn, &record).is_some() || overtaken(txn, &record).is_some() {
+                    return Err(already_closed(conflict_id, &record, txn));
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
-                match settlement {
-                    Settlement::KeepNewer => {
-                        set_status(txn, earlier, Status::Retired);
-                        set_status(txn, newer, Status::Active);
-                        if record.kind == ConflictKind::MergeProposal {
-                            // The approved rewrite consolidates every other active entry.
-                            let others: Vec<String> = txn.slot.claims.iter()
-                                .filter(|c| c.status.is_current() && c.id != newer)
-                                .map(|c| c.id.clone()).collect();
-                            for id in others {
-                                set_status(txn, &id, Status::Superseded);
-                            }
-                        }
-                    }
-                    Settlement::KeepEarlier => {
-                        set_status(txn, newer, Status::Retired);
-                        set_status(txn, earlier, Status::Active);
-                    }
-                    Settlement::KeepBoth => {
-                        if record.kind != ConflictKind::MergeProposal {
-                            set_status(txn, earlier, Status::Active);
-                            set_status(txn, newer, Status::Active);
-                        }
-                    }
-                }
+                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let violations_before = invariants::check_slot(&txn.slot, &facts);
+                apply_settlement(txn, &record, settlement);
                 // Rivals a person removed no longer compete for belief.
                 let spec = self.spec_of(&slot_ref.predicate);
-                strategy::refresh_beliefs(txn, &WriteCtx { spec: &spec, settings: &self.settings });
+                let ctx = WriteCtx { spec: &spec, settings: &self.settings };
+                if compete {
+                    strategy::refresh_beliefs(txn, &ctx);
+                } else {
+                    strategy::refresh_entry_beliefs(txn, &ctx);
+                }
                 let changes = diff(&before, txn);
                 let now = txn.now;
                 let who = by.clone();
@@ -121,14 +111,26 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
+                let opened = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
+                // Other questions about the claims it retired are gone; undo reopens them.
+                let mooted = txn.close_moot_conflicts();
+                txn.update_conflict(conflict_id, |c| {
+                    c.mooted = mooted;
+                    c.opened = opened;
+                });
                 Ok(())
             })
             .await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
 
+    /// Puts back what a settlement changed, only while those claims are still
+    /// as it left them (else `UNDO_STALE`, nothing written). Belief a later
+    /// observation moved is kept: undo never removes evidence.
     pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        let log = self.store.read_log(&slot_ref).await?;
+        let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
@@ -136,11 +138,18 @@ impl Engine {
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
+                if let Some(err) = stale_change(txn, &record, &log) {
+                    return Err(err);
+                }
+                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let before = invariants::check_slot(&txn.slot, &facts);
                 for change in record.changes.iter().rev() {
-                    let (status, log_odds) = (change.before, change.log_odds_before);
+                    let (status, before, after) = (change.before, change.log_odds_before, change.log_odds_after);
                     txn.update_claim(&change.claim_id, |c| {
                         c.status = status;
-                        belief::set_belief(c, log_odds);
+                        if c.log_odds == after {
+                            belief::set_belief(c, before);
+                        }
                     });
                 }
                 txn.update_conflict(conflict_id, |c| {
@@ -149,7 +158,27 @@ impl Engine {
                     c.settled_by = None;
                     c.settlement = None;
                     c.changes.clear();
+                    c.mooted.clear();
+                    c.opened.clear();
                 });
+                for cf in &record.opened {
+                    txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
+                }
+                for cf in &record.mooted {
+                    txn.update_conflict(cf, |c| {
+                        if c.status == ConflictStatus::Moot {
+                            c.status = ConflictStatus::Open;
+                        }
+                    });
+                }
+                // Claims written since may rely on what the settlement retired.
+                if let Some(clash) = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| !before.contains(v)) {
+                    return Err(Error::new(
+                        ErrorCode::UndoStale,
+                        format!("cannot undo conflict {conflict_id:?}: the slot changed since it was settled and restoring it would break an invariant ({}); nothing was changed", clash.message),
+                    )
+                    .with_field("conflictId"));
+                }
                 let ids: Vec<&str> = record.changes.iter().map(|c| c.claim_id.as_str()).collect();
                 txn.log_change("undo", &ids, None, Some(conflict_id),
                     format!("settlement {} undone; {} status change(s) restored, conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?"), record.changes.len()));
@@ -158,4 +187,137 @@ impl Engine {
             .await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
+}
+
+/// A claim of the conflict that is no longer live (a resolved-by-evidence
+/// conflict stays settleable only while both its claims still compete).
+fn left_live_set<'t>(txn: &'t SlotTxn, record: &ConflictRecord) -> Option<&'t Claim> {
+    [&record.earlier_id, &record.newer_id].into_iter().filter_map(|id| txn.claim(id)).find(|c| !c.status.is_live())
+}
+
+/// Neither claim of a resolved conflict is current: a third value won since.
+fn overtaken(txn: &SlotTxn, record: &ConflictRecord) -> Option<String> {
+    txn.third_value_won(&[&record.earlier_id, &record.newer_id])
+}
+
+fn already_closed(conflict_id: &str, record: &ConflictRecord, txn: &SlotTxn) -> Error {
+    let how = match (record.status, left_live_set(txn, record)) {
+        (ConflictStatus::Settled, _) => format!("already settled ({})", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+        (_, Some(c)) => format!("closed as moot: its claim {} is {}", c.id, c.status.as_str()),
+        _ if overtaken(txn, record).is_some() => {
+            format!("closed as moot: neither claim is current; {} won on evidence since", overtaken(txn, record).unwrap_or_default())
+        }
+        _ => "closed as moot: one of its claims left the live set".to_string(),
+    };
+    Error::new(ErrorCode::ConflictAlreadySettled, format!("conflict {conflict_id:?} was {how}")).with_field("conflictId")
+}
+
+fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Settlement) {
+    let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
+    match settlement {
+        Settlement::KeepNewer => {
+            set_status(txn, earlier, Status::Retired);
+            set_status(txn, newer, Status::Active);
+            if record.kind == ConflictKind::MergeProposal {
+                // The approved rewrite consolidates every other active entry.
+                let others: Vec<String> = txn.slot.claims.iter()
+                    .filter(|c| c.status.is_current() && c.id != newer)
+                    .map(|c| c.id.clone()).collect();
+                for id in others {
+                    set_status(txn, &id, Status::Superseded);
+                }
+            }
+        }
+        Settlement::KeepEarlier => {
+            set_status(txn, newer, Status::Retired);
+            set_status(txn, earlier, Status::Active);
+        }
+        Settlement::KeepBoth => {
+            if record.kind != ConflictKind::MergeProposal {
+                set_status(txn, earlier, Status::Active);
+                set_status(txn, newer, Status::Active);
+            }
+        }
+    }
+}
+
+/// `UNDO_STALE` naming the later change when a claim the settlement changed
+/// (or a conflict it made moot) is no longer as the settlement left it.
+fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
+    if let Some(cf) = record.opened.iter().filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
+        return Some(
+            Error::new(
+                ErrorCode::UndoStale,
+                format!("cannot undo conflict {:?}: conflict {} it opened is {:?} since; undo that first; nothing was changed", record.id, cf.id, cf.status),
+            )
+            .with_field("conflictId"),
+        );
+    }
+    let moved = record.changes.iter().find_map(|ch| {
+        let claim = txn.claim(&ch.claim_id)?;
+        (claim.status != ch.after).then_some((claim, ch.after))
+    })?;
+    let (claim, left) = moved;
+    let later = log
+        .iter()
+        .rev()
+        .find(|e| e.claim_ids.iter().any(|id| id == &claim.id) && e.conflict_id.as_deref() != Some(record.id.as_str()))
+        .map(|e| format!(" by `{}` at {} ({})", e.rule, e.at.to_iso(), e.note))
+        .unwrap_or_default();
+    Some(
+        Error::new(
+            ErrorCode::UndoStale,
+            format!(
+                "cannot undo conflict {:?}: claim {} was left {} by the settlement but is now {}{later}; nothing was changed",
+                record.id, claim.id, left.as_str(), claim.status.as_str()
+            ),
+        )
+        .with_field("conflictId"),
+    )
+}
+
+/// A claim the settlement kept may clash with a value that became current
+/// after the conflict opened: rather than leave two current values
+/// unexplained, each such pair is put to the person as a new conflict.
+fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> Vec<String> {
+    let clashes: Vec<Vec<String>> = invariants::check_slot(&txn.slot, facts)
+        .into_iter()
+        .filter(|v| v.rule == "two_current_values" && !before.contains(v))
+        .map(|v| v.ids)
+        .collect();
+    let mut opened = Vec::new();
+    for ids in clashes {
+        let [a, b] = ids.as_slice() else { continue };
+        let reason = format!("{by} kept one of these when settling {conflict_id}, but the other became current since: which holds?");
+        opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
+    }
+    opened
+}
+
+/// `UNDO_STALE` when a slot an entity merge touched changed after the merge:
+/// undoing it would overwrite (or drop observations of) that later change.
+pub(super) fn changed_since_merge(log: &[LogEntry], merge: &crate::entities::EntityMerge, slot_ref: &SlotRef) -> Option<Error> {
+    let tag = format!("{} → {}", merge.from, merge.into);
+    let merged_at = log.iter().rposition(|e| e.cause.op == "merge_entities" && e.cause.object.as_deref() == Some(tag.as_str()))?;
+    let later = log[merged_at + 1..].iter().find(|e| e.cause.op != "merge_entities")?;
+    Some(
+        Error::new(
+            ErrorCode::UndoStale,
+            format!(
+                "cannot undo entity merge {:?}: {}/{} changed since (`{}` at {}: {}); nothing was changed",
+                merge.id, slot_ref.subject, slot_ref.predicate, later.rule, later.at.to_iso(), later.note
+            ),
+        )
+        .with_field("mergeId"),
+    )
+}
+
+/// Conflicts the latest (not yet undone) entity merge closed as moot in a slot.
+pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
+    let since = log.iter().rposition(|e| e.cause.op == "undo_merge").map_or(0, |i| i + 1);
+    log[since..]
+        .iter()
+        .filter(|e| e.rule == "conflict_moot" && e.cause.op == "merge_entities")
+        .filter_map(|e| e.conflict_id.clone())
+        .collect()
 }

@@ -20,6 +20,15 @@ pub enum ConflictStatus {
     Open,
     Settled,
     ResolvedByEvidence,
+    /// Closed by itself: one of its claims left the live set, so the question is gone.
+    Moot,
+}
+
+impl ConflictStatus {
+    /// Settled by a person or closed as moot: nothing left to settle.
+    pub fn is_closed(self) -> bool {
+        matches!(self, ConflictStatus::Settled | ConflictStatus::Moot)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,6 +89,13 @@ pub struct ConflictRecord {
     /// The status the settlement replaced (open, or resolved by evidence): what `undo` restores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled_from: Option<ConflictStatus>,
+    /// Open conflicts this settlement made moot: `undo` reopens them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mooted: Vec<String>,
+    /// Conflicts this settlement opened (the kept claim clashed with a value
+    /// that became current since): `undo` closes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opened: Vec<String>,
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,

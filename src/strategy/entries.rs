@@ -71,7 +71,8 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
         }
         Strategy::LlmMerge => merge(txn, ctx, draft, merged.unwrap_or_default(), &current),
         Strategy::Reject | Strategy::AskUser => {
-            if current.iter().any(|c| super::same_value(c, &draft)) {
+            // A value the slot already holds (even outweighed) is corroborated, never copied.
+            if txn.slot.claims.iter().any(|c| c.status.is_live() && super::same_value(c, &draft)) {
                 return apply_reconcile(txn, ctx, draft);
             }
             if strategy == Strategy::Reject {

@@ -238,14 +238,19 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
     };
     let theirs = support_of(ctx, rival, now);
     let id = draft.id.clone();
-    if let Some(kept) = current.iter().find(|c| pinned(txn, &c.id)) {
-        // A person chose the current value: evidence alone never overturns it.
-        let kept_id = kept.id.clone();
+    if current.iter().any(|c| pinned(txn, &c.id)) {
+        // A person chose the current value(s): evidence alone never overturns
+        // them. The newcomer is disputed against every current claim, so a
+        // later keep_both with one of them never leaves it unasked beside another.
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
         refresh_beliefs(txn, ctx);
-        let reason = format!("{:?} contradicts {:?}, which a person kept when settling a conflict", txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default(), kept.object);
-        let conflicts: Vec<String> = txn.open_conflict(ConflictKind::Dispute, &kept_id, &id, reason).into_iter().collect();
+        let object = txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default();
+        let mut conflicts = Vec::new();
+        for kept in current {
+            let reason = format!("{object:?} contradicts {:?}, which a person kept when settling a conflict", kept.object);
+            conflicts.extend(txn.open_conflict(ConflictKind::Dispute, &kept.id, &id, reason));
+        }
         let mut applied = Applied::stored(Action::Outweighed, Some(Relation::Contradict), id, vec![]);
         applied.conflicts = conflicts;
         return applied;

@@ -1,0 +1,53 @@
+//! Runs the SPEC §6 invariant checker over every slot of the store, plus the
+//! store-level rule that its id indexes point at the slot that holds each id.
+
+use super::Engine;
+use crate::error::Result;
+use crate::invariants::{check_slot, SlotFacts, Violation};
+
+impl Engine {
+    /// Every violation found in the store; empty when memory is sound. Reads
+    /// every slot, so it is a test and diagnostics tool, not a hot path.
+    pub async fn check_invariants(&self) -> Result<Vec<Violation>> {
+        let mut out = Vec::new();
+        for slot_ref in self.store.list_slots(None).await? {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            let log = self.store.read_log(&slot_ref).await?;
+            let multi = self.spec_of(&slot_ref.predicate).is_multi();
+            out.extend(check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi }));
+            let mut unknown_links = Vec::new();
+            let mut index_miss = |kind: &str, id: &str| {
+                out.push(Violation {
+                    rule: "index_mismatch".into(),
+                    subject: slot_ref.subject.clone(),
+                    predicate: slot_ref.predicate.clone(),
+                    message: format!("the store's {kind} index does not lead {id} to this slot"),
+                    ids: vec![id.to_string()],
+                })
+            };
+            for c in &slot.claims {
+                if self.store.find_claim(&c.id).await?.is_none_or(|r| r.key != slot_ref.key) {
+                    index_miss("claim", &c.id);
+                }
+                for link in [&c.superseded_by, &c.supersedes].into_iter().flatten() {
+                    if slot.claim(link).is_none() && self.store.find_claim(link).await?.is_none() {
+                        unknown_links.push((format!("claim {} links to claim {link}, which does not exist", c.id), vec![c.id.clone(), link.clone()]));
+                    }
+                }
+            }
+            for cf in &slot.conflicts {
+                if self.store.find_conflict(&cf.id).await?.is_none_or(|r| r.key != slot_ref.key) {
+                    index_miss("conflict", &cf.id);
+                }
+            }
+            out.extend(unknown_links.into_iter().map(|(message, ids)| Violation {
+                rule: "claim_names_unknown_claim".into(),
+                subject: slot_ref.subject.clone(),
+                predicate: slot_ref.predicate.clone(),
+                message,
+                ids,
+            }));
+        }
+        Ok(out)
+    }
+}

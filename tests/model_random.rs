@@ -1,0 +1,486 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+//! Model-based random test (SPEC §6): random interleavings of remember (older,
+//! equal, newer and future valid times, several sources, idempotent re-sends,
+//! batches, every strategy), settle, undo, import, entity merge and its undo,
+//! and review passes over a MemoryStore. After every step the invariant
+//! checker must find nothing, every acknowledged write must still exist, a
+//! re-sent write must answer with its first outcome, and a refused operation
+//! must write nothing.
+//!
+//! Seeded and replayable: the run prints its seed; `CREDENCE_MODEL_SEED=<n>`
+//! replays it and `CREDENCE_MODEL_OPS=<n>` sets how many operations to run
+//! (default 2,400). A failure is shrunk to a minimal trace, printed as Rust to
+//! paste into `regressions` below.
+mod common;
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use common::*;
+use credence::hooks::{Judge, PairRef, PairVerdict};
+use credence::invariants::{self, Violation};
+use credence::model::{Candidate, Claim, ConflictStatus, Provenance};
+use credence::{EngineConfig, ErrorCode, Result as CResult, Store, WriteOptions};
+
+const SUBJECTS: [&str; 2] = ["ana", "bo"];
+const ENTITY_NAMES: [&str; 3] = ["Acme", "Initech", "Globex"];
+const PREDICATES: [&str; 5] = ["timezone", "born_on", "likes", "notes", "works_at"];
+const OBJECTS: [&str; 6] = ["Oslo", "oslo", "Oslo, Norway", "Rome", "Lima", "CET"];
+const SOURCES: [(&str, f64); 4] = [("a", 0.9), ("b", 0.8), ("c", 0.6), ("d", 0.3)];
+const STRATEGIES: [Option<&str>; 12] = [
+    None, None, None, None, Some("reconcile"), Some("ask_user"), Some("append"), Some("replace"),
+    Some("confidence_gated"), Some("llm_merge"), Some("merge_on_read"), Some("reject"),
+];
+const SETTLEMENTS: [&str; 3] = ["keep_newer", "keep_earlier", "keep_both"];
+
+/// When a write says its value starts to hold.
+#[derive(Debug, Clone, Copy)]
+enum Valid {
+    Unstated,
+    /// A fixed year: two writes naming the same year have equal valid times.
+    Year(i32),
+    /// Days from now; positive is a scheduled (future) change.
+    Days(i32),
+}
+
+#[derive(Debug, Clone)]
+struct W {
+    s: usize,
+    p: usize,
+    o: usize,
+    src: usize,
+    valid: Valid,
+    strat: usize,
+    /// An idempotency key (`w<n>`); re-sending it must change nothing.
+    key: Option<u8>,
+    /// Name the subject as an `org` entity instead of a plain subject.
+    entity: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(W),
+    /// Re-send the n-th keyed write exactly as first sent.
+    Resend(usize),
+    Batch(Vec<W>),
+    Settle(usize, usize),
+    Undo(usize),
+    Import(usize, u8),
+    Review(u8),
+    MergeEntities(usize, usize),
+    UndoMerge(usize),
+    Wait(u16),
+}
+
+/// splitmix64: small, seedable, the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn gen_write(r: &mut Rng) -> W {
+    let valid = match r.below(6) {
+        0 | 1 => Valid::Unstated,
+        2 | 3 => Valid::Year(2023 + r.below(4) as i32),
+        4 => Valid::Days(-(r.below(400) as i32)),
+        _ => Valid::Days(1 + r.below(60) as i32),
+    };
+    W {
+        s: r.below(SUBJECTS.len()),
+        p: r.below(PREDICATES.len()),
+        o: r.below(OBJECTS.len()),
+        src: r.below(SOURCES.len()),
+        valid,
+        strat: r.below(STRATEGIES.len()),
+        key: (r.below(3) == 0).then(|| r.below(200) as u8),
+        entity: r.below(5) == 0,
+    }
+}
+
+fn gen_op(r: &mut Rng) -> Op {
+    match r.below(20) {
+        0..=8 => Op::Write(gen_write(r)),
+        9 => Op::Resend(r.below(8)),
+        10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
+        11..=13 => Op::Settle(r.below(8), r.below(3)),
+        14 => Op::Undo(r.below(8)),
+        15 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
+        16 => Op::Review(r.below(3) as u8),
+        17 => Op::MergeEntities(r.below(3), r.below(3)),
+        18 => Op::UndoMerge(r.below(4)),
+        _ => Op::Wait(1 + r.below(200) as u16),
+    }
+}
+
+fn candidate(h: &Harness, w: &W) -> Candidate {
+    let mut c = from(cand(PREDICATES[w.p], OBJECTS[w.o]), SOURCES[w.src].0, SOURCES[w.src].1);
+    if w.entity {
+        c.subject = Some(ENTITY_NAMES[w.s % ENTITY_NAMES.len()].into());
+        c.subject_type = Some("org".into());
+    } else {
+        c.subject = Some(SUBJECTS[w.s].into());
+    }
+    let now = h.engine.now().unwrap();
+    c.valid_from = match w.valid {
+        Valid::Unstated => None,
+        Valid::Year(y) => Some(format!("{y}-06-01")),
+        Valid::Days(d) => Some(credence::time::Timestamp::from_millis(now.millis() + d as i64 * 86_400_000).to_iso()),
+    };
+    if let Some(p) = c.provenance.as_mut() {
+        *p = Provenance { observed_at: Some(now.to_iso()), ..p.clone() };
+    }
+    c.id = w.key.map(|k| format!("w{k}"));
+    c
+}
+
+fn options(w: &W) -> WriteOptions {
+    WriteOptions { strategy: STRATEGIES[w.strat].map(String::from), expected_version: None }
+}
+
+/// Says the first and last entries are the same thing, the later one newer.
+struct EagerJudge;
+
+#[async_trait(?Send)]
+impl Judge for EagerJudge {
+    async fn find_pairs(&self, claims: &[Claim]) -> CResult<Vec<PairRef>> {
+        Ok(match (claims.first(), claims.last()) {
+            (Some(a), Some(b)) if a.id != b.id => vec![PairRef { earlier: a.id.clone(), newer: b.id.clone() }],
+            _ => Vec::new(),
+        })
+    }
+    async fn confirm_pair(&self, _: &Claim, _: &Claim) -> CResult<PairVerdict> {
+        Ok(PairVerdict { same_thing: true, newer_invalidates_earlier: true, reason: "the judge says so".into() })
+    }
+}
+
+/// What the model remembers across steps.
+#[derive(Default)]
+struct Model {
+    /// Keyed writes as first sent, with the claim id they landed on (if stored).
+    keyed: Vec<(Candidate, WriteOptions, Option<String>)>,
+    acknowledged: Vec<String>,
+    merges: Vec<String>,
+    /// Violations matching a defect another issue owns: violation → issue.
+    known: std::collections::BTreeMap<String, &'static str>,
+    resend_failure: Option<String>,
+}
+
+/// Every slot's version, in key order: "nothing was written" means this is unchanged.
+fn versions(h: &Harness) -> Vec<u64> {
+    run(async {
+        let mut out = Vec::new();
+        for r in h.store.list_slots(None).await.unwrap() {
+            out.push(h.store.load_slot(&r).await.unwrap().version);
+        }
+        out
+    })
+}
+
+fn allowed(e: &credence::Error, codes: &[ErrorCode]) -> Result<(), String> {
+    if codes.contains(&e.code) { Ok(()) } else { Err(format!("unexpected error {e:?}")) }
+}
+
+fn remember(h: &Harness, m: &mut Model, w: &W) -> Result<(), String> {
+    let c = candidate(h, w);
+    let o = options(w);
+    if let Some(id) = &c.id {
+        if let Some((first, first_opts, _)) = m.keyed.iter().find(|(k, _, _)| k.id.as_ref() == Some(id)) {
+            // A key is an idempotency key: reuse only with the same content.
+            let (first, first_opts) = (first.clone(), first_opts.clone());
+            return resend(h, m, &first, &first_opts);
+        }
+    }
+    let out = run(h.engine.remember(&c, &o)).map_err(|e| format!("remember failed: {e:?}"))?;
+    let stored = !matches!(out.action.as_str(), "skipped" | "rejected");
+    if stored {
+        m.acknowledged.push(out.claim.id.clone());
+    }
+    if c.id.is_some() {
+        m.keyed.push((c, o, stored.then(|| out.claim.id.clone())));
+    }
+    Ok(())
+}
+
+fn resend(h: &Harness, m: &mut Model, c: &Candidate, o: &WriteOptions) -> Result<(), String> {
+    let landed = m.keyed.iter().find(|(k, _, _)| k.id == c.id).and_then(|(_, _, id)| id.clone());
+    let before = versions(h);
+    let out = run(h.engine.remember(c, o)).map_err(|e| format!("re-send failed: {e:?}"))?;
+    if let Some(first) = landed {
+        if out.claim.id != first || versions(h) != before {
+            let err = format!("re-sending {:?} did not replay: claim {} (first {first})", c.id, out.claim.id);
+            if m.merges.is_empty() {
+                return Err(err);
+            }
+            // #16: an entity merge moves claims to new slots without their idempotency records.
+            m.known.insert(err, "#16 entity merge drops the idempotency records of moved claims");
+        }
+    } else if !matches!(out.action.as_str(), "skipped" | "rejected") {
+        // The first send stored nothing, so this one is a fresh write.
+        m.acknowledged.push(out.claim.id.clone());
+        if let Some(k) = m.keyed.iter_mut().find(|(k, _, _)| k.id == c.id) {
+            k.2 = Some(out.claim.id.clone());
+        }
+    }
+    Ok(())
+}
+
+fn conflict_pick(h: &Harness, pick: usize, settled_only: bool) -> Option<(String, ConflictStatus)> {
+    let all = run(h.engine.conflicts(settled_only.then_some(ConflictStatus::Settled))).unwrap();
+    all.get(pick % all.len().max(1)).map(|c| (c.id.clone(), c.status))
+}
+
+fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
+    h.clock.advance_days(0.25);
+    match op {
+        Op::Write(w) => remember(h, m, w)?,
+        Op::Resend(n) => {
+            if !m.keyed.is_empty() {
+                let (c, o, _) = m.keyed[n % m.keyed.len()].clone();
+                resend(h, m, &c, &o)?;
+            }
+        }
+        Op::Batch(ws) => {
+            let mut cands = Vec::new();
+            for w in ws {
+                let mut c = candidate(h, w);
+                c.id = None; // keyed re-sends are exercised one by one
+                cands.push(c);
+            }
+            let o = options(&ws[0]);
+            let outs = run(h.engine.remember_many(&cands, &o)).map_err(|e| format!("rememberMany failed: {e:?}"))?;
+            for out in outs.iter().filter(|o| !matches!(o.action.as_str(), "skipped" | "rejected")) {
+                m.acknowledged.push(out.claim.id.clone());
+            }
+        }
+        Op::Settle(pick, how) => {
+            let Some((id, status)) = conflict_pick(h, *pick, false) else { return Ok(()) };
+            let before = versions(h);
+            match run(h.engine.settle(&id, SETTLEMENTS[*how], Some("model"))) {
+                Ok(_) if status.is_closed() => return Err(format!("settled closed conflict {id} ({status:?})")),
+                Ok(_) => {}
+                Err(e) => {
+                    allowed(&e, &[ErrorCode::ConflictAlreadySettled])?;
+                    // A resolved dispute whose claims left the live set is moot too.
+                    let may_refuse = status.is_closed() || status == ConflictStatus::ResolvedByEvidence;
+                    if !may_refuse || versions(h) != before {
+                        return Err(format!("refused settling open conflict {id}, or wrote while refusing: {e:?}"));
+                    }
+                }
+            }
+        }
+        Op::Undo(pick) => {
+            let Some((id, _)) = conflict_pick(h, *pick, true) else { return Ok(()) };
+            let before = versions(h);
+            if let Err(e) = run(h.engine.undo(&id)) {
+                allowed(&e, &[ErrorCode::UndoStale])?;
+                if versions(h) != before {
+                    return Err(format!("a refused undo of {id} wrote something"));
+                }
+            }
+        }
+        Op::Import(p, n) => {
+            let entries: Vec<serde_json::Value> = (0..*n)
+                .map(|i| serde_json::json!({ "content": format!("imported {i}"), "confidence": 0.7, "timestamp": 1_700_000_000 + i as i64, "status": "active" }))
+                .collect();
+            let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 0.7, "timestamp": 1_700_000_000, "schema_version": 2, "entries": entries });
+            let claims = run(h.engine.import_blob(&blob, Some(SUBJECTS[0]))).map_err(|e| format!("import failed: {e:?}"))?;
+            m.acknowledged.extend(claims.into_iter().map(|c| c.id));
+        }
+        Op::Review(budget) => {
+            run(h.engine.review(Some(&EagerJudge), 3 + *budget as u32 * 4)).map_err(|e| format!("review failed: {e:?}"))?;
+        }
+        Op::MergeEntities(a, b) => {
+            let id = |i: usize| run(h.engine.entity(ENTITY_NAMES[i], Some("org"))).unwrap().map(|v| v.entity.id);
+            let (Some(into), Some(from)) = (id(*a), id(*b)) else { return Ok(()) };
+            match run(h.engine.merge_entities(&into, &from)) {
+                Ok(merge) => m.merges.push(merge.id),
+                Err(e) => allowed(&e, &[ErrorCode::InvalidInput])?,
+            }
+        }
+        Op::UndoMerge(n) => {
+            if !m.merges.is_empty() {
+                let id = m.merges[n % m.merges.len()].clone();
+                if let Err(e) = run(h.engine.undo_entity_merge(&id)) {
+                    allowed(&e, &[ErrorCode::InvalidInput, ErrorCode::UndoStale])?;
+                }
+            }
+        }
+        Op::Wait(days) => h.clock.advance_days(*days as f64),
+    }
+    Ok(())
+}
+
+/// Defects another issue owns (they are being fixed there), recognised
+/// narrowly by their signature so that anything else still fails the run.
+/// Each is counted and reported; remove an entry once its fix lands.
+fn known_open(h: &Harness, v: &Violation) -> Option<&'static str> {
+    let slot_ref = credence::model::SlotRef::new(&v.subject, &v.predicate);
+    let slot = run(h.store.load_slot(&slot_ref)).ok()?;
+    let log = run(h.store.read_log(&slot_ref)).ok()?;
+    let named: Vec<&Claim> = slot.claims.iter().filter(|c| v.message.contains(&format!("{} ", c.id))).collect();
+    match v.rule.as_str() {
+        // #15: a value re-asserted for a period it held before gets a second copy.
+        "duplicate_value" if named.iter().any(|c| c.status == credence::model::Status::Superseded) => {
+            Some("#15 history re-assertion duplicates a superseded claim")
+        }
+        // #15: refining a claim in a conflict orphans the conflict (here: closed as moot).
+        "two_current_values" if log.iter().any(|e| {
+            e.rule == "refine"
+                && named.iter().any(|c| Some(&c.id) == e.claim_ids.first())
+                && e.claim_ids.get(1).and_then(|g| slot.claim(g)).is_some_and(|g| !g.conflict_ids.is_empty())
+        }) => {
+            Some("#15 refine orphans a conflict of the refined claim")
+        }
+        // #15: reconcile weighs free-text entries (append, merge_on_read, import)
+        // of the same slot as rival values (reassess, disputes, revivals).
+        "two_current_values" if !invariants::entry_claims(&log).is_empty() => {
+            Some("#15 reconcile treats free-text entries of a mixed slot as rival values")
+        }
+        _ => None,
+    }
+}
+
+fn check(h: &Harness, m: &mut Model) -> Result<(), String> {
+    if let Some(err) = m.resend_failure.take() {
+        return Err(err);
+    }
+    let violations = run(h.engine.check_invariants()).map_err(|e| format!("checker failed: {e:?}"))?;
+    for v in violations {
+        match known_open(h, &v) {
+            Some(issue) => {
+                m.known.insert(format!("{v}"), issue);
+            }
+            None => return Err(format!("violation: {v}")),
+        }
+    }
+    for id in &m.acknowledged {
+        if run(h.engine.why(id)).is_err() {
+            return Err(format!("acknowledged claim {id} is gone"));
+        }
+    }
+    Ok(())
+}
+
+fn harness_for_model() -> Harness {
+    let config = EngineConfig { max_entries: Some(3), ..Default::default() };
+    harness_with(config, Some(joining_merge()), None, Rc::new(FlakyStore::new(Rc::new(credence::MemoryStore::new()))))
+}
+
+/// Runs a trace; `Err((step, message))` at the first broken rule, else the
+/// violations that matched a known open defect.
+fn run_trace(ops: &[Op]) -> Result<Vec<&'static str>, (usize, String)> {
+    let h = harness_for_model();
+    let mut m = Model::default();
+    for (i, op) in ops.iter().enumerate() {
+        apply(&h, &mut m, op).and_then(|_| check(&h, &mut m)).map_err(|e| (i, e))?;
+    }
+    Ok(m.known.into_values().collect())
+}
+
+/// The store after a trace, one claim per line, for a failure report.
+fn dump(ops: &[Op]) -> String {
+    let h = harness_for_model();
+    let mut m = Model::default();
+    for op in ops {
+        let _ = apply(&h, &mut m, op);
+    }
+    let mut out = String::new();
+    run(async {
+        for r in h.store.list_slots(None).await.unwrap() {
+            let slot = h.store.load_slot(&r).await.unwrap();
+            out.push_str(&format!("  {}/{} v{}\n", r.subject, r.predicate, slot.version));
+            for c in &slot.claims {
+                out.push_str(&format!(
+                    "    {} {:?} {} from {} to {:?} by {:?} conf {:.2} conflicts {:?}\n",
+                    c.id, c.object, c.status.as_str(), c.effective_from().to_iso(), c.valid_to.map(|t| t.to_iso()), c.superseded_by, c.confidence, c.conflict_ids
+                ));
+            }
+            for cf in &slot.conflicts {
+                out.push_str(&format!("    {} {:?} {} vs {} {:?}\n", cf.id, cf.kind, cf.earlier_id, cf.newer_id, cf.status));
+            }
+            for e in h.store.read_log(&r).await.unwrap() {
+                out.push_str(&format!("      log v{} {} {:?} {}\n", e.version, e.rule, e.claim_ids, e.cause.strategy.unwrap_or_default()));
+            }
+        }
+    });
+    out
+}
+
+/// Greedy shrinking: drop chunks, then single operations, while it still fails.
+fn shrink(mut ops: Vec<Op>) -> Vec<Op> {
+    let mut chunk = ops.len() / 2;
+    while chunk >= 1 {
+        let mut i = 0;
+        while i + chunk <= ops.len() {
+            let mut shorter = ops.clone();
+            shorter.drain(i..i + chunk);
+            if run_trace(&shorter).is_err() {
+                ops = shorter;
+            } else {
+                i += chunk;
+            }
+        }
+        chunk /= 2;
+    }
+    // Then the writes inside batches, one at a time.
+    for i in 0..ops.len() {
+        let mut j = 0;
+        while let Op::Batch(ws) = &ops[i] {
+            if j >= ws.len() || ws.len() == 1 {
+                break;
+            }
+            let mut shorter = ops.clone();
+            if let Op::Batch(ws) = &mut shorter[i] {
+                ws.remove(j);
+            }
+            if run_trace(&shorter).is_err() { ops = shorter } else { j += 1 }
+        }
+    }
+    ops
+}
+
+const TRACE_LEN: usize = 60;
+
+#[test]
+fn random_interleavings_keep_the_invariants() {
+    let seed: u64 = std::env::var("CREDENCE_MODEL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64 % 1_000_000_007).unwrap_or(1)
+    });
+    let total: usize = std::env::var("CREDENCE_MODEL_OPS").ok().and_then(|s| s.parse().ok()).unwrap_or(2_400);
+    println!("model seed: {seed} (replay: CREDENCE_MODEL_SEED={seed} cargo test --test model_random)");
+    let mut rng = Rng(seed);
+    let mut done = 0;
+    let mut traces = 0;
+    let mut known: std::collections::BTreeMap<&str, usize> = Default::default();
+    while done < total {
+        let ops: Vec<Op> = (0..TRACE_LEN.min(total - done)).map(|_| gen_op(&mut rng)).collect();
+        let result = run_trace(&ops);
+        for issue in result.iter().flatten() {
+            *known.entry(issue).or_default() += 1;
+        }
+        if let Err((step, msg)) = result {
+            let minimal = shrink(ops[..=step].to_vec());
+            let why = run_trace(&minimal).err().map(|e| e.1).unwrap_or_default();
+            eprintln!("{}", dump(&minimal));
+            let lines: Vec<String> = minimal.iter().map(|op| format!("        {op:?},")).collect();
+            panic!("seed {seed}, trace {traces}, step {step}: {msg}\nshrunk to {} ops ({why}):\n    vec![\n{}\n    ]", minimal.len(), lines.join("\n"));
+        }
+        done += ops.len();
+        traces += 1;
+    }
+    println!("model: {done} operations in {traces} traces, 0 invariant violations outside known open defects");
+    for (issue, n) in known {
+        println!("model: known open defect seen {n} time(s): {issue}");
+    }
+}
