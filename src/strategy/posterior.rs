@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::same_value;
+use super::{refines, same_value};
 use crate::belief::{self, BeliefParams, FilterState, Observation};
 use crate::model::{Claim, Status};
 use crate::time::Timestamp;
@@ -18,8 +18,17 @@ fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
         .unwrap_or_else(|| claim.effective_from())
 }
 
-fn counts(claim: &Claim) -> bool {
-    claim.status != Status::Retired
+/// A claim counts unless a person retired it or a refinement took its place
+/// (the refined claim carries its observations).
+fn counts(claim: &Claim, all: &[&Claim]) -> bool {
+    match claim.status {
+        Status::Retired => false,
+        Status::Superseded => !claim
+            .superseded_by
+            .as_deref()
+            .is_some_and(|by| all.iter().any(|c| c.id == by && refines(claim, c))),
+        _ => true,
+    }
 }
 
 pub struct SlotPosterior {
@@ -33,7 +42,7 @@ impl SlotPosterior {
         let mut representatives: Vec<&Claim> = Vec::new();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
-        for claim in claims.iter().copied().filter(|c| counts(c)) {
+        for claim in claims.iter().copied().filter(|c| counts(c, claims)) {
             let value = match representatives.iter().position(|r| same_value(r, claim)) {
                 Some(v) => v,
                 None => {
@@ -71,7 +80,7 @@ impl SlotPosterior {
         claims
             .iter()
             .copied()
-            .filter(|c| counts(c))
+            .filter(|c| counts(c, claims))
             .flat_map(|c| c.provenance.iter().map(move |p| observed_at(p, c)))
             .max()
     }

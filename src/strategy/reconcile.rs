@@ -26,10 +26,13 @@ pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
     SlotPosterior::latest_observation(claims).map_or(now, |t| t.max(now))
 }
 
-/// The slot's posterior at `at` with `extra` (a draft not yet stored) counted.
+/// The slot's posterior with `extra` (a draft not yet stored) counted, at
+/// `at` or else at the slot's latest observation: relations are weighed on
+/// the evidence, so the passage of time alone (which draws every belief
+/// toward uniform) never opens or settles a dispute.
 pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
     let claims: Vec<&Claim> = txn.slot.claims.iter().chain(extra).collect();
-    let at = at.unwrap_or_else(|| weigh_time(&claims, txn.now));
+    let at = at.or_else(|| SlotPosterior::latest_observation(&claims)).unwrap_or(txn.now);
     SlotPosterior::of_rivals(&claims, &ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying, at)
 }
 
