@@ -1,28 +1,26 @@
-//! Belief as log-odds (SPEC §4). Pure functions of a claim's observations, the
-//! slot's competing claims and the clock.
+//! Belief as a forward filter over a slot's observations (SPEC §4). Pure and
+//! deterministic: the same observations and the same clock give the same
+//! numbers.
 //!
-//! Model (documented with a worked example in the README): a value is true
-//! with prior probability `p0` (default 0.2, i.e. about five plausible
-//! values). An observation from a source of trust `t` through an extractor of
-//! confidence `c` is right with probability `q = clamp(t·c, 0.01, 0.99)`; it
-//! supports its value with weight `w = max(0, logit(q) − logit(p0))`, halved
-//! every `halfLifeDays` of age on time-varying predicates. A source counts once
-//! (its strongest observation): repeats from one source add nothing beyond
-//! refreshing its age. A claim's support is `S = Σ_sources w`. Alone,
-//! `logOdds = logit(p0) + S`, so one observation gives confidence `q`. Claims
-//! competing for a single-valued slot share probability mass:
-//! `P(i) = e^{S_i} / (Σ_j e^{S_j} + max(1/p0 − n, 0))` — a claim loses belief
-//! when a rival gains support, which is how a lost contradiction lowers it.
+//! Hypotheses are the values seen so far plus "a value not seen yet", which
+//! stands for `max(1/prior − n, 1)` values. An observation of quality
+//! `q = clamp(trust·extractor, 0.01, 0.99)` multiplies its value by `q` and
+//! every other hypothesis by `(1 − q)/(K − 1)`, `K` the number of values the
+//! hypotheses stand for. Between observations (and up to the time asked) a
+//! time-varying predicate relaxes toward uniform with `stay = 2^(−Δ/halfLife)`:
+//! the half-life is the predicate's change hazard, not a decay of evidence.
+//! A source counts once per value: its latest observation on a time-varying
+//! predicate, its strongest on a fixed one. The README has a worked example.
 
 use std::collections::BTreeMap;
 
-use crate::model::{Claim, Provenance};
+use crate::model::Provenance;
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BeliefParams {
     pub prior: f64,
-    /// Half-life for time-varying predicates without their own (`None`: no decay).
+    /// Half-life for time-varying predicates without their own (`None`: never relax).
     pub half_life_days: Option<f64>,
 }
 
@@ -43,147 +41,203 @@ pub fn logistic(l: f64) -> f64 {
 /// Keeps confidence strictly inside (0, 1) whatever the evidence.
 pub const MAX_LOG_ODDS: f64 = 30.0;
 
+pub fn to_log_odds(p: f64) -> f64 {
+    logit(p).clamp(-MAX_LOG_ODDS, MAX_LOG_ODDS)
+}
+
+pub fn set_belief(claim: &mut crate::model::Claim, log_odds: f64) {
+    claim.log_odds = log_odds;
+    claim.confidence = logistic(log_odds);
+}
+
 pub fn observation_quality(p: &Provenance) -> f64 {
     (p.trust() * p.extractor()).clamp(0.01, 0.99)
 }
 
-/// Support one observation lends at `now`.
-fn weight(p: &Provenance, params: &BeliefParams, decay_half_life: Option<f64>, now: Timestamp) -> f64 {
-    let w = (logit(observation_quality(p)) - logit(params.prior)).max(0.0);
-    match (decay_half_life, p.observed_at.as_deref().and_then(|t| Timestamp::parse(t, "observedAt").ok())) {
-        (Some(h), Some(at)) => {
-            let age = at.days_until(now).max(0.0);
-            w * 0.5f64.powf(age / h)
-        }
-        _ => w,
-    }
+/// One report of a value (an index into the slot's values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    pub value: usize,
+    pub source: String,
+    pub at: Timestamp,
+    pub quality: f64,
 }
 
-/// A claim's support `S`: the strongest observation of each distinct source.
-pub fn support(claim: &Claim, params: &BeliefParams, decay_half_life: Option<f64>, now: Timestamp) -> f64 {
-    let mut best: BTreeMap<&str, f64> = BTreeMap::new();
-    for p in &claim.provenance {
-        let w = weight(p, params, decay_half_life, now);
-        let e = best.entry(p.source_id.as_str()).or_insert(0.0);
-        if w > *e {
-            *e = w;
-        }
-    }
-    best.values().sum()
+/// The filter's state: the probability of each value seen (by index) and of
+/// the "not seen yet" remainder, as of `at`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterState {
+    seen: Vec<(usize, f64)>,
+    other: f64,
+    at: Option<Timestamp>,
+    units: f64,
+    half_life: Option<f64>,
 }
 
-/// Log-odds of a claim standing alone.
-pub fn alone(support: f64, params: &BeliefParams) -> f64 {
-    (logit(params.prior) + support).clamp(-MAX_LOG_ODDS, MAX_LOG_ODDS)
-}
-
-/// Log-odds of each of `supports` when they compete for one value.
-pub fn competing(supports: &[f64], params: &BeliefParams) -> Vec<f64> {
-    if supports.len() <= 1 {
-        return supports.iter().map(|s| alone(*s, params)).collect();
+impl FilterState {
+    /// `half_life`: `Some` for a time-varying predicate, `None` for a fixed one.
+    pub fn new(params: &BeliefParams, half_life: Option<f64>) -> Self {
+        FilterState { seen: Vec::new(), other: 1.0, at: None, units: 1.0 / params.prior, half_life }
     }
-    let rest = (1.0 / params.prior - supports.len() as f64).max(0.0);
-    let max = supports.iter().cloned().fold(f64::MIN, f64::max);
-    // Work relative to the largest support to keep exp() finite.
-    let total: f64 = supports.iter().map(|s| (s - max).exp()).sum::<f64>() + rest * (-max).exp();
-    supports
-        .iter()
-        .map(|s| {
-            let mine = (s - max).exp();
-            let others = total - mine;
-            if others <= 0.0 {
-                MAX_LOG_ODDS
-            } else {
-                ((s - max) - others.ln()).clamp(-MAX_LOG_ODDS, MAX_LOG_ODDS)
+
+    fn unseen(&self) -> f64 {
+        (self.units - self.seen.len() as f64).max(1.0)
+    }
+
+    /// Moves the state forward to `to`, relaxing toward uniform.
+    pub fn advance(&mut self, to: Timestamp) {
+        if let (Some(from), Some(h)) = (self.at, self.half_life) {
+            let dt = from.days_until(to);
+            if dt > 0.0 && h > 0.0 {
+                let stay = 0.5f64.powf(dt / h);
+                let unseen = self.unseen();
+                let k = self.seen.len() as f64 + unseen;
+                for (_, p) in &mut self.seen {
+                    *p = stay * *p + (1.0 - stay) / k;
+                }
+                self.other = stay * self.other + (1.0 - stay) * unseen / k;
             }
-        })
-        .collect()
+        }
+        if self.at.is_none_or(|from| to > from) {
+            self.at = Some(to);
+        }
+    }
+
+    /// Takes one observation at (or after) the state's time.
+    pub fn observe(&mut self, o: &Observation) {
+        self.advance(o.at);
+        if !self.seen.iter().any(|(v, _)| *v == o.value) {
+            let unseen = self.unseen();
+            let share = self.other / if unseen > 1.0 { unseen } else { 2.0 };
+            self.seen.push((o.value, share));
+            self.other -= share;
+        }
+        let k = self.seen.len() as f64 + self.unseen();
+        let miss = (1.0 - o.quality) / (k - 1.0);
+        for (v, p) in &mut self.seen {
+            *p *= if *v == o.value { o.quality } else { miss };
+        }
+        self.other *= miss;
+        let z: f64 = self.seen.iter().map(|(_, p)| p).sum::<f64>() + self.other;
+        if z > 0.0 {
+            for (_, p) in &mut self.seen {
+                *p /= z;
+            }
+            self.other /= z;
+        }
+    }
+
+    /// Probability of value `value` (0 when never observed).
+    pub fn probability(&self, value: usize) -> f64 {
+        self.seen.iter().find(|(v, _)| *v == value).map_or(0.0, |(_, p)| *p)
+    }
+
+    pub fn at(&self) -> Option<Timestamp> {
+        self.at
+    }
 }
 
-pub fn set_belief(claim: &mut Claim, log_odds: f64) {
-    claim.log_odds = log_odds;
-    claim.confidence = logistic(log_odds);
+/// A source counts once per value: its latest observation on a time-varying
+/// predicate, its strongest on a fixed one. Returns them in time order.
+pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observation> {
+    let mut kept: BTreeMap<(usize, String), Observation> = BTreeMap::new();
+    for o in observations {
+        let key = (o.value, o.source.clone());
+        let better = match kept.get(&key) {
+            None => true,
+            Some(k) if time_varying => (o.at, o.quality) > (k.at, k.quality),
+            Some(k) => (o.quality, std::cmp::Reverse(o.at)) > (k.quality, std::cmp::Reverse(k.at)),
+        };
+        if better {
+            kept.insert(key, o);
+        }
+    }
+    let mut out: Vec<Observation> = kept.into_values().collect();
+    out.sort_by(|a, b| (a.at, a.value, &a.source).cmp(&(b.at, b.value, &b.source)).then(a.quality.total_cmp(&b.quality)));
+    out
+}
+
+/// The posterior at `at` over the observations made up to then.
+pub fn posterior_at(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>, at: Timestamp) -> FilterState {
+    let mut state = FilterState::new(params, half_life);
+    for o in observations.iter().filter(|o| o.at <= at) {
+        state.observe(o);
+    }
+    state.advance(at);
+    state
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Status;
 
-    fn claim(obs: &[(&str, f64, &str)]) -> Claim {
-        Claim {
-            id: "c".into(),
-            subject: "user".into(),
-            predicate: "p".into(),
-            object: "o".into(),
-            status: Status::Active,
-            confidence: 0.5,
-            log_odds: 0.0,
-            stated_confidence: 1.0,
-            valid_from: None,
-            valid_to: None,
-            recorded_at: Timestamp(0),
-            provenance: obs
-                .iter()
-                .map(|(s, t, at)| Provenance {
-                    source_id: s.to_string(),
-                    source_trust: Some(*t),
-                    extractor_conf: Some(1.0),
-                    observed_at: Some(at.to_string()),
-                })
-                .collect(),
-            superseded_by: None,
-            supersedes: None,
-            conflict_ids: vec![],
-            object_entity: None,
-        }
+    fn day(d: i64) -> Timestamp {
+        Timestamp::from_millis(d * 86_400_000)
     }
 
-    const NOW: &str = "2026-01-01";
-
-    fn now() -> Timestamp {
-        Timestamp::parse(NOW, "now").unwrap()
+    fn obs(value: usize, source: &str, at: i64, quality: f64) -> Observation {
+        Observation { value, source: source.into(), at: day(at), quality }
     }
+
+    const P: BeliefParams = BeliefParams { prior: 0.2, half_life_days: Some(365.0) };
 
     #[test]
     fn one_observation_gives_its_quality() {
-        let p = BeliefParams::default();
-        let s = support(&claim(&[("a", 0.8, NOW)]), &p, None, now());
-        assert!((logistic(alone(s, &p)) - 0.8).abs() < 1e-9);
+        let s = posterior_at(&[obs(0, "a", 0, 0.8)], &P, None, day(0));
+        assert!((s.probability(0) - 0.8).abs() < 1e-12);
     }
 
     #[test]
-    fn corroboration_raises_repeats_do_not() {
-        let p = BeliefParams::default();
-        let one = support(&claim(&[("a", 0.8, NOW)]), &p, None, now());
-        let repeat = support(&claim(&[("a", 0.8, NOW), ("a", 0.8, NOW)]), &p, None, now());
-        let two = support(&claim(&[("a", 0.8, NOW), ("b", 0.8, NOW)]), &p, None, now());
-        assert_eq!(one, repeat);
-        assert!(alone(two, &p) > alone(one, &p) + 1.0);
+    fn an_equally_trusted_newer_report_ties_the_older_one() {
+        let s = posterior_at(&[obs(0, "a", 0, 0.8), obs(1, "b", 0, 0.8)], &P, Some(365.0), day(0));
+        assert!((s.probability(0) - s.probability(1)).abs() < 1e-12);
+        assert!(s.probability(0) < 0.5);
     }
 
     #[test]
-    fn decays_toward_the_prior_with_age() {
-        let p = BeliefParams::default();
-        let fresh = support(&claim(&[("a", 0.9, NOW)]), &p, Some(365.0), now());
-        let old = support(&claim(&[("a", 0.9, "2025-01-01")]), &p, Some(365.0), now());
-        assert!((old - fresh / 2.0).abs() < 1e-9);
-        let ancient = support(&claim(&[("a", 0.9, "1900-01-01")]), &p, Some(365.0), now());
-        assert!((logistic(alone(ancient, &p)) - p.prior).abs() < 1e-6);
+    fn a_second_source_raises_belief_a_repeat_does_not() {
+        let one = counted(vec![obs(0, "a", 0, 0.8)], true);
+        let repeat = counted(vec![obs(0, "a", 0, 0.8), obs(0, "a", 0, 0.8)], true);
+        let two = counted(vec![obs(0, "a", 0, 0.8), obs(0, "b", 0, 0.8)], true);
+        let p = |o: &[Observation]| posterior_at(o, &P, None, day(0)).probability(0);
+        assert_eq!(p(&one), p(&repeat));
+        assert!(p(&two) > p(&one) + 0.1);
     }
 
     #[test]
-    fn competition_splits_belief_and_stays_in_range() {
-        let p = BeliefParams::default();
-        let tied = competing(&[2.77, 2.77], &p);
-        assert!((tied[0] - tied[1]).abs() < 1e-12);
-        assert!(logistic(tied[0]) < 0.5);
-        let won = competing(&[5.55, 2.77], &p);
-        assert!(won[0] > tied[0] && won[1] < tied[1]);
-        let extreme = competing(&[1e6, 0.0, 0.0], &p);
-        for l in extreme {
-            let c = logistic(l);
-            assert!(c > 0.0 && c < 1.0);
+    fn time_varying_belief_relaxes_toward_uniform_fixed_does_not() {
+        let o = [obs(0, "a", 0, 0.9)];
+        let fresh = posterior_at(&o, &P, Some(365.0), day(0)).probability(0);
+        let year = posterior_at(&o, &P, Some(365.0), day(365)).probability(0);
+        assert!((year - (0.5 * fresh + 0.5 * 0.2)).abs() < 1e-12, "{year}");
+        assert_eq!(posterior_at(&o, &P, None, day(3650)).probability(0), fresh);
+    }
+
+    #[test]
+    fn observations_after_the_time_asked_are_ignored() {
+        let o = [obs(0, "a", 0, 0.8), obs(1, "b", 10, 0.95)];
+        let before = posterior_at(&o, &P, Some(365.0), day(5));
+        assert_eq!(before.probability(1), 0.0);
+        assert!(before.probability(0) > 0.7);
+    }
+
+    #[test]
+    fn a_source_counts_once_per_value() {
+        let tv = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], true);
+        assert_eq!(tv, vec![obs(0, "a", 5, 0.6)]);
+        let fixed = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], false);
+        assert_eq!(fixed, vec![obs(0, "a", 0, 0.9)]);
+    }
+
+    #[test]
+    fn stays_a_distribution_and_in_range() {
+        let o: Vec<Observation> = (0..40).map(|i| obs(i % 7, "s", i as i64 * 3, 0.99)).collect();
+        let s = posterior_at(&o, &P, Some(30.0), day(200));
+        let total: f64 = (0..7).map(|v| s.probability(v)).sum::<f64>() + s.other;
+        assert!((total - 1.0).abs() < 1e-9);
+        for v in 0..7 {
+            let l = to_log_odds(s.probability(v));
+            assert!(l.is_finite() && l.abs() <= MAX_LOG_ODDS);
         }
     }
 }

@@ -31,10 +31,11 @@ pub struct EngineConfig {
     /// Support difference (in log-odds) within which a contradiction is a dispute (default 1.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dispute_margin: Option<f64>,
-    /// How far below the current claim (in log-odds) a newer one must be to be outweighed (default 2.0).
+    /// Accepted for older configs and ignored: since belief became a forward
+    /// filter, `disputeMargin` alone separates outweighed from disputed (SPEC §3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outweigh_margin: Option<f64>,
-    /// Decay half-life for time-varying predicates without their own (default 365).
+    /// Change half-life for time-varying predicates without their own (default 365).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub half_life_days: Option<f64>,
     /// Prior probability that a stated value is true (default 0.2).
@@ -54,7 +55,6 @@ pub struct Settings {
     pub type_defaults: TypeDefaults,
     pub max_entries: usize,
     pub dispute_margin: f64,
-    pub outweigh_margin: f64,
     pub belief: BeliefParams,
     pub retries: u32,
 }
@@ -82,6 +82,8 @@ impl Settings {
             None => TypeDefaults::standard(),
         };
         let half_life = non_negative(config.half_life_days, 365.0, "halfLifeDays")?;
+        // Ignored, but still validated: a bad value is refused rather than silently kept.
+        non_negative(config.outweigh_margin, 2.0, "outweighMargin")?;
         let prior = config.prior.unwrap_or(0.2);
         if !(prior > 0.0 && prior < 1.0) {
             return Err(Error::invalid("prior", "must be strictly between 0 and 1"));
@@ -93,7 +95,6 @@ impl Settings {
             type_defaults,
             max_entries: config.max_entries.unwrap_or(50),
             dispute_margin: non_negative(config.dispute_margin, 1.0, "disputeMargin")?,
-            outweigh_margin: non_negative(config.outweigh_margin, 2.0, "outweighMargin")?,
             belief: BeliefParams { prior, half_life_days: if half_life > 0.0 { Some(half_life) } else { None } },
             retries: config.retries.unwrap_or(3),
         })

@@ -44,11 +44,13 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
     let given = c.provenance.clone().unwrap_or_default();
     let trust = unit_interval(given.source_trust, "provenance.sourceTrust")?;
     let extractor = unit_interval(given.extractor_conf, "provenance.extractorConf")?;
+    let valid_from = c.valid_from.as_deref().map(|t| Timestamp::parse(t, "validFrom")).transpose()?;
+    // A report that states when its value holds speaks about that time
+    // (SPEC §4: observations are placed at validFrom, else observedAt).
     let observed = match &given.observed_at {
         Some(t) => Timestamp::parse(t, "provenance.observedAt")?,
-        None => now,
+        None => valid_from.unwrap_or(now),
     };
-    let valid_from = c.valid_from.as_deref().map(|t| Timestamp::parse(t, "validFrom")).transpose()?;
     let valid_to = c.valid_to.as_deref().map(|t| Timestamp::parse(t, "validTo")).transpose()?;
     if let (Some(f), Some(t)) = (valid_from, valid_to) {
         if t < f {

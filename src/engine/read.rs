@@ -3,8 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, WriteCtx};
-use crate::model::LogCause;
-use crate::txn::SlotTxn;
+use crate::belief;
 use crate::blob::{project, Blob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, Conflict, ConflictRecord, ConflictStatus, LogEntry, Slot, SlotRef, Status};
@@ -60,14 +59,23 @@ pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Opt
     })
 }
 
-fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
+/// The claims a read shows. With `at` (default now), those whose validity
+/// interval contains it: a scheduled change is not current before its
+/// `validFrom`, a stated `validTo` ends a claim, and the claim a scheduled
+/// change will end stays visible until then. `includeHistory` without `at`
+/// shows every claim.
+fn visible(c: &Claim, at: Option<Timestamp>, history: bool, now: Timestamp) -> bool {
+    let covers = |t: Timestamp| c.effective_from() <= t && c.valid_to.is_none_or(|end| t < end);
     match at {
-        Some(t) => {
-            matches!(c.status, Status::Active | Status::Disputed | Status::Superseded)
-                && c.effective_from() <= t
-                && c.valid_to.is_none_or(|end| t < end)
+        Some(t) => matches!(c.status, Status::Active | Status::Disputed | Status::Superseded) && covers(t),
+        None if history => true,
+        None => {
+            let started = c.valid_from.is_none_or(|from| from <= now);
+            let ongoing = c.valid_to.is_none_or(|end| now < end);
+            let current = c.status.is_current() && started && ongoing;
+            let ends_later = c.status == Status::Superseded && c.valid_to.is_some_and(|end| now < end) && covers(now);
+            current || ends_later
         }
-        None => history || c.status.is_current(),
     }
 }
 
@@ -106,9 +114,11 @@ impl Engine {
         let mut out = Vec::new();
         for slot_ref in slots {
             let slot = self.store.load_slot(&slot_ref).await?;
-            let slot = self.believed_now(&slot_ref, slot)?;
-            let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
-            if at.is_some() && !self.spec_of(&slot_ref.predicate).is_multi() {
+            let now = self.now()?;
+            let slot = self.believed_at(&slot_ref, slot, at.unwrap_or(now))?;
+            let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history, now)).cloned().collect();
+            let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
+            if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);
             }
             if options.consolidate && at.is_none() && !options.include_history && self.reads_merged(&slot_ref) && claims.len() > 1 {
@@ -119,20 +129,27 @@ impl Engine {
         Ok(out)
     }
 
-    /// Belief as of now (SPEC §4 decay) for a read, without writing: a
-    /// time-varying fact nobody re-observed loses belief even if its slot is
-    /// never written again. Only reconcile slots; entries don't decay here.
-    fn believed_now(&self, slot_ref: &SlotRef, slot: Slot) -> Result<Slot> {
+    /// Belief at `at` (SPEC §4) for a read, without writing: a time-varying
+    /// fact nobody re-observed loses belief even if its slot is never written
+    /// again, and a past `at` counts only what had been observed by then.
+    /// Only reconcile slots; entries keep their stored belief.
+    fn believed_at(&self, slot_ref: &SlotRef, mut slot: Slot, at: Timestamp) -> Result<Slot> {
         let spec = self.spec_of(&slot_ref.predicate);
         let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
             .map(|(s, _)| s == Strategy::Reconcile)
             .unwrap_or(false);
-        if !spec.time_varying || !reconciles || slot.claims.is_empty() {
+        let now = self.now()?;
+        if !reconciles || slot.claims.is_empty() || (!spec.time_varying && at >= now) {
             return Ok(slot);
         }
-        let mut txn = SlotTxn::new(slot, self.now()?, LogCause::default(), self.ids.clone());
-        strategy::refresh_beliefs(&mut txn, &WriteCtx { spec: &spec, settings: &self.settings });
-        Ok(txn.slot)
+        let ctx = WriteCtx { spec: &spec, settings: &self.settings };
+        let beliefs = strategy::beliefs_at(&slot.claims, &ctx, !spec.is_multi(), Some(at), now, |c| c.status != Status::Retired);
+        for (id, l) in beliefs {
+            if let Some(c) = slot.claims.iter_mut().find(|c| c.id == id) {
+                belief::set_belief(c, l);
+            }
+        }
+        Ok(slot)
     }
 
     fn reads_merged(&self, slot_ref: &SlotRef) -> bool {

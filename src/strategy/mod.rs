@@ -1,10 +1,12 @@
 //! The eight write strategies (SPEC §5) and the precedence that picks one.
 
+mod align;
 mod entries;
+mod posterior;
 mod reconcile;
 
 pub use entries::apply_entries;
-pub use reconcile::{apply_reconcile, reassess, refresh_beliefs, refresh_entry_beliefs};
+pub use reconcile::{apply_reconcile, beliefs_at, refresh_beliefs, refresh_entry_beliefs};
 
 use std::collections::HashMap;
 

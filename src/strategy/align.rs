@@ -1,0 +1,233 @@
+//! Later evidence settles a single-valued slot (SPEC §3): after each write the
+//! posterior decides whether an outweighed newer value now reaches the
+//! current one (it supersedes), whether a dispute's gap has passed
+//! `disputeMargin`, and whether history the filter now believes again by more
+//! than the margin takes the slot back from the claim that ended it.
+
+use super::posterior::SlotPosterior;
+use super::reconcile::{posterior, refresh_beliefs};
+use super::same_value;
+use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
+use crate::txn::SlotTxn;
+
+use super::super::engine::WriteCtx;
+
+/// Log-odds closer than this are equal ("at least equals" survives rounding).
+pub const EPS: f64 = 1e-9;
+
+/// Status changes stop after this many steps; each step moves the slot toward
+/// the posterior's order, so a real slot settles in one or two.
+const MAX_STEPS: usize = 8;
+
+/// Claims pinned by a user's settlement: evidence never changes their status.
+pub fn pinned(txn: &SlotTxn, id: &str) -> bool {
+    txn.slot
+        .conflicts
+        .iter()
+        .any(|c| c.status == ConflictStatus::Settled && (c.earlier_id == id || c.newer_id == id))
+}
+
+enum Step {
+    /// `later` becomes current, `earlier` history (with the dispute between them, if any).
+    Supersede { later: String, earlier: String, dispute: Option<String> },
+    /// `winner` becomes current, `loser` is outweighed.
+    Outweigh { winner: String, loser: String, dispute: Option<String> },
+    /// A history claim takes the slot back from the claim that ended it.
+    Revert { history: String, current: String },
+    /// Two claims within the margin: both disputed.
+    Dispute { earlier: String, newer: String },
+}
+
+/// Applies status changes until the slot agrees with its posterior; returns the claims changed.
+pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
+    let mut changed = Vec::new();
+    if ctx.spec.is_multi() {
+        return changed;
+    }
+    for _ in 0..MAX_STEPS {
+        let post = posterior(txn, ctx, None, None);
+        let Some(step) = next_step(txn, ctx, &post) else { break };
+        changed.extend(apply(txn, step, &post));
+    }
+    if !changed.is_empty() {
+        close_moot_disputes(txn);
+        refresh_beliefs(txn, ctx);
+    }
+    changed.sort();
+    changed.dedup();
+    changed
+}
+
+fn belief(post: &SlotPosterior, c: &Claim) -> f64 {
+    post.log_odds(&c.id).unwrap_or(f64::MIN)
+}
+
+fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step> {
+    let margin = ctx.settings.dispute_margin;
+    let tv = ctx.spec.time_varying;
+    let free = |c: &Claim| !pinned(txn, &c.id);
+    // Open disputes between current claims resolve once the gap is decisive.
+    for cf in txn.slot.conflicts.iter().filter(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open) {
+        let (Some(a), Some(b)) = (txn.claim(&cf.earlier_id), txn.claim(&cf.newer_id)) else { continue };
+        if !(a.status.is_current() && b.status.is_current() && free(a) && free(b)) {
+            continue;
+        }
+        let dispute = Some(cf.id.clone());
+        let (earlier, later) = if a.effective_from() <= b.effective_from() { (a, b) } else { (b, a) };
+        let (be, bl) = (belief(post, earlier), belief(post, later));
+        if tv && later.effective_from() > earlier.effective_from() {
+            if bl >= be - EPS {
+                return Some(Step::Supersede { later: later.id.clone(), earlier: earlier.id.clone(), dispute });
+            }
+            if bl < be - margin {
+                return Some(Step::Outweigh { winner: earlier.id.clone(), loser: later.id.clone(), dispute });
+            }
+        } else if (be - bl).abs() > margin {
+            let (winner, loser) = if be > bl { (earlier, later) } else { (later, earlier) };
+            return Some(Step::Outweigh { winner: winner.id.clone(), loser: loser.id.clone(), dispute });
+        }
+    }
+    let current = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| c.status == Status::Active && free(c))
+        .max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)))?;
+    if txn.slot.claims.iter().any(|c| c.status.is_current() && !free(c)) {
+        return None;
+    }
+    let bc = belief(post, current);
+    // An outweighed value that evidence has lifted.
+    let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
+    outweighed.sort_by(|a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
+    for o in outweighed {
+        let bo = belief(post, o);
+        if tv && o.effective_from() > current.effective_from() {
+            if bo >= bc - EPS {
+                return Some(Step::Supersede { later: o.id.clone(), earlier: current.id.clone(), dispute: None });
+            }
+        } else if bo > bc + margin {
+            return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
+        } else if (bo - bc).abs() <= margin && !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
+            return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
+        }
+    }
+    // History that the evidence now prefers to the claim that ended it.
+    if tv {
+        let history = txn.slot.claims.iter().filter(|s| {
+            s.status == Status::Superseded
+                && free(s)
+                && s.superseded_by.as_deref() == Some(current.id.as_str())
+                && s.valid_to == Some(current.effective_from())
+                && !txn.slot.claims.iter().any(|o| o.id != s.id && same_value(o, s) && o.effective_from() > s.effective_from())
+                && belief(post, s) > bc + margin
+        });
+        if let Some(s) = history.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b))) {
+            return Some(Step::Revert { history: s.id.clone(), current: current.id.clone() });
+        }
+    }
+    None
+}
+
+fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: String) {
+    if let Some(cf) = dispute {
+        txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+        txn.log_change("dispute_resolved", &ids, None, Some(&cf), note);
+    }
+}
+
+/// Active unless another open dispute still holds it.
+fn activate(txn: &mut SlotTxn, id: &str) {
+    let disputed = txn.slot.conflicts.iter().any(|c| {
+        c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open && (c.earlier_id == id || c.newer_id == id)
+    });
+    txn.update_claim(id, |c| c.status = if disputed { Status::Disputed } else { Status::Active });
+}
+
+fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
+    let b = |txn: &SlotTxn, id: &str| txn.claim(id).map_or(f64::MIN, |c| belief(post, c));
+    match step {
+        Step::Supersede { later, earlier, dispute } => {
+            let (bl, be) = (b(txn, &later), b(txn, &earlier));
+            resolve(txn, dispute, [&later, &earlier], format!("the newer value's belief reached the older one's ({bl:.2} vs {be:.2})"));
+            let from = txn.claim(&later).map(|c| c.effective_from());
+            txn.update_claim(&earlier, |c| {
+                c.status = Status::Superseded;
+                c.valid_to = from;
+                c.superseded_by = Some(later.clone());
+            });
+            txn.update_claim(&later, |c| c.supersedes = Some(earlier.clone()));
+            activate(txn, &later);
+            close_disputes(txn, &earlier, "superseded by a newer claim");
+            txn.log_change("supersede", &[&earlier, &later], None, None,
+                format!("later evidence lifts the newer value to the current one's belief ({bl:.2} vs {be:.2} log-odds): it supersedes it"));
+            vec![later, earlier]
+        }
+        Step::Outweigh { winner, loser, dispute } => {
+            let (bw, bl) = (b(txn, &winner), b(txn, &loser));
+            resolve(txn, dispute, [&winner, &loser], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
+            txn.update_claim(&loser, |c| c.status = Status::Outweighed);
+            activate(txn, &winner);
+            txn.log_change("outweighed", &[&loser, &winner], None, None,
+                format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+            vec![winner, loser]
+        }
+        Step::Revert { history, current } => {
+            let (bh, bc) = (b(txn, &history), b(txn, &current));
+            txn.update_claim(&history, |c| {
+                c.status = Status::Active;
+                c.valid_to = None;
+                c.superseded_by = None;
+            });
+            txn.update_claim(&current, |c| c.status = Status::Outweighed);
+            txn.log_change("supersede_reverted", &[&history, &current], None, None,
+                format!("later evidence says the earlier value still holds ({bh:.2} vs {bc:.2} log-odds): the newer one is kept inactive"));
+            vec![history, current]
+        }
+        Step::Dispute { earlier, newer } => {
+            let (be, bn) = (b(txn, &earlier), b(txn, &newer));
+            let reason = format!("evidence lifts a rival to within the margin of the current value ({bn:.2} vs {be:.2} log-odds)");
+            if txn.open_conflict(ConflictKind::Dispute, &earlier, &newer, reason).is_some() {
+                txn.update_claim(&earlier, |c| c.status = Status::Disputed);
+                txn.update_claim(&newer, |c| c.status = Status::Disputed);
+            }
+            vec![earlier, newer]
+        }
+    }
+}
+
+pub fn close_disputes(txn: &mut SlotTxn, claim_id: &str, why: &str) {
+    let open: Vec<String> = txn
+        .slot
+        .conflicts
+        .iter()
+        .filter(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open && (c.earlier_id == claim_id || c.newer_id == claim_id))
+        .map(|c| c.id.clone())
+        .collect();
+    for cf in open {
+        txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+        txn.log_change("dispute_resolved", &[claim_id], None, Some(&cf), why.to_string());
+    }
+}
+
+/// Open disputes between claims that are both no longer current (a third
+/// value won on evidence) are moot: they are resolved by that evidence.
+pub fn close_moot_disputes(txn: &mut SlotTxn) {
+    let moot: Vec<(String, String, String)> = txn
+        .slot
+        .conflicts
+        .iter()
+        .filter(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open)
+        .filter(|c| {
+            [&c.earlier_id, &c.newer_id]
+                .iter()
+                .all(|id| txn.claim(id).is_none_or(|claim| !claim.status.is_current()))
+        })
+        .map(|c| (c.id.clone(), c.earlier_id.clone(), c.newer_id.clone()))
+        .collect();
+    for (cf, earlier, newer) in moot {
+        txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+        txn.log_change("dispute_resolved", &[&earlier, &newer], None, Some(&cf),
+            "neither claim is current any more: another value won on evidence".into());
+    }
+}

@@ -1,0 +1,87 @@
+//! The slot's forward filter (SPEC §4) read onto its claims: claims of the
+//! same value share one hypothesis, and every claim a person has not retired
+//! contributes its observations, history included.
+
+use std::collections::HashMap;
+
+use super::{refines, same_value};
+use crate::belief::{self, BeliefParams, FilterState, Observation};
+use crate::model::{Claim, Status};
+use crate::time::Timestamp;
+
+/// When an observation speaks about the world: its `observedAt` (which a
+/// candidate's `validFrom` stands in for when none was given), else the claim's start.
+fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
+    p.observed_at
+        .as_deref()
+        .and_then(|t| Timestamp::parse(t, "observedAt").ok())
+        .unwrap_or_else(|| claim.effective_from())
+}
+
+/// A claim counts unless a person retired it or a refinement took its place
+/// (the refined claim carries its observations).
+fn counts(claim: &Claim, all: &[&Claim]) -> bool {
+    match claim.status {
+        Status::Retired => false,
+        Status::Superseded => !claim
+            .superseded_by
+            .as_deref()
+            .is_some_and(|by| all.iter().any(|c| c.id == by && refines(claim, c))),
+        _ => true,
+    }
+}
+
+pub struct SlotPosterior {
+    value_of: HashMap<String, usize>,
+    state: FilterState,
+}
+
+impl SlotPosterior {
+    /// The posterior at `at` over every counted claim of `claims` as rivals for one value.
+    pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp) -> Self {
+        let mut representatives: Vec<&Claim> = Vec::new();
+        let mut value_of = HashMap::new();
+        let mut observations = Vec::new();
+        for claim in claims.iter().copied().filter(|c| counts(c, claims)) {
+            let value = match representatives.iter().position(|r| same_value(r, claim)) {
+                Some(v) => v,
+                None => {
+                    representatives.push(claim);
+                    representatives.len() - 1
+                }
+            };
+            value_of.insert(claim.id.clone(), value);
+            observations.extend(claim.provenance.iter().map(|p| Observation {
+                value,
+                source: p.source_id.clone(),
+                at: observed_at(p, claim),
+                quality: belief::observation_quality(p),
+            }));
+        }
+        let observations = belief::counted(observations, time_varying);
+        let state = belief::posterior_at(&observations, params, half_life, at);
+        SlotPosterior { value_of, state }
+    }
+
+    /// A claim standing alone on its own observations (multi-valued slots, entries).
+    pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp) -> f64 {
+        let mut alone = Self::of_rivals(&[claim], params, half_life, time_varying, at);
+        alone.value_of.insert(claim.id.clone(), 0);
+        alone.log_odds(&claim.id).unwrap_or(belief::to_log_odds(params.prior))
+    }
+
+    /// Log-odds that the claim's value holds at the filter's time.
+    pub fn log_odds(&self, claim_id: &str) -> Option<f64> {
+        self.value_of.get(claim_id).map(|v| belief::to_log_odds(self.state.probability(*v)))
+    }
+
+    /// The latest observation time in the slot, so a scheduled change is weighed when it starts.
+    pub fn latest_observation(claims: &[&Claim]) -> Option<Timestamp> {
+        claims
+            .iter()
+            .copied()
+            .filter(|c| counts(c, claims))
+            .flat_map(|c| c.provenance.iter().map(move |p| observed_at(p, c)))
+            .max()
+    }
+}

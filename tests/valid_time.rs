@@ -1,0 +1,122 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+//! Valid time on read, history that is never duplicated, and refinement of a
+//! disputed claim (SPEC §3, §6).
+mod common;
+
+use common::*;
+use credence::model::{Action, Claim, ConflictStatus, Status};
+use credence::{EngineConfig, RecallOptions};
+
+fn valid(mut c: credence::model::Candidate, from: &str) -> credence::model::Candidate {
+    c.valid_from = Some(from.into());
+    c
+}
+
+fn at(h: &Harness, predicate: &str, when: &str) -> Vec<Claim> {
+    let opts = RecallOptions { predicate: Some(predicate.into()), at: Some(when.into()), ..Default::default() };
+    run(h.engine.recall(None, &opts)).unwrap()
+}
+
+fn objects(claims: &[Claim]) -> Vec<&str> {
+    claims.iter().map(|c| c.object.as_str()).collect()
+}
+
+#[test]
+fn re_asserting_history_corroborates_it_instead_of_copying_it() {
+    let h = harness(EngineConfig::default());
+    let rutte = h.write(from(valid(cand("prime_minister", "Rutte"), "2020-01-01"), "news", 0.8));
+    h.write(from(valid(cand("prime_minister", "Schoof"), "2024-07-02"), "news", 0.8));
+    for source in ["wiki", "archive", "almanac"] {
+        let again = h.write(from(valid(cand("prime_minister", "Rutte"), "2020-01-01"), source, 0.8));
+        assert_eq!(again.action, Action::Confirmed, "{again:?}");
+        assert_eq!(again.claim.id, rutte.claim.id);
+    }
+    assert_eq!(objects(&at(&h, "prime_minister", "2022-01-01")), vec!["Rutte"]);
+    assert_eq!(h.all("prime_minister").iter().filter(|c| c.object == "Rutte").count(), 1, "no second copy of the history");
+    assert_eq!(h.current("prime_minister"), vec![("Schoof".into(), "active".into())]);
+    let history = h.all("prime_minister").into_iter().find(|c| c.object == "Rutte").unwrap();
+    assert_eq!(history.provenance.len(), 4);
+}
+
+#[test]
+fn a_future_valid_from_is_a_scheduled_change() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("located_in", "Paris"), "a", 0.8));
+    let moving = h.write(from(valid(cand("located_in", "Berlin"), "2026-06-01"), "a", 0.8));
+    assert_eq!(moving.action, Action::Superseded);
+    let paris = h.all("located_in").into_iter().find(|c| c.object == "Paris").unwrap();
+    assert_eq!(paris.valid_to, Some(moving.claim.effective_from()), "the current claim ends when the change starts");
+    assert_eq!(objects(&run(h.engine.recall(None, &RecallOptions { predicate: Some("located_in".into()), ..Default::default() })).unwrap()), vec!["Paris"]);
+    assert_eq!(objects(&at(&h, "located_in", "2026-07-01")), vec!["Berlin"]);
+    h.clock.advance_days(200.0);
+    assert_eq!(h.current("located_in"), vec![("Berlin".into(), "active".into())]);
+}
+
+#[test]
+fn a_stated_valid_to_ends_a_claim_without_replacement() {
+    let h = harness(EngineConfig::default());
+    let mut visa = from(cand("holds_visa", "H-1B"), "hr", 0.9);
+    visa.valid_to = Some("2026-03-01".into());
+    h.write(visa);
+    assert_eq!(h.current("holds_visa").len(), 1);
+    assert_eq!(objects(&at(&h, "holds_visa", "2026-02-01")), vec!["H-1B"]);
+    h.clock.advance_days(90.0);
+    assert!(h.current("holds_visa").is_empty(), "expired on its stated validTo");
+    assert!(at(&h, "holds_visa", "2026-04-01").is_empty());
+}
+
+#[test]
+fn belief_at_a_past_moment_counts_only_what_was_observed_by_then() {
+    let h = harness(EngineConfig::default());
+    h.write(from(valid(cand("located_in", "Oslo"), "2025-01-01"), "a", 0.9));
+    h.write(from(valid(cand("located_in", "Oslo"), "2025-12-01"), "b", 0.9));
+    let early = at(&h, "located_in", "2025-02-01");
+    let late = at(&h, "located_in", "2025-12-02");
+    assert!(late[0].confidence > early[0].confidence + 0.05, "{} vs {}", late[0].confidence, early[0].confidence);
+    // Reading never writes: the stored belief is unchanged by the reads.
+    let stored = h.all("located_in")[0].confidence;
+    at(&h, "located_in", "2025-02-01");
+    assert_eq!(h.all("located_in")[0].confidence, stored);
+}
+
+#[test]
+fn refining_a_disputed_claim_moves_the_dispute_to_the_refined_claim() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("born_in", "Springfield"), "crm", 0.8));
+    let rival = h.write(from(cand("born_in", "Shelbyville"), "chat", 0.8));
+    assert_eq!(rival.action, Action::Disputed);
+    let refined = h.write(from(cand("born_in", "Springfield, Illinois"), "crm", 0.8));
+    assert_eq!(refined.action, Action::Refined);
+    assert_eq!(refined.claim.status, Status::Disputed);
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(open.len(), 1);
+    let ids = [open[0].earlier.id.as_str(), open[0].newer.id.as_str()];
+    assert!(ids.contains(&refined.claim.id.as_str()), "the dispute names the refined claim: {ids:?}");
+    assert!(refined.claim.conflict_ids.contains(&open[0].id));
+    // Later evidence still resolves it.
+    h.write(from(cand("born_in", "Shelbyville"), "passport", 0.95));
+    h.write(from(cand("born_in", "Shelbyville"), "registry", 0.95));
+    let closed = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(closed[0].status, ConflictStatus::ResolvedByEvidence);
+    assert_eq!(h.current("born_in"), vec![("Shelbyville".into(), "active".into())]);
+}
+
+#[test]
+fn late_evidence_can_give_the_slot_back_to_the_value_a_weak_report_replaced() {
+    let h = harness(EngineConfig::default());
+    let obs = |object: &str, source: &str, trust: f64, when: &str| {
+        let mut c = from(cand("located_in", object), source, trust);
+        c.provenance.as_mut().unwrap().observed_at = Some(when.into());
+        c
+    };
+    h.write(obs("Lisbon", "a", 0.9, "2025-12-01"));
+    let moved = h.write(obs("Rome", "b", 0.9, "2025-12-20"));
+    assert_eq!(moved.action, Action::Superseded);
+    // Three late reports, observed before and after the claimed move, say Lisbon still.
+    h.write(obs("Lisbon", "c", 0.9, "2025-12-10"));
+    h.write(obs("Lisbon", "d", 0.9, "2025-12-25"));
+    h.write(obs("Lisbon", "e", 0.9, "2025-12-28"));
+    assert_eq!(h.current("located_in")[0].0, "Lisbon");
+    assert_eq!(h.current("located_in").len(), 1);
+}
