@@ -6,6 +6,7 @@ mod prepare;
 mod read;
 mod batch;
 mod entity;
+mod entity_merge;
 mod import;
 mod review;
 mod settle;
@@ -183,9 +184,11 @@ impl Engine {
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned = self.plan(candidate, call_strategy, now)?;
         let resolutions = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
+        let entity_conflicts = self.conflicts_of(&resolutions).await?;
         let slot_ref = &planned.prepared.slot;
         let finish = |mut o: Outcome| {
             o.resolutions = resolutions.clone();
+            o.conflicts.extend(entity_conflicts.iter().cloned());
             o
         };
         let mut attempts = 0;

@@ -43,13 +43,20 @@ pub struct Why {
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
+    let newer = slot.claim(&r.newer_id)?;
+    // A same_entity conflict lives in a registry slot; it reads as being about the new entity's name.
+    let (subject, predicate) = if r.kind == crate::model::ConflictKind::SameEntity {
+        (newer.subject.clone(), newer.predicate.clone())
+    } else {
+        (slot_ref.subject.clone(), slot_ref.predicate.clone())
+    };
     Some(Conflict {
         id: r.id.clone(),
         kind: r.kind,
-        subject: slot_ref.subject.clone(),
-        predicate: slot_ref.predicate.clone(),
+        subject,
+        predicate,
         earlier: slot.claim(&r.earlier_id)?.clone(),
-        newer: slot.claim(&r.newer_id)?.clone(),
+        newer: newer.clone(),
         reason: r.reason.clone(),
         status: r.status,
         opened_at: r.opened_at,

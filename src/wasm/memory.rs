@@ -64,8 +64,13 @@ fn js_nfkc(text: &str) -> String {
     js_sys::JsString::from(text).normalize("NFKC").into()
 }
 
+fn js_nfd(text: &str) -> String {
+    js_sys::JsString::from(text).normalize("NFD").into()
+}
+
 fn build_engine(config: &JsValue) -> Result<Engine> {
     crate::normalize::set_host_nfkc(js_nfkc);
+    crate::normalize::set_host_nfd(js_nfd);
     let SplitConfig { data: engine_config, store, merge, now, judge } = split_config(config)?;
     let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
         Rc::new(crate::store::MemoryStore::new())
