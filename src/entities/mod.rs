@@ -127,7 +127,7 @@ pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &
             .iter()
             .zip(&tokenized[i])
             .filter_map(|(alias, t)| near::evidence(&wanted, t, entity_type).map(|ev| (alias, ev)))
-            .max_by(|x, y| x.1.score.total_cmp(&y.1.score));
+            .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
         let Some((alias, ev)) = best else { continue };
         let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };
         match near.iter_mut().find(|m| m.entity_id == candidate.entity_id) {

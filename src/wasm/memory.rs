@@ -219,7 +219,8 @@ impl Memory {
         self.spawn(from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options"), move |engine, opts| async move { engine.conflicts(opts.status).await })
     }
 
-    /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both".
+    /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both"; a
+    /// `same_entity` conflict: "same" (merge, undoable) | "different".
     #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
     pub fn settle(
         &self,
@@ -234,7 +235,7 @@ impl Memory {
         }
         let args = string_arg(&conflict_id, "conflictId").and_then(|id| {
             let s = settlement.as_string().ok_or_else(|| {
-                Error::new(ErrorCode::InvalidSettlement, "settlement: must be keep_newer, keep_earlier or keep_both").with_field("settlement")
+                Error::new(ErrorCode::InvalidSettlement, "settlement: must be keep_newer, keep_earlier, keep_both, same or different").with_field("settlement")
             })?;
             Ok((id, s, from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options")?))
         });
