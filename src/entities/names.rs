@@ -13,7 +13,7 @@ use crate::normalize::{nfd, tokens};
 /// Legal-form suffixes, compared after punctuation is removed ("S.A." → "sa").
 const LEGAL_SUFFIXES: &[&str] = &[
     "inc", "incorporated", "corp", "corporation", "co", "cos", "company", "ltd", "limited", "llc", "llp", "lp", "plc", "pllc", "gmbh",
-    "mbh", "ag", "kg", "kgaa", "sa", "sas", "sarl", "srl", "spa", "bv", "nv", "oy", "oyj", "ab", "asa", "aps", "kk", "pty", "pte",
+    "mbh", "ag", "kg", "kgaa", "sa", "sas", "sarl", "srl", "spa", "bv", "nv", "oy", "oyj", "ab", "as", "asa", "aps", "kk", "pty", "pte",
     "bhd", "sdn", "se", "ulc", "ltda", "sab", "sl", "slu",
 ];
 /// Titles in front of a person's name.
@@ -92,14 +92,13 @@ pub fn name_tokens(name: &str, entity_type: &str) -> Vec<String> {
     if t.len() > 1 && t[0] == "the" {
         t.remove(0);
     }
+    // "Procter & Gamble" = "Procter and Gamble": "&" is punctuation, so "and" goes too.
+    if t.len() > 2 {
+        t.retain(|x| x != "and");
+    }
     match kind_of(entity_type) {
         NameKind::Organization => {
-            while strip_legal_suffix(&mut t) {
-                // "Smith & Co." → "smith and co" → "smith"
-                if t.len() > 1 && t.last().is_some_and(|l| l == "and") {
-                    t.pop();
-                }
-            }
+            while strip_legal_suffix(&mut t) {}
         }
         NameKind::Person => {
             while t.len() > 1 && HONORIFICS.contains(&t[0].as_str()) {
@@ -171,6 +170,9 @@ mod tests {
         assert_eq!(name_key("ACME, Inc.", "org"), "acme");
         assert_eq!(name_key("Acme S.p.A.", "org"), "acme");
         assert_eq!(name_key("Smith & Co., Ltd.", "org"), "smith");
+        assert_eq!(name_key("Smith and Co", "org"), "smith");
+        assert_eq!(name_key("Procter and Gamble", "org"), name_key("The Procter & Gamble Company", "org"));
+        assert_eq!(name_key("Novo Nordisk A/S", "org"), "novo nordisk");
         assert_eq!(name_key("The Coca-Cola Company", "org"), "coca cola");
         assert_eq!(name_key("Dr. José  García, PhD", "person"), "jose garcia");
         assert_eq!(name_key("Côte d'Ivoire", "country"), name_key("cote d'ivoire", "country"));
