@@ -8,7 +8,9 @@ use common::*;
 use std::collections::HashMap;
 
 use credence::model::{Action, Candidate, ConflictKind, ConflictStatus, Settlement};
-use credence::{EngineConfig, ErrorCode, RecallOptions};
+use std::rc::Rc;
+
+use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
 
 fn about(subject: &str, ty: &str, predicate: &str, object: &str) -> Candidate {
     Candidate { subject: Some(subject.into()), subject_type: Some(ty.into()), ..cand(predicate, object) }
@@ -156,4 +158,81 @@ fn a_person_merges_two_entities_and_can_undo_it() {
     assert_eq!(born[0].provenance.len(), 1);
     assert_eq!(run(h.engine.recall(Some("person:robert-smith"), &RecallOptions::default())).unwrap().len(), 2);
     assert_eq!(h.all("born_on"), before_bob);
+}
+
+fn org_names(h: &Harness) -> Vec<String> {
+    let slot = run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+    slot.entities.iter().map(|e| e.id.clone()).collect()
+}
+
+#[test]
+fn writes_memory_does_not_keep_leave_no_entity_behind() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("works_at", "Acme"));
+    let rejected = h.write_with(cand("works_at", "Globex"), with_strategy("reject")).unwrap();
+    assert_eq!(rejected.action, Action::Rejected);
+    assert_eq!(rejected.claim.object_entity.as_deref(), Some("org:globex"), "the planned entity is reported");
+    let skipped = h.write_with(Candidate { confidence: Some(0.1), ..cand("works_at", "Initech") }, with_strategy("confidence_gated")).unwrap();
+    assert_eq!(skipped.action, Action::Skipped);
+    let stale = WriteOptions { expected_version: Some(7), ..Default::default() };
+    assert_eq!(h.write_with(cand("works_at", "Umbrella"), stale).unwrap_err().code, ErrorCode::Concurrency);
+    *h.store.fail.borrow_mut() = Some("commit");
+    assert!(h.write_with(cand("works_at", "Hooli"), WriteOptions::default()).is_err());
+    *h.store.fail.borrow_mut() = None;
+    assert_eq!(org_names(&h), vec!["org:acme"], "only the stored write's entity exists");
+    assert!(run(h.engine.conflicts(None)).unwrap().is_empty(), "and nothing asked about names never kept");
+    let kept = h.write(cand("works_at", "Globex"));
+    assert_eq!((kept.action, kept.claim.object_entity.as_deref()), (Action::Superseded, Some("org:globex")));
+    assert_eq!(org_names(&h), vec!["org:acme", "org:globex"]);
+}
+
+#[test]
+fn a_registry_commit_lost_after_the_write_heals_on_the_next_write_of_the_name() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Boston"));
+    // The fact commit succeeds; every registry commit after it fails (a crash in between).
+    let store = h.store.clone();
+    let failing_registry = FailRegistry(store.clone());
+    let engine = credence::engine::Engine::new(
+        Rc::new(failing_registry),
+        &EngineConfig::default(),
+        credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None },
+    )
+    .unwrap();
+    let lost = run(engine.remember(&Candidate { id: Some("w1".into()), ..about("Globex", "org", "located_in", "Paris") }, &WriteOptions::default()));
+    assert!(lost.is_err());
+    assert_eq!(org_names(&h), vec!["org:acme"]);
+    let again = h.write(Candidate { id: Some("w1".into()), ..about("Globex", "org", "located_in", "Paris") });
+    assert!(again.replayed);
+    assert_eq!(again.claim.subject, "org:globex");
+    assert_eq!(org_names(&h), vec!["org:acme", "org:globex"], "the replay records the name; the id is the one the fact used");
+    assert_eq!(recall_as(&h, "GLOBEX", "org"), vec!["Paris"]);
+}
+
+/// Passes everything through, except commits to an entity registry slot, which fail.
+struct FailRegistry(Rc<FlakyStore>);
+
+#[async_trait::async_trait(?Send)]
+impl credence::store::Store for FailRegistry {
+    async fn load_slot(&self, slot: &credence::model::SlotRef) -> credence::Result<credence::model::Slot> {
+        self.0.load_slot(slot).await
+    }
+    async fn commit_slot(&self, commit: &credence::model::SlotCommit) -> credence::Result<bool> {
+        if commit.slot_ref.subject == credence::entities::ENTITY_REGISTRY {
+            return Err(credence::Error::new(ErrorCode::StoreFailed, "crash before the registry commit"));
+        }
+        self.0.commit_slot(commit).await
+    }
+    async fn find_claim(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_claim(id).await
+    }
+    async fn find_conflict(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_conflict(id).await
+    }
+    async fn list_slots(&self, subject: Option<&str>) -> credence::Result<Vec<credence::model::SlotRef>> {
+        self.0.list_slots(subject).await
+    }
+    async fn read_log(&self, slot: &credence::model::SlotRef) -> credence::Result<Vec<credence::model::LogEntry>> {
+        self.0.read_log(slot).await
+    }
 }

@@ -61,48 +61,91 @@ fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new
     Ok(txn.open_conflict(ConflictKind::SameEntity, &earlier, &newer, reason))
 }
 
+/// A name a write resolved before its slot was chosen. The registry is not
+/// touched until the write is stored (`record_names`): a refused, rejected,
+/// skipped or lost write leaves no entity behind.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingName {
+    pub name: String,
+    pub entity_type: String,
+    /// As planned: for a new name, `entity_id` is the id the entity will get.
+    pub resolution: Resolution,
+}
+
+fn checked_type(entity_type: &str) -> Result<String> {
+    let entity_type = entity_type.trim().to_lowercase();
+    if entity_type.is_empty() || entity_type.contains(':') {
+        return Err(Error::invalid("subjectType", "must be a non-empty type name without ':'"));
+    }
+    Ok(entity_type)
+}
+
 impl Engine {
-    /// Resolves `name` to an entity of `entity_type`. With `create`, an
-    /// unknown name becomes a new entity (and a name with the same key an
-    /// alias); a new entity that looks like others opens a `same_entity`
-    /// conflict with each (never a silent merge).
-    pub async fn resolve_name(&self, name: &str, entity_type: &str, create: bool) -> Result<Resolution> {
-        let entity_type = entity_type.trim().to_lowercase();
-        if entity_type.is_empty() || entity_type.contains(':') {
-            return Err(Error::invalid("subjectType", "must be a non-empty type name without ':'"));
+    /// Resolves `name` to an entity of `entity_type` without writing; for a
+    /// name no entity has, `entity_id` is empty.
+    pub async fn resolve_name(&self, name: &str, entity_type: &str) -> Result<Resolution> {
+        let entity_type = checked_type(entity_type)?;
+        let slot = self.store.load_slot(&registry(&entity_type)).await?;
+        Ok(entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases).1)
+    }
+
+    /// Plans a name for a write: the entity it resolves to, or the id a new
+    /// entity will get. Ids are derived from the name's key, so a write whose
+    /// registry commit was lost (a crash in between) is found again by the
+    /// next write of the same name.
+    async fn plan_name(&self, name: &str, entity_type: &str) -> Result<PendingName> {
+        let entity_type = checked_type(entity_type)?;
+        let slot = self.store.load_slot(&registry(&entity_type)).await?;
+        let (hit, mut resolution) = entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases);
+        if hit.is_none() {
+            resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
         }
-        let known = &self.settings.known_aliases;
-        if !create {
-            let slot = self.store.load_slot(&registry(&entity_type)).await?;
-            return Ok(entities::resolve_with(&slot.entities, name, &entity_type, known).1);
-        }
-        let cause = LogCause { op: "resolve".into(), object: Some(name.into()), ..Default::default() };
-        let (resolution, _) = self
-            .commit_with_retry(&registry(&entity_type), cause, |txn| {
-                let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, &entity_type, known);
-                match hit {
-                    Some(i) => {
-                        if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                            txn.slot.entities[i].aliases.push(name.to_string());
-                            txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
-                        }
-                    }
-                    None => {
-                        let id = entities::new_id(&txn.slot.entities, name, &entity_type);
-                        txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.clone(), name: name.into(), aliases: vec![name.into()], merged_into: None });
-                        txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
-                        for near in &r.near_matches {
-                            if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, &entity_type)? {
-                                r.conflict_ids.push(cf);
+        Ok(PendingName { name: name.to_string(), entity_type, resolution })
+    }
+
+    /// Records the names of a stored write in their registries: a new entity
+    /// (with a `same_entity` conflict per near match) or a new spelling of a
+    /// known one. Resolution runs again against the registry as committed, so
+    /// concurrent writers of one name end up with one entity.
+    pub(crate) async fn record_names(&self, pending: &[PendingName]) -> Result<Vec<Resolution>> {
+        let mut out = Vec::with_capacity(pending.len());
+        for p in pending {
+            let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
+            let cause = LogCause { op: "resolve".into(), object: Some(name.into()), ..Default::default() };
+            let known = &self.settings.known_aliases;
+            let (resolution, _) = self
+                .commit_with_retry(&registry(entity_type), cause, |txn| {
+                    let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, known);
+                    match hit {
+                        Some(i) => {
+                            if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
+                                txn.slot.entities[i].aliases.push(name.to_string());
+                                txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
                             }
                         }
-                        r.entity_id = id;
+                        None => {
+                            // The id the write already used; taken only if another name with the same slug won a race.
+                            let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
+                                entities::new_id(&txn.slot.entities, name, entity_type)
+                            } else {
+                                planned_id.to_string()
+                            };
+                            txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
+                            txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
+                            for near in &r.near_matches {
+                                if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
+                                    r.conflict_ids.push(cf);
+                                }
+                            }
+                            r.entity_id = id;
+                        }
                     }
-                }
-                Ok(r)
-            })
-            .await?;
-        Ok(resolution)
+                    Ok(r)
+                })
+                .await?;
+            out.push(resolution);
+        }
+        Ok(out)
     }
 
     /// The `same_entity` conflicts some resolutions opened, for the write's outcome.
@@ -117,19 +160,19 @@ impl Engine {
         Ok(out)
     }
 
-    /// Points a planned write at the entities its subject and object name.
-    pub(crate) async fn resolve_planned(&self, planned: &mut Planned, subject_type: Option<&str>) -> Result<Vec<Resolution>> {
+    /// Points a planned write at the entities its subject and object name (nothing is written yet).
+    pub(crate) async fn resolve_planned(&self, planned: &mut Planned, subject_type: Option<&str>) -> Result<Vec<PendingName>> {
         let mut out = Vec::new();
         if let Some(t) = subject_type {
-            let r = self.resolve_name(&planned.prepared.draft.subject, t, true).await?;
-            planned.prepared.draft.subject = r.entity_id.clone();
-            planned.prepared.slot = SlotRef::new(&r.entity_id, &planned.prepared.spec.name);
-            out.push(r);
+            let p = self.plan_name(&planned.prepared.draft.subject, t).await?;
+            planned.prepared.draft.subject = p.resolution.entity_id.clone();
+            planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
+            out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
-            let r = self.resolve_name(&planned.prepared.draft.object, &t, true).await?;
-            planned.prepared.draft.object_entity = Some(r.entity_id.clone());
-            out.push(r);
+            let p = self.plan_name(&planned.prepared.draft.object, &t).await?;
+            planned.prepared.draft.object_entity = Some(p.resolution.entity_id.clone());
+            out.push(p);
         }
         Ok(out)
     }

@@ -100,7 +100,7 @@ impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
         let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
         if let Some(t) = &options.subject_type {
-            subject = self.resolve_name(&subject, t, false).await?.entity_id;
+            subject = self.resolve_name(&subject, t).await?.entity_id;
             if subject.is_empty() {
                 return Ok(Vec::new());
             }
