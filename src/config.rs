@@ -44,6 +44,11 @@ pub struct EngineConfig {
     /// Reloads after a lost race before `CONCURRENCY` (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retries: Option<u32>,
+    /// Names known to denote one entity, per entity type: `{ country: [["Germany", "Deutschland"]] }`.
+    /// A name in a group merges automatically with an entity known by another name of the group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string[][]>"))]
+    pub entity_aliases: Option<HashMap<String, Vec<Vec<String>>>>,
 }
 
 /// The validated form the engine works with.
@@ -57,6 +62,7 @@ pub struct Settings {
     pub dispute_margin: f64,
     pub belief: BeliefParams,
     pub retries: u32,
+    pub known_aliases: crate::entities::KnownAliases,
 }
 
 fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
@@ -97,6 +103,7 @@ impl Settings {
             dispute_margin: non_negative(config.dispute_margin, 1.0, "disputeMargin")?,
             belief: BeliefParams { prior, half_life_days: if half_life > 0.0 { Some(half_life) } else { None } },
             retries: config.retries.unwrap_or(3),
+            known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
         })
     }
 }

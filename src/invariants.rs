@@ -111,6 +111,11 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     check_conflicts_close(slot, &mut fail);
     let origins = origins(facts.log);
     let origin = |c: &Claim| origins.get(c.id.as_str()).copied().unwrap_or(Origin::Valued);
+    if facts.slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+        // Names are not values of one slot: several names of several entities
+        // are current at once by design; only the links and conflicts above apply.
+        return out;
+    }
     let not_entries: Vec<&Claim> = slot.claims.iter().filter(|c| origin(c) != Origin::Entry).collect();
     if !facts.multi {
         check_one_current(slot, &not_entries, &mut fail);
@@ -129,7 +134,10 @@ fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, Stri
         if !seen.insert(c.id.as_str()) {
             fail("duplicate_claim_id", format!("claim id {} appears twice", c.id), vec![c.id.clone()]);
         }
-        if c.subject != slot_ref.subject || c.predicate != slot_ref.predicate {
+        // A registry slot holds entity names as claims about each entity id.
+        let registry = slot_ref.subject == crate::entities::ENTITY_REGISTRY;
+        let misplaced = if registry { c.predicate != crate::engine::NAME_PREDICATE } else { c.subject != slot_ref.subject || c.predicate != slot_ref.predicate };
+        if misplaced {
             fail("claim_in_wrong_slot", format!("claim {} says {}/{}", c.id, c.subject, c.predicate), vec![c.id.clone()]);
         }
         for cf in &c.conflict_ids {

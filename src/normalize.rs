@@ -5,6 +5,7 @@
 use std::sync::OnceLock;
 
 static HOST_NFKC: OnceLock<fn(&str) -> String> = OnceLock::new();
+static HOST_NFD: OnceLock<fn(&str) -> String> = OnceLock::new();
 
 /// Lets the host supply NFKC (the wasm build uses JavaScript's
 /// `String.prototype.normalize` rather than shipping Unicode tables).
@@ -23,6 +24,29 @@ fn nfkc(text: &str) -> String {
     }
     #[cfg(not(feature = "nfkc-tables"))]
     match HOST_NFKC.get() {
+        Some(f) => f(text),
+        None => text.to_string(),
+    }
+}
+
+/// Lets the host supply NFD (canonical decomposition), used to fold accents
+/// in entity names.
+pub fn set_host_nfd(nfd: fn(&str) -> String) {
+    let _ = HOST_NFD.set(nfd);
+}
+
+/// Canonical decomposition: "é" becomes "e" + U+0301, so accents can be dropped.
+pub fn nfd(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_string();
+    }
+    #[cfg(feature = "nfkc-tables")]
+    {
+        use unicode_normalization::UnicodeNormalization;
+        text.nfd().collect()
+    }
+    #[cfg(not(feature = "nfkc-tables"))]
+    match HOST_NFD.get() {
         Some(f) => f(text),
         None => text.to_string(),
     }

@@ -194,5 +194,6 @@ pub fn kind_name(kind: ConflictKind) -> &'static str {
         ConflictKind::AskUser => "ask_user",
         ConflictKind::Review => "review",
         ConflictKind::MergeProposal => "merge_proposal",
+        ConflictKind::SameEntity => "same_entity",
     }
 }

@@ -5,8 +5,12 @@
 mod common;
 
 use common::*;
-use credence::model::{Action, Candidate};
-use credence::{EngineConfig, RecallOptions};
+use std::collections::HashMap;
+
+use credence::model::{Action, Candidate, ConflictKind, ConflictStatus, Settlement};
+use std::rc::Rc;
+
+use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
 
 fn about(subject: &str, ty: &str, predicate: &str, object: &str) -> Candidate {
     Candidate { subject: Some(subject.into()), subject_type: Some(ty.into()), ..cand(predicate, object) }
@@ -33,28 +37,94 @@ fn three_spellings_land_in_one_slot_so_supersede_fires() {
 }
 
 #[test]
-fn genuinely_different_names_stay_apart() {
+fn a_near_name_is_its_own_entity_and_asks() {
     let h = harness(EngineConfig::default());
     h.write(about("Acme", "org", "located_in", "Boston"));
     let bank = h.write(about("Acme Bank", "org", "located_in", "Zurich"));
-    assert_eq!(bank.claim.subject, "org:acme-bank");
-    assert_eq!(bank.action, Action::Added);
-    assert_eq!(bank.resolutions[0].rule, "new");
+    assert_eq!((bank.action, bank.claim.subject.as_str()), (Action::Added, "org:acme-bank"));
+    assert_eq!(bank.resolutions[0].rule, "near");
     assert_eq!(bank.resolutions[0].near_matches[0].entity_id, "org:acme");
+    assert_eq!(bank.conflicts.len(), 1, "the write's outcome carries the same_entity conflict");
+    let c = &bank.conflicts[0];
+    assert_eq!((c.kind, c.earlier.object.as_str(), c.newer.object.as_str()), (ConflictKind::SameEntity, "Acme", "Acme Bank"));
+    assert_eq!((c.subject.as_str(), c.earlier.subject.as_str()), ("org:acme-bank", "org:acme"));
+    assert!(c.reason.contains("share \"acme\""), "{}", c.reason);
     assert_eq!(recall_as(&h, "Acme", "org"), vec!["Boston"]);
 }
 
 #[test]
-fn ambiguity_never_merges_silently() {
+fn iceland_never_supersedes_ireland() {
     let h = harness(EngineConfig::default());
-    let east = h.write(about("Acme Global Widget Trading East", "org", "likes", "x"));
-    let west = h.write(about("Acme Global Widget Trading West Coast", "org", "likes", "y"));
-    assert_ne!(east.claim.subject, west.claim.subject, "4 of 6 tokens (0.67) is below the threshold");
-    let o = h.write(about("Acme Global Widget Trading East West", "org", "likes", "z"));
-    assert_eq!(o.resolutions[0].rule, "ambiguous");
-    let scores: Vec<f64> = o.resolutions[0].near_matches.iter().map(|m| (m.score * 100.0).round() / 100.0).collect();
-    assert_eq!(scores, vec![0.83, 0.83]);
-    assert_eq!(o.claim.subject, "org:acme-global-widget-trading-east-west");
+    h.write(about("Ireland", "country", "capital", "Dublin"));
+    let o = h.write(about("Iceland", "country", "capital", "Reykjavik"));
+    assert_eq!((o.action, o.claim.subject.as_str()), (Action::Added, "country:iceland"));
+    assert_eq!(recall_as(&h, "Ireland", "country"), vec!["Dublin"]);
+    assert_eq!(recall_as(&h, "Iceland", "country"), vec!["Reykjavik"]);
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(open.len(), 1);
+    assert_eq!((open[0].earlier.object.as_str(), open[0].newer.object.as_str()), ("Ireland", "Iceland"));
+}
+
+#[test]
+fn settled_same_merges_and_undo_splits_again() {
+    let h = harness(EngineConfig::default());
+    h.write(from(about("Jonathan Smith", "person", "born_on", "1980-02-02"), "a", 0.8));
+    let o = h.write(from(about("Dr. Jonathon Smith", "person", "born_on", "1980-02-02"), "b", 0.8));
+    assert_eq!(o.claim.subject, "person:jonathon-smith", "a typo never merges silently");
+    let id = o.conflicts[0].id.clone();
+    let settled = run(h.engine.settle(&id, "same", Some("ana"))).unwrap();
+    assert_eq!((settled.status, settled.settlement, settled.settled_by.as_deref()), (ConflictStatus::Settled, Some(Settlement::Same), Some("ana")));
+    let born = recall_as(&h, "Jonathan Smith", "person");
+    assert_eq!(born, vec!["1980-02-02"]);
+    let claims = run(h.engine.recall(Some("person:jonathan-smith"), &RecallOptions::default())).unwrap();
+    assert_eq!(claims[0].provenance.len(), 2, "the merged entity's fact corroborates");
+    let later = h.write(about("Jonathon Smith", "person", "likes", "golf"));
+    assert_eq!((later.claim.subject.as_str(), later.resolutions[0].rule.as_str()), ("person:jonathan-smith", "alias"));
+    let reopened = run(h.engine.undo(&id)).unwrap();
+    assert_eq!((reopened.status, reopened.settlement), (ConflictStatus::Open, None));
+    let claims = run(h.engine.recall(Some("person:jonathan-smith"), &RecallOptions { predicate: Some("born_on".into()), ..Default::default() })).unwrap();
+    assert_eq!(claims[0].provenance.len(), 1);
+    assert_eq!(recall_as(&h, "Jonathon Smith", "person"), vec!["1980-02-02"], "the split entity has its own fact back");
+    assert!(recall_as(&h, "Jonathan Smith", "person").contains(&"golf".to_string()), "undo never deletes a later observation");
+}
+
+#[test]
+fn settled_different_is_never_asked_again() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Austria", "country", "capital", "Vienna"));
+    let o = h.write(about("Australia", "country", "capital", "Canberra"));
+    let id = o.conflicts.first().map(|c| c.id.clone()).expect("Austria/Australia look alike");
+    let err = run(h.engine.settle(&id, "keep_newer", None)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidSettlement);
+    run(h.engine.settle(&id, "different", None)).unwrap();
+    let again = h.write(about("AUSTRALIA", "country", "population", "27M"));
+    assert!(again.conflicts.is_empty());
+    assert_eq!(again.resolutions[0].rule, "alias");
+    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().len(), 0);
+    assert_eq!(recall_as(&h, "Austria", "country"), vec!["Vienna"]);
+    let err = run(h.engine.settle(&id, "same", None)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ConflictAlreadySettled);
+    run(h.engine.undo(&id)).unwrap();
+    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().len(), 1);
+}
+
+#[test]
+fn same_and_different_only_settle_entity_conflicts() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("born_on", "1990-01-01"), "a", 0.8));
+    let o = h.write(from(cand("born_on", "1991-01-01"), "b", 0.8));
+    let err = run(h.engine.settle(&o.conflicts[0].id, "same", None)).unwrap_err();
+    assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidSettlement, Some("settlement")));
+}
+
+#[test]
+fn declared_aliases_merge_automatically() {
+    let config = EngineConfig { entity_aliases: Some(HashMap::from([("country".into(), vec![vec!["Germany".into(), "Deutschland".into()]])])), ..Default::default() };
+    let h = harness(config);
+    h.write(about("Germany", "country", "capital", "Bonn"));
+    let o = h.write(about("Deutschland", "country", "capital", "Berlin"));
+    assert_eq!((o.claim.subject.as_str(), o.resolutions[0].rule.as_str()), ("country:germany", "known_alias"));
+    assert_eq!(o.action, Action::Superseded);
 }
 
 #[test]
@@ -66,6 +136,7 @@ fn objects_resolve_so_employer_spellings_confirm() {
     assert_eq!(o.claim.object_entity.as_deref(), Some("org:acme"));
     let bank = h.write(from(cand("works_at", "Acme Bank"), "c", 0.8));
     assert_eq!(bank.relation, Some(credence::model::Relation::Supersede), "a different employer, not a refinement");
+    assert_eq!(bank.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity).count(), 1, "and the look-alike name asks");
 }
 
 #[test]
@@ -87,4 +158,81 @@ fn a_person_merges_two_entities_and_can_undo_it() {
     assert_eq!(born[0].provenance.len(), 1);
     assert_eq!(run(h.engine.recall(Some("person:robert-smith"), &RecallOptions::default())).unwrap().len(), 2);
     assert_eq!(h.all("born_on"), before_bob);
+}
+
+fn org_names(h: &Harness) -> Vec<String> {
+    let slot = run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+    slot.entities.iter().map(|e| e.id.clone()).collect()
+}
+
+#[test]
+fn writes_memory_does_not_keep_leave_no_entity_behind() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("works_at", "Acme"));
+    let rejected = h.write_with(cand("works_at", "Globex"), with_strategy("reject")).unwrap();
+    assert_eq!(rejected.action, Action::Rejected);
+    assert_eq!(rejected.claim.object_entity.as_deref(), Some("org:globex"), "the planned entity is reported");
+    let skipped = h.write_with(Candidate { confidence: Some(0.1), ..cand("works_at", "Initech") }, with_strategy("confidence_gated")).unwrap();
+    assert_eq!(skipped.action, Action::Skipped);
+    let stale = WriteOptions { expected_version: Some(7), ..Default::default() };
+    assert_eq!(h.write_with(cand("works_at", "Umbrella"), stale).unwrap_err().code, ErrorCode::Concurrency);
+    *h.store.fail.borrow_mut() = Some("commit");
+    assert!(h.write_with(cand("works_at", "Hooli"), WriteOptions::default()).is_err());
+    *h.store.fail.borrow_mut() = None;
+    assert_eq!(org_names(&h), vec!["org:acme"], "only the stored write's entity exists");
+    assert!(run(h.engine.conflicts(None)).unwrap().is_empty(), "and nothing asked about names never kept");
+    let kept = h.write(cand("works_at", "Globex"));
+    assert_eq!((kept.action, kept.claim.object_entity.as_deref()), (Action::Superseded, Some("org:globex")));
+    assert_eq!(org_names(&h), vec!["org:acme", "org:globex"]);
+}
+
+#[test]
+fn a_registry_commit_lost_after_the_write_heals_on_the_next_write_of_the_name() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Boston"));
+    // The fact commit succeeds; every registry commit after it fails (a crash in between).
+    let store = h.store.clone();
+    let failing_registry = FailRegistry(store.clone());
+    let engine = credence::engine::Engine::new(
+        Rc::new(failing_registry),
+        &EngineConfig::default(),
+        credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None },
+    )
+    .unwrap();
+    let lost = run(engine.remember(&Candidate { id: Some("w1".into()), ..about("Globex", "org", "located_in", "Paris") }, &WriteOptions::default()));
+    assert!(lost.is_err());
+    assert_eq!(org_names(&h), vec!["org:acme"]);
+    let again = h.write(Candidate { id: Some("w1".into()), ..about("Globex", "org", "located_in", "Paris") });
+    assert!(again.replayed);
+    assert_eq!(again.claim.subject, "org:globex");
+    assert_eq!(org_names(&h), vec!["org:acme", "org:globex"], "the replay records the name; the id is the one the fact used");
+    assert_eq!(recall_as(&h, "GLOBEX", "org"), vec!["Paris"]);
+}
+
+/// Passes everything through, except commits to an entity registry slot, which fail.
+struct FailRegistry(Rc<FlakyStore>);
+
+#[async_trait::async_trait(?Send)]
+impl credence::store::Store for FailRegistry {
+    async fn load_slot(&self, slot: &credence::model::SlotRef) -> credence::Result<credence::model::Slot> {
+        self.0.load_slot(slot).await
+    }
+    async fn commit_slot(&self, commit: &credence::model::SlotCommit) -> credence::Result<bool> {
+        if commit.slot_ref.subject == credence::entities::ENTITY_REGISTRY {
+            return Err(credence::Error::new(ErrorCode::StoreFailed, "crash before the registry commit"));
+        }
+        self.0.commit_slot(commit).await
+    }
+    async fn find_claim(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_claim(id).await
+    }
+    async fn find_conflict(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_conflict(id).await
+    }
+    async fn list_slots(&self, subject: Option<&str>) -> credence::Result<Vec<credence::model::SlotRef>> {
+        self.0.list_slots(subject).await
+    }
+    async fn read_log(&self, slot: &credence::model::SlotRef) -> credence::Result<Vec<credence::model::LogEntry>> {
+        self.0.read_log(slot).await
+    }
 }

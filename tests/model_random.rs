@@ -20,7 +20,7 @@ use async_trait::async_trait;
 use common::*;
 use credence::hooks::{Judge, PairRef, PairVerdict};
 use credence::invariants::{self, Violation};
-use credence::model::{Candidate, Claim, ConflictStatus, Provenance};
+use credence::model::{Candidate, Claim, ConflictKind, ConflictStatus, Provenance};
 use credence::{EngineConfig, ErrorCode, Result as CResult, Store, WriteOptions};
 
 const SUBJECTS: [&str; 2] = ["ana", "bo"];
@@ -33,6 +33,7 @@ const STRATEGIES: [Option<&str>; 12] = [
     Some("confidence_gated"), Some("llm_merge"), Some("merge_on_read"), Some("reject"),
 ];
 const SETTLEMENTS: [&str; 3] = ["keep_newer", "keep_earlier", "keep_both"];
+const ENTITY_SETTLEMENTS: [&str; 2] = ["same", "different"];
 
 /// When a write says its value starts to hold.
 #[derive(Debug, Clone, Copy)]
@@ -235,9 +236,9 @@ fn resend(h: &Harness, m: &mut Model, c: &Candidate, o: &WriteOptions) -> Result
     Ok(())
 }
 
-fn conflict_pick(h: &Harness, pick: usize, settled_only: bool) -> Option<(String, ConflictStatus)> {
+fn conflict_pick(h: &Harness, pick: usize, settled_only: bool) -> Option<(String, ConflictStatus, ConflictKind)> {
     let all = run(h.engine.conflicts(settled_only.then_some(ConflictStatus::Settled))).unwrap();
-    all.get(pick % all.len().max(1)).map(|c| (c.id.clone(), c.status))
+    all.get(pick % all.len().max(1)).map(|c| (c.id.clone(), c.status, c.kind))
 }
 
 fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
@@ -264,9 +265,10 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             }
         }
         Op::Settle(pick, how) => {
-            let Some((id, status)) = conflict_pick(h, *pick, false) else { return Ok(()) };
+            let Some((id, status, kind)) = conflict_pick(h, *pick, false) else { return Ok(()) };
             let before = versions(h);
-            match run(h.engine.settle(&id, SETTLEMENTS[*how], Some("model"))) {
+            let how = if kind == ConflictKind::SameEntity { ENTITY_SETTLEMENTS[*how % 2] } else { SETTLEMENTS[*how] };
+            match run(h.engine.settle(&id, how, Some("model"))) {
                 Ok(_) if status.is_closed() => return Err(format!("settled closed conflict {id} ({status:?})")),
                 Ok(_) => {}
                 Err(e) => {
@@ -280,7 +282,7 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             }
         }
         Op::Undo(pick) => {
-            let Some((id, _)) = conflict_pick(h, *pick, true) else { return Ok(()) };
+            let Some((id, _, _)) = conflict_pick(h, *pick, true) else { return Ok(()) };
             let before = versions(h);
             if let Err(e) = run(h.engine.undo(&id)) {
                 allowed(&e, &[ErrorCode::UndoStale])?;

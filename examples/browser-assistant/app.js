@@ -74,7 +74,8 @@ for (const tab of tabs) {
 
 // ---- conflicts ----
 
-const SETTLED_AS = { keep_newer: 'Kept newer', keep_earlier: 'Kept earlier', keep_both: 'Kept both' };
+const SETTLED_AS = { keep_newer: 'Kept newer', keep_earlier: 'Kept earlier', keep_both: 'Kept both', same: 'One entity', different: 'Two entities' };
+const BUTTONS = { keep_newer: 'Keep newer', keep_earlier: 'Keep earlier', keep_both: 'Keep both', same: 'Same entity', different: 'Different' };
 
 function side(label, claim) {
   return h('div', { class: 'side' },
@@ -88,12 +89,14 @@ function side(label, claim) {
 
 function conflictCard(c) {
   const titleId = `title-${c.id}`;
-  const title = `${c.subject} · ${c.predicate}`;
+  const sameEntity = c.kind === 'same_entity';
+  // A same_entity conflict asks whether two names are one entity, not which fact holds.
+  const title = sameEntity ? `Is “${c.newer.object}” the same as “${c.earlier.object}”?` : `${c.subject} · ${c.predicate}`;
   const act = (settlement) =>
-    h('button', { type: 'button', dataset: { conflict: c.id, action: settlement }, onclick: () => settle(c, settlement) },
-      { keep_newer: 'Keep newer', keep_earlier: 'Keep earlier', keep_both: 'Keep both' }[settlement]);
+    h('button', { type: 'button', dataset: { conflict: c.id, action: settlement }, onclick: () => settle(c, settlement) }, BUTTONS[settlement]);
+  const choices = sameEntity ? ['same', 'different'] : ['keep_newer', 'keep_earlier', 'keep_both'];
   const actions = c.status === 'open'
-    ? [act('keep_newer'), act('keep_earlier'), act('keep_both')]
+    ? choices.map(act)
     : c.status === 'settled'
       ? [h('button', { type: 'button', dataset: { conflict: c.id, action: 'undo' }, onclick: () => undo(c) }, 'Undo')]
       : [];
@@ -128,7 +131,7 @@ async function undo(conflict) {
   try {
     await memory.undo(conflict.id);
     say(`Undid the settlement of ${conflict.subject} · ${conflict.predicate}; the conflict is open again.`);
-    await changed({ focus: [conflict.id, 'keep_newer'] });
+    await changed({ focus: [conflict.id, conflict.kind === 'same_entity' ? 'same' : 'keep_newer'] });
   } catch (err) {
     fail(err);
   }

@@ -160,6 +160,22 @@ describe('browser assistant: the Conflicts tab', () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 
+  it('two employer names that look alike ask whether they are one entity; Same entity merges, Undo splits', async () => {
+    await tell('works_at', 'Acme', 'hr');
+    await tell('works_at', 'Acme Bank', 'chat');
+    const card = page.locator('#open-list article', { hasText: 'same entity' });
+    assert.equal(await card.count(), 1);
+    assert.match(await card.locator('h3').textContent(), /Is “Acme Bank” the same as “Acme”\?/);
+    assert.match(await card.locator('.reason').textContent(), /share "acme"/);
+    assert.equal(await card.getByRole('button', { name: 'Keep newer' }).count(), 0);
+    await card.getByRole('button', { name: 'Same entity' }).click();
+    const settled = page.locator('#settled-list article', { hasText: 'same entity' });
+    await settled.waitFor();
+    assert.match(await settled.textContent(), /One entity by you/);
+    await settled.getByRole('button', { name: 'Undo' }).click();
+    await page.locator('#open-list article', { hasText: 'same entity' }).getByRole('button', { name: 'Different' }).waitFor();
+  });
+
   it('raised no uncaught page errors', () => {
     assert.deepEqual(env.errors, []);
   });

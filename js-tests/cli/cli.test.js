@@ -202,6 +202,29 @@ describe('conflicts, settle, undo', () => {
   });
 });
 
+describe('same_entity: two names that look alike', () => {
+  it('lists the question, settles it same (one employer) and undoes it; different is final', async () => {
+    await run(['remember', 'Acme', '-p', 'works_at']);
+    const asked = await runJson(['remember', 'Acme Bank', '-p', 'works_at']);
+    const question = asked.json.conflicts.find((c) => c.kind === 'same_entity');
+    expect(question).toMatchObject({ status: 'open', earlier: { object: 'Acme' }, newer: { object: 'Acme Bank' } });
+
+    const listed = await run(['conflicts']);
+    expect(listed.stdout).toMatch(new RegExp(`${question.id} +open +same_entity`));
+    expect(listed.stdout).toContain('credence settle <id> same|different');
+
+    expect((await runJson(['settle', question.id, 'keep_newer'])).json.error).toMatchObject({ code: 'INVALID_SETTLEMENT', field: 'settlement' });
+    const same = await runJson(['settle', question.id, 'same', '--by', 'ana']);
+    expect(same.json).toMatchObject({ status: 'settled', settlement: 'same', settledBy: 'ana' });
+    expect((await runJson(['conflicts', '--status', 'open'])).json).toEqual([]);
+
+    const undone = await runJson(['undo', question.id]);
+    expect(undone.json).toMatchObject({ status: 'open' });
+    expect((await runJson(['settle', question.id, 'different'])).json).toMatchObject({ status: 'settled', settlement: 'different' });
+    expect((await runJson(['settle', question.id, 'same'])).json.error.code).toBe('CONFLICT_ALREADY_SETTLED');
+  });
+});
+
 describe('environment', () => {
   it('CREDENCE_MERGE_POLICY sets the engine-wide strategy; a call still overrides it', async () => {
     const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append' };

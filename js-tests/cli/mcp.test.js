@@ -98,6 +98,22 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
     expect(cli.json.map((c) => c.id)).toEqual([id]);
   });
 
+  it('asks whether two look-alike names are one entity; settle same merges, undo splits', async () => {
+    await call(server.client, 'remember', { object: 'Initech', predicate: 'works_at' });
+    const asked = await call(server.client, 'remember', { object: 'Initech Labs', predicate: 'works_at' });
+    const question = asked.data.conflicts.find((c) => c.kind === 'same_entity');
+    expect(question).toMatchObject({ earlier: { object: 'Initech' }, newer: { object: 'Initech Labs' } });
+    const open = await call(server.client, 'conflicts', { status: 'open' });
+    expect(open.data.conflicts.map((c) => c.id)).toContain(question.id);
+    const wrong = await call(server.client, 'settle', { conflictId: question.id, settlement: 'keep_both' });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.text).toContain('INVALID_SETTLEMENT');
+    const same = await call(server.client, 'settle', { conflictId: question.id, settlement: 'same', by: 'claude' });
+    expect(same.data).toMatchObject({ status: 'settled', settlement: 'same', settledBy: 'claude' });
+    const undone = await call(server.client, 'undo', { conflictId: question.id });
+    expect(undone.data).toMatchObject({ status: 'open' });
+  });
+
   it('answers bad input with tool errors carrying the CredenceError code, and keeps serving', async () => {
     const cases = [
       ['remember', { object: 'x', predicate: ' ' }, 'INVALID_INPUT', 'predicate'],

@@ -216,6 +216,42 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect([o.action, o.claim.subject]).toEqual(['confirmed', 'org:acme']);
         expect(await two.subjects()).toEqual(['org:acme']);
       });
+
+      it('never lets a fact about a near-named entity change another entity: Iceland asks, Ireland keeps Dublin', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ subject: 'Ireland', subjectType: 'country', predicate: 'capital', object: 'Dublin' });
+        const iceland = await two.remember({ subject: 'Iceland', subjectType: 'country', predicate: 'capital', object: 'Reykjavik' });
+        expect([iceland.action, iceland.claim.subject, iceland.resolutions[0].rule]).toEqual(['added', 'country:iceland', 'near']);
+        const capitals = async (m, name) => (await m.recall(name, { subjectType: 'country', includeHistory: true })).map((c) => [c.object, c.status]);
+        expect(await capitals(one, 'Ireland')).toEqual([['Dublin', 'active']]);
+        expect(await capitals(one, 'Iceland')).toEqual([['Reykjavik', 'active']]);
+        const [open] = await one.conflicts({ status: 'open' });
+        expect(open).toMatchObject({ id: iceland.conflicts[0].id, kind: 'same_entity', subject: 'country:iceland' });
+        expect([open.earlier.object, open.newer.object]).toEqual(['Ireland', 'Iceland']);
+        await two.settle(open.id, 'different', { by: 'tester' });
+        await one.remember({ subject: 'ICELAND', subjectType: 'country', predicate: 'capital', object: 'reykjavik', provenance: { sourceId: 'atlas' } });
+        expect(await one.conflicts({ status: 'open' })).toEqual([]);
+        expect(await capitals(two, 'Ireland')).toEqual([['Dublin', 'active']]);
+        expect(checked.problems).toEqual([]);
+      });
+
+      it('settles a same_entity conflict "same" (one entity) and undoes it exactly, across instances', async () => {
+        const { store, reopen } = await fresh();
+        const one = new Memory({ store });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ subject: 'Jonathan Smith', subjectType: 'person', predicate: 'born_on', object: '1980-02-02', provenance: { sourceId: 'a' } });
+        const typo = await one.remember({ subject: 'Jonathon Smith', subjectType: 'person', predicate: 'born_on', object: '1980-02-02', provenance: { sourceId: 'b' } });
+        const id = typo.conflicts[0].id;
+        expect(await two.settle(id, 'same', { by: 'tester' })).toMatchObject({ status: 'settled', settlement: 'same', settledBy: 'tester' });
+        const born = await one.recall('Jonathon Smith', { subjectType: 'person' });
+        expect(born.map((c) => [c.subject, c.object, c.provenance.length])).toEqual([['person:jonathan-smith', '1980-02-02', 2]]);
+        expect((await two.undo(id)).status).toBe('open');
+        expect((await one.recall('Jonathon Smith', { subjectType: 'person' })).map((c) => c.subject)).toEqual(['person:jonathon-smith']);
+        expect((await one.recall('Jonathan Smith', { subjectType: 'person' })).map((c) => c.provenance.length)).toEqual([1]);
+      });
     });
 
     it('keeps scopes apart: nothing written under one is visible under another', async () => {

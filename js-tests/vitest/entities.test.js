@@ -10,7 +10,8 @@ describe('entities', () => {
     expect([moved.action, moved.claim.subject, moved.resolutions[0].rule]).toEqual(['superseded', 'org:acme', 'alias']);
     const bank = await memory.remember({ subject: 'Acme Bank', subjectType: 'org', predicate: 'located_in', object: 'Zurich' });
     expect(bank.claim.subject).toBe('org:acme-bank');
-    expect(bank.resolutions[0].nearMatches[0]).toMatchObject({ entityId: 'org:acme', score: 0.5 });
+    expect(bank.resolutions[0]).toMatchObject({ rule: 'near', nearMatches: [{ entityId: 'org:acme', name: 'Acme', score: 0.5 }] });
+    expect(bank.conflicts).toMatchObject([{ kind: 'same_entity', status: 'open', earlier: { object: 'Acme' }, newer: { object: 'Acme Bank' } }]);
     expect((await memory.recall('ACME, Inc.', { subjectType: 'org' })).map((c) => c.object)).toEqual(['Austin']);
     const view = await memory.entity('acme corporation', { type: 'org' });
     expect(view.entity.id).toBe('org:acme');
@@ -29,5 +30,26 @@ describe('entities', () => {
     await memory.undoEntityMerge(merge.id);
     expect((await memory.recall('person:bob-smith')).map((c) => c.object)).toEqual(['golf']);
     expect((await memory.recall('person:robert-smith')).map((c) => c.object)).toEqual(['chess']);
+  });
+
+  it('German is not Germany: the near name asks, and "same"/"different" are the only answers', async () => {
+    const memory = new Memory({ entityAliases: { country: [['Germany', 'Deutschland', 'Federal Republic of Germany']] } });
+    await memory.remember({ subject: 'Germany', subjectType: 'country', predicate: 'capital', object: 'Berlin' });
+    const known = await memory.remember({ subject: 'Deutschland', subjectType: 'country', predicate: 'capital', object: 'Berlin', provenance: { sourceId: 'b' } });
+    expect([known.action, known.resolutions[0].rule]).toEqual(['confirmed', 'known_alias']);
+    const german = await memory.remember({ subject: 'German', subjectType: 'country', predicate: 'capital', object: 'Bonn' });
+    expect([german.action, german.claim.subject]).toEqual(['added', 'country:german']);
+    const [conflict] = german.conflicts;
+    expect(conflict.reason).toMatch(/"German" looks like "Germany"/);
+    await expect(memory.settle(conflict.id, 'keep_newer')).rejects.toMatchObject({ code: 'INVALID_SETTLEMENT', field: 'settlement' });
+    await expect(memory.settle(conflict.id, 'maybe')).rejects.toMatchObject({ code: 'INVALID_SETTLEMENT' });
+    expect((await memory.recall('Germany', { subjectType: 'country' })).map((c) => c.object)).toEqual(['Berlin']);
+    let refused;
+    try {
+      new Memory({ entityAliases: { country: [['A', 'B'], ['C', 'b']] } });
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toMatchObject({ code: 'INVALID_INPUT', field: 'entityAliases.country[1]' });
   });
 });

@@ -70,11 +70,11 @@ export const COMMANDS = {
       --all         every conflict, open first`,
   },
   settle: {
-    usage: 'credence settle <conflict-id> keep_newer|keep_earlier|keep_both [--by <name>]',
+    usage: 'credence settle <conflict-id> keep_newer|keep_earlier|keep_both|same|different [--by <name>]',
     summary: 'settle a conflict',
     options: { by: { type: 'string' } },
     help: '      --by <name>  who settled it (default $USER)',
-    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too.',
+    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too. A same_entity conflict (two names that look alike)\nis settled same (merge the entities; undoable) or different (never asked again).',
   },
   undo: {
     usage: 'credence undo <conflict-id>',

@@ -89,7 +89,7 @@ export async function conflicts(ctx, { values, positionals }) {
 const SHORT_SETTLEMENTS = { newer: 'keep_newer', earlier: 'keep_earlier', both: 'keep_both' };
 
 export async function settle(ctx, { values, positionals }) {
-  const usage = 'credence settle <conflict-id> keep_newer|keep_earlier|keep_both [--by <name>]';
+  const usage = 'credence settle <conflict-id> keep_newer|keep_earlier|keep_both|same|different [--by <name>]';
   if (positionals.length !== 2) throw new UsageError(`settle takes a conflict id and a settlement\nusage: ${usage}`);
   const [id, raw] = positionals;
   const norm = raw.toLowerCase().replace(/-/g, '_');

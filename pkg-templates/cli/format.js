@@ -103,7 +103,11 @@ export function conflictsText(list, status) {
   if (list.length === 0) return status === 'open' ? 'no open conflicts' : 'no conflicts';
   const body = list.map(conflictText).join('\n\n');
   const open = list.some((c) => c.status === 'open');
-  return open ? `${body}\n\nsettle one with: credence settle <id> keep_newer|keep_earlier|keep_both` : body;
+  if (!open) return body;
+  const hints = [];
+  if (list.some((c) => c.status === 'open' && c.kind !== 'same_entity')) hints.push('credence settle <id> keep_newer|keep_earlier|keep_both');
+  if (list.some((c) => c.status === 'open' && c.kind === 'same_entity')) hints.push('credence settle <id> same|different   (two names: one entity?)');
+  return `${body}\n\nsettle one with: ${hints.join('\n             or: ')}`;
 }
 
 export function settledText(c, verb) {

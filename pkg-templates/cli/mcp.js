@@ -112,10 +112,11 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
     'settle',
     {
       title: 'Settle a conflict',
-      description: 'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict. Undoable.',
+      description: 'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict. ' +
+        'A same_entity conflict (two entity names that look alike) is settled same (merge the two entities) or different (never asked again). Undoable.',
       inputSchema: {
         conflictId: z.string(),
-        settlement: z.string().describe('keep_newer | keep_earlier | keep_both'),
+        settlement: z.string().describe('keep_newer | keep_earlier | keep_both; same | different for a same_entity conflict'),
         by: z.string().optional().describe('Who decided'),
       },
     },

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
 use crate::error::{Error, Result};
-use crate::model::{Candidate, Outcome};
+use crate::model::{Action, Candidate, Outcome};
 use crate::strategy::Strategy;
 use crate::txn::SlotTxn;
 
@@ -57,14 +57,19 @@ impl Engine {
             }
             committed += indices.len();
         }
-        Ok(outcomes
-            .into_iter()
-            .zip(resolutions)
-            .filter_map(|(o, r)| o.map(|mut o| {
-                o.resolutions = r;
-                o
-            }))
-            .collect())
+        // Names reach their registries only for the writes memory kept.
+        let mut out = Vec::with_capacity(outcomes.len());
+        for (o, names) in outcomes.into_iter().zip(resolutions) {
+            let Some(mut o) = o else { continue };
+            if matches!(o.action, Action::Skipped | Action::Rejected) {
+                o.resolutions = names.into_iter().map(|n| n.resolution).collect();
+            } else {
+                o.resolutions = self.record_names(&names).await?;
+                o.conflicts.extend(self.conflicts_of(&o.resolutions).await?);
+            }
+            out.push(o);
+        }
+        Ok(out)
     }
 
     /// Applies one slot's share of a batch in one commit (retrying lost races).

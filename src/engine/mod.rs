@@ -7,12 +7,13 @@ mod read;
 mod batch;
 mod check;
 mod entity;
+mod entity_merge;
 mod import;
 mod review;
 mod settle;
 
 pub use read::{RecallOptions, Why};
-pub use entity::EntityView;
+pub use entity::{EntityView, NAME_PREDICATE};
 pub use review::ReviewReport;
 
 use std::rc::Rc;
@@ -183,12 +184,22 @@ impl Engine {
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned = self.plan(candidate, call_strategy, now)?;
-        let resolutions = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
+        let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
+        let (mut outcome, kept) = self.write_planned(&planned, options, now).await?;
+        if kept {
+            outcome.resolutions = self.record_names(&names).await?;
+            outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await?);
+        } else {
+            outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
+        }
+        Ok(outcome)
+    }
+
+    /// One planned write against its slot, retrying lost races. `true` when
+    /// memory keeps the write (stored now, or replayed from before).
+    async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<(Outcome, bool)> {
         let slot_ref = &planned.prepared.slot;
-        let finish = |mut o: Outcome| {
-            o.resolutions = resolutions.clone();
-            o
-        };
+        let finish = |o: Outcome| (o, true);
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -204,10 +215,10 @@ impl Engine {
                 }
             }
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi());
-            let applied = self.apply_planned(&mut txn, &planned).await?;
+            let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
-                return Ok(finish(outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts)));
+                return Ok((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false));
             }
             let commit = txn.into_commit(slot_ref.clone());
             if self.store.commit_slot(&commit).await? {

@@ -42,13 +42,20 @@ pub struct Why {
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
+    let newer = slot.claim(&r.newer_id)?;
+    // A same_entity conflict lives in a registry slot; it reads as being about the new entity's name.
+    let (subject, predicate) = if r.kind == crate::model::ConflictKind::SameEntity {
+        (newer.subject.clone(), newer.predicate.clone())
+    } else {
+        (slot_ref.subject.clone(), slot_ref.predicate.clone())
+    };
     Some(Conflict {
         id: r.id.clone(),
         kind: r.kind,
-        subject: slot_ref.subject.clone(),
-        predicate: slot_ref.predicate.clone(),
+        subject,
+        predicate,
         earlier: slot.claim(&r.earlier_id)?.clone(),
-        newer: slot.claim(&r.newer_id)?.clone(),
+        newer: newer.clone(),
         reason: r.reason.clone(),
         status: r.status,
         opened_at: r.opened_at,
@@ -101,7 +108,7 @@ impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
         let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
         if let Some(t) = &options.subject_type {
-            subject = self.resolve_name(&subject, t, false).await?.entity_id;
+            subject = self.resolve_name(&subject, t).await?.entity_id;
             if subject.is_empty() {
                 return Ok(Vec::new());
             }

@@ -19,9 +19,11 @@ impl Settlement {
             "keep_newer" => Ok(Settlement::KeepNewer),
             "keep_earlier" => Ok(Settlement::KeepEarlier),
             "keep_both" => Ok(Settlement::KeepBoth),
+            "same" => Ok(Settlement::Same),
+            "different" => Ok(Settlement::Different),
             _ => Err(Error::new(
                 ErrorCode::InvalidSettlement,
-                format!("unknown settlement {text:?}; expected keep_newer, keep_earlier or keep_both"),
+                format!("unknown settlement {text:?}; expected keep_newer, keep_earlier or keep_both (same or different for a same_entity conflict)"),
             )
             .with_field("settlement")),
         }
@@ -77,6 +79,12 @@ impl Engine {
         let compete = self.entries_compete(&slot_ref, &log);
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
+        if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+            return self.settle_same_entity(&slot_ref, conflict_id, settlement, &by).await;
+        }
+        if matches!(settlement, Settlement::Same | Settlement::Different) {
+            return Err(Error::new(ErrorCode::InvalidSettlement, format!("{:?} settles only a same_entity conflict; {conflict_id:?} is about a fact", settlement.as_str())).with_field("settlement"));
+        }
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
         let ((), slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
@@ -129,6 +137,9 @@ impl Engine {
     /// observation moved is kept: undo never removes evidence.
     pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
+        if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+            return self.undo_same_entity(&slot_ref, conflict_id).await;
+        }
         let log = self.store.read_log(&slot_ref).await?;
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let cause = LogCause { op: "undo".into(), ..Default::default() };
@@ -232,6 +243,7 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
             set_status(txn, newer, Status::Retired);
             set_status(txn, earlier, Status::Active);
         }
+        Settlement::Same | Settlement::Different => {}
         Settlement::KeepBoth => {
             if record.kind != ConflictKind::MergeProposal {
                 set_status(txn, earlier, Status::Active);

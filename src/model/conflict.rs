@@ -11,6 +11,8 @@ pub enum ConflictKind {
     AskUser,
     Review,
     MergeProposal,
+    /// Two entity names that look alike (SPEC §9): are they one entity?
+    SameEntity,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,6 +40,10 @@ pub enum Settlement {
     KeepNewer,
     KeepEarlier,
     KeepBoth,
+    /// `same_entity`: the two names are one entity (merge, undoable).
+    Same,
+    /// `same_entity`: two entities; never asked again.
+    Different,
 }
 
 impl Settlement {
@@ -46,6 +52,8 @@ impl Settlement {
             Settlement::KeepNewer => "keep_newer",
             Settlement::KeepEarlier => "keep_earlier",
             Settlement::KeepBoth => "keep_both",
+            Settlement::Same => "same",
+            Settlement::Different => "different",
         }
     }
 }

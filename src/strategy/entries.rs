@@ -115,7 +115,7 @@ fn approved(txn: &SlotTxn, current: &[Claim]) -> Vec<String> {
                         Some(crate::model::Settlement::KeepNewer) => cf.newer_id == c.id,
                         Some(crate::model::Settlement::KeepEarlier) => cf.earlier_id == c.id,
                         Some(crate::model::Settlement::KeepBoth) => cf.earlier_id == c.id || cf.newer_id == c.id,
-                        None => false,
+                        Some(crate::model::Settlement::Same | crate::model::Settlement::Different) | None => false,
                     }
             })
         })

@@ -64,8 +64,13 @@ fn js_nfkc(text: &str) -> String {
     js_sys::JsString::from(text).normalize("NFKC").into()
 }
 
+fn js_nfd(text: &str) -> String {
+    js_sys::JsString::from(text).normalize("NFD").into()
+}
+
 fn build_engine(config: &JsValue) -> Result<Engine> {
     crate::normalize::set_host_nfkc(js_nfkc);
+    crate::normalize::set_host_nfd(js_nfd);
     let SplitConfig { data: engine_config, store, merge, now, judge } = split_config(config)?;
     let store: Rc<dyn Store> = if store.is_undefined() || store.is_null() {
         Rc::new(crate::store::MemoryStore::new())
@@ -214,7 +219,8 @@ impl Memory {
         self.spawn(from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options"), move |engine, opts| async move { engine.conflicts(opts.status).await })
     }
 
-    /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both".
+    /// Settles a conflict: "keep_newer" | "keep_earlier" | "keep_both"; a
+    /// `same_entity` conflict: "same" (merge, undoable) | "different".
     #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
     pub fn settle(
         &self,
@@ -229,7 +235,7 @@ impl Memory {
         }
         let args = string_arg(&conflict_id, "conflictId").and_then(|id| {
             let s = settlement.as_string().ok_or_else(|| {
-                Error::new(ErrorCode::InvalidSettlement, "settlement: must be keep_newer, keep_earlier or keep_both").with_field("settlement")
+                Error::new(ErrorCode::InvalidSettlement, "settlement: must be keep_newer, keep_earlier, keep_both, same or different").with_field("settlement")
             })?;
             Ok((id, s, from_js_or_default::<Opts>(options.unwrap_or(JsValue::UNDEFINED), "options")?))
         });

@@ -1,0 +1,263 @@
+//! Entity resolution (SPEC §9): one entity behind many names. Pure functions;
+//! the engine keeps the registry in one slot per entity type.
+//!
+//! Precision first. A name resolves to an entity automatically only when its
+//! key (see `names`) equals the key of one of the entity's names, or of a
+//! name the user declared an alias of it (`KnownAliases`). A name that merely
+//! looks like one (see `near`: a typo, a shared word, an abbreviation) gets
+//! its own entity, and the engine opens a `same_entity` conflict per near
+//! match so a person decides: "Iceland" is never silently "Ireland".
+
+mod names;
+mod near;
+
+use serde::{Deserialize, Serialize};
+
+pub use names::{fold_accents, name_key, name_tokens, KnownAliases};
+pub use near::Evidence;
+
+/// At most this many near matches are reported (and asked about) per name.
+pub const MAX_NEAR_MATCHES: usize = 3;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Entity {
+    /// `type:slug`, e.g. `org:acme`.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    /// The first name it was seen under.
+    pub name: String,
+    /// Every name it was seen under, including `name`.
+    pub aliases: Vec<String>,
+    /// Set when a person merged this entity into another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct NearMatch {
+    pub entity_id: String,
+    /// The entity's name that looks like the one resolved.
+    pub name: String,
+    pub score: f64,
+    /// Why they look alike ("1 letter(s) apart", "they share \"acme\"", …).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
+}
+
+/// How a name was resolved, for the outcome and `memory.entity()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Resolution {
+    pub name: String,
+    pub entity_id: String,
+    /// `alias` (same key as a name of the entity), `known_alias` (a declared
+    /// alias), `new` (nothing alike), or `near` (a new entity that looks like
+    /// others: a `same_entity` conflict asks about each near match).
+    pub rule: String,
+    pub score: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub near_matches: Vec<NearMatch>,
+    /// The `same_entity` conflicts this resolution opened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflict_ids: Vec<String>,
+}
+
+impl Resolution {
+    fn new(name: &str, entity_id: String, rule: &str, score: f64, near_matches: Vec<NearMatch>) -> Self {
+        Resolution { name: name.into(), entity_id, rule: rule.into(), score, near_matches, conflict_ids: Vec::new() }
+    }
+}
+
+/// Follows `merged_into` links to the entity that now holds the names.
+pub fn root_of(entities: &[Entity], mut i: usize) -> usize {
+    for _ in 0..entities.len() {
+        match entities[i].merged_into.as_ref().and_then(|t| entities.iter().position(|e| &e.id == t)) {
+            Some(next) => i = next,
+            None => break,
+        }
+    }
+    i
+}
+
+/// `resolve_with` and no declared aliases.
+pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
+    resolve_with(entities, name, entity_type, &KnownAliases::default())
+}
+
+/// Finds the entity a name denotes among `entities` (one type), following
+/// merges. Returns its index, or `None` when a new entity is needed; then the
+/// resolution lists the near matches a person should be asked about.
+pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+    let wanted = name_tokens(name, entity_type);
+    let wanted_key = wanted.join(" ");
+    let wanted_canonical = known.canonical(entity_type, &wanted_key);
+    let mut tokenized: Vec<Vec<Vec<String>>> = Vec::with_capacity(entities.len());
+    let mut via_known = None;
+    for (i, e) in entities.iter().enumerate() {
+        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
+        let alias_tokens: Vec<Vec<String>> = e.aliases.iter().map(|a| name_tokens(a, own_type)).collect();
+        for t in &alias_tokens {
+            let key = t.join(" ");
+            if !wanted_key.is_empty() && key == wanted_key {
+                let i = root_of(entities, i);
+                return (Some(i), Resolution::new(name, entities[i].id.clone(), "alias", 1.0, vec![]));
+            }
+            if via_known.is_none() && !key.is_empty() && known.canonical(entity_type, &key) == wanted_canonical {
+                via_known = Some(i);
+            }
+        }
+        tokenized.push(alias_tokens);
+    }
+    if let Some(i) = via_known {
+        let i = root_of(entities, i);
+        return (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]));
+    }
+    // Near matches, best alias per entity, merged entities counted as their root.
+    let mut near: Vec<NearMatch> = Vec::new();
+    for (i, e) in entities.iter().enumerate() {
+        let root = root_of(entities, i);
+        let best = e
+            .aliases
+            .iter()
+            .zip(&tokenized[i])
+            .filter_map(|(alias, t)| near::evidence(&wanted, t, entity_type).map(|ev| (alias, ev)))
+            .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
+        let Some((alias, ev)) = best else { continue };
+        let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };
+        match near.iter_mut().find(|m| m.entity_id == candidate.entity_id) {
+            Some(m) if m.score < candidate.score => *m = candidate,
+            Some(_) => {}
+            None => near.push(candidate),
+        }
+    }
+    near.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
+    near.truncate(MAX_NEAR_MATCHES);
+    let (rule, score) = match near.first() {
+        Some(m) => ("near", m.score),
+        None => ("new", 0.0),
+    };
+    (None, Resolution::new(name, String::new(), rule, score, near))
+}
+
+/// A readable, unique id for a new entity: `type:slug`, suffixed on collision.
+pub fn new_id(entities: &[Entity], name: &str, entity_type: &str) -> String {
+    let slug = name_tokens(name, entity_type).join("-");
+    let slug = if slug.is_empty() { "entity".to_string() } else { slug };
+    let base = format!("{entity_type}:{slug}");
+    let mut id = base.clone();
+    let mut n = 2;
+    while entities.iter().any(|e| e.id == id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    id
+}
+
+/// The subject of the entity-registry slots (one per entity type).
+pub const ENTITY_REGISTRY: &str = "\u{1f}entities";
+
+/// A person's merge of `from` into `into`, with what `undo` must restore.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EntityMerge {
+    pub id: String,
+    pub into: String,
+    pub from: String,
+    pub aliases_added: Vec<String>,
+    /// Claims the merge touched, as they were before it.
+    pub reverts: Vec<ClaimRevert>,
+    #[serde(default)]
+    pub undone: bool,
+    /// The `same_entity` conflict whose "same" settlement made this merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflict_id: Option<String>,
+}
+
+/// A claim's mutable parts before a merge: undo puts them back; a claim the
+/// merge created (`created`) is retired instead, so nothing is deleted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ClaimRevert {
+    pub subject: String,
+    pub predicate: String,
+    pub claim_id: String,
+    pub created: bool,
+    pub status: crate::model::Status,
+    pub provenance_len: usize,
+    pub log_odds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(id: &str, ty: &str, names: &[&str]) -> Entity {
+        Entity { id: id.into(), entity_type: ty.into(), name: names[0].into(), aliases: names.iter().map(|s| s.to_string()).collect(), merged_into: None }
+    }
+
+    #[test]
+    fn legal_suffixes_and_punctuation_collapse() {
+        let reg = vec![entity("org:acme", "org", &["Acme"])];
+        for name in ["Acme Corp", "ACME, Inc.", "acme ltd", "  Acme  ", "Acme S.A."] {
+            let (hit, r) = resolve(&reg, name, "org");
+            assert_eq!((hit, r.rule.as_str()), (Some(0), "alias"), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_near_name_is_a_new_entity_with_the_near_match_named() {
+        let reg = vec![entity("org:acme", "org", &["Acme"])];
+        let (hit, r) = resolve(&reg, "Acme Bank", "org");
+        assert_eq!((hit, r.rule.as_str()), (None, "near"));
+        assert_eq!((r.near_matches[0].entity_id.as_str(), r.near_matches[0].score), ("org:acme", 0.5));
+        let countries = vec![entity("country:ireland", "country", &["Ireland"])];
+        let (hit, r) = resolve(&countries, "Iceland", "country");
+        assert_eq!((hit, r.rule.as_str(), r.near_matches[0].name.as_str()), (None, "near", "Ireland"));
+    }
+
+    #[test]
+    fn a_typo_asks_instead_of_merging() {
+        let people = vec![entity("person:jonathan-smith", "person", &["Jonathan Smith"])];
+        let (hit, r) = resolve(&people, "Dr. Jonathon Smith", "person");
+        assert_eq!((hit, r.rule.as_str()), (None, "near"));
+        let (hit, r) = resolve(&people, "Dr. Jonathan Smith", "person");
+        assert_eq!((hit, r.rule.as_str()), (Some(0), "alias"));
+    }
+
+    #[test]
+    fn declared_aliases_merge_and_merges_are_followed() {
+        let groups = std::collections::HashMap::from([("country".to_string(), vec![vec!["Germany".to_string(), "Deutschland".to_string()]])]);
+        let known = KnownAliases::new(&groups).unwrap_or_default();
+        let mut reg = vec![entity("country:germany", "country", &["Germany"]), entity("country:brd", "country", &["BRD"])];
+        let (hit, r) = resolve_with(&reg, "Deutschland", "country", &known);
+        assert_eq!((hit, r.rule.as_str()), (Some(0), "known_alias"));
+        reg[1].merged_into = Some("country:germany".into());
+        assert_eq!(resolve(&reg, "brd", "country").0, Some(0));
+    }
+
+    #[test]
+    fn near_matches_are_capped_best_first() {
+        let reg: Vec<Entity> = ["Acme One", "Acme Two", "Acme Three", "Acme Four Five"].iter().enumerate().map(|(i, n)| entity(&format!("org:{i}"), "org", &[n])).collect();
+        let (_, r) = resolve(&reg, "Acme", "org");
+        assert_eq!(r.near_matches.len(), MAX_NEAR_MATCHES);
+        assert!(r.near_matches.windows(2).all(|w| w[0].score >= w[1].score));
+    }
+
+    #[test]
+    fn ids_are_readable_and_unique() {
+        let reg = vec![entity("org:acme", "org", &["Acme"])];
+        assert_eq!(new_id(&reg, "ACME, Inc.", "org"), "org:acme-2");
+        assert_eq!(new_id(&[], "Globex Corporation", "org"), "org:globex");
+    }
+}
+

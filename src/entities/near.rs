@@ -1,0 +1,187 @@
+//! Near matches: names that look alike but are not the same key (SPEC §9).
+//! A near match never merges; it only makes the engine ask a person. So the
+//! rules here favour recall ("is Iceland Ireland?" is a fair question), and
+//! each says why, for the conflict's reason.
+
+use super::names::{kind_of, NameKind};
+
+/// Words too common to make two names look alike by sharing them.
+const GENERIC: &[&str] = &[
+    "the", "of", "and", "de", "la", "le", "du", "del", "da", "di", "van", "von", "der", "des", "republic", "kingdom", "united", "states",
+    "state", "federal", "federation", "democratic", "people", "people's", "peoples", "islands", "island", "saint", "st", "new", "north",
+    "south", "east", "west", "central", "commonwealth", "union", "city", "county", "province", "region", "territory", "bank", "group",
+    "holdings", "international", "global", "services", "systems", "technologies", "technology", "solutions", "partners", "capital",
+    "university", "college", "institute", "foundation", "association", "national", "general", "first", "royal", "company", "and",
+];
+
+/// Words an acronym skips ("USA" for "United States of America").
+const FUNCTION_WORDS: &[&str] = &["the", "of", "and", "de", "la", "le", "du", "del", "da", "di", "der", "des", "van", "von", "for"];
+
+/// Why two names look alike, with a 0..1 closeness for ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub score: f64,
+    pub why: String,
+}
+
+/// Optimal string alignment distance (edits and adjacent swaps), by chars.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[n][m]
+}
+
+/// Edits allowed for a typo, by the shorter name's length.
+fn typo_budget(shorter: usize) -> usize {
+    match shorter {
+        0..=3 => 0,
+        4..=6 => 1,
+        7..=11 => 2,
+        _ => 3,
+    }
+}
+
+fn close_token(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    a.len().min(b.len()) >= 5 && distance(&a, &b) <= 1
+}
+
+/// A person's token pairs with another when equal, a typo apart, or an initial of it.
+fn person_token(a: &str, b: &str) -> bool {
+    let initial = |x: &str, y: &str| x.chars().count() == 1 && y.starts_with(x);
+    close_token(a, b) || initial(a, b) || initial(b, a)
+}
+
+/// Every token of the shorter name pairs with a distinct token of the longer.
+fn all_tokens_pair(short: &[String], long: &[String], pairs: impl Fn(&str, &str) -> bool) -> bool {
+    let mut used = vec![false; long.len()];
+    short.iter().all(|s| match (0..long.len()).find(|&j| !used[j] && pairs(s, &long[j])) {
+        Some(j) => {
+            used[j] = true;
+            true
+        }
+        None => false,
+    })
+}
+
+fn initials(tokens: &[String], skip_function_words: bool) -> String {
+    tokens.iter().filter(|t| !(skip_function_words && FUNCTION_WORDS.contains(&t.as_str()))).filter_map(|t| t.chars().next()).collect()
+}
+
+/// "IBM" ↔ "International Business Machines", "U.S.A." ↔ "United States of America".
+fn abbreviation(short: &[String], long: &[String]) -> bool {
+    let compact: String = short.concat();
+    let one_word = short.len() == 1 || short.iter().all(|t| t.chars().count() == 1);
+    long.len() >= 2 && compact.chars().count() >= 2 && one_word && (compact == initials(long, false) || compact == initials(long, true))
+}
+
+/// How `a` and `b` (name tokens, different keys) look alike, if they do.
+pub fn evidence(a: &[String], b: &[String], entity_type: &str) -> Option<Evidence> {
+    if a.is_empty() || b.is_empty() || a == b {
+        return None;
+    }
+    let (ka, kb): (Vec<char>, Vec<char>) = (a.join(" ").chars().collect(), b.join(" ").chars().collect());
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (shorter, longer) = (ka.len().min(kb.len()), ka.len().max(kb.len()));
+    let mut found: Vec<Evidence> = Vec::new();
+    let d = distance(&ka, &kb);
+    if d <= typo_budget(shorter) {
+        found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
+    }
+    let (sa, sb): (String, String) = (ka.iter().collect(), kb.iter().collect());
+    if shorter >= 4 && (sa.starts_with(&sb) || sb.starts_with(&sa)) {
+        found.push(Evidence { score: shorter as f64 / longer as f64, why: "one name begins the other".into() });
+    }
+    if abbreviation(short, long) {
+        found.push(Evidence { score: 0.9, why: "an abbreviation of the other".into() });
+    }
+    let matched = |pairs: &dyn Fn(&str, &str) -> bool| {
+        let mut used = vec![false; long.len()];
+        short.iter().filter(|s| match (0..long.len()).find(|&j| !used[j] && pairs(s, &long[j])) {
+            Some(j) => {
+                used[j] = true;
+                true
+            }
+            None => false,
+        }).count()
+    };
+    if kind_of(entity_type) == NameKind::Person {
+        // Two people who share only a surname are not worth asking about.
+        if all_tokens_pair(short, long, person_token) {
+            let m = matched(&close_token);
+            found.push(Evidence { score: m.max(1) as f64 / long.len() as f64, why: "every part of the shorter name matches (initials, typos)".into() });
+        }
+    } else {
+        let shared: Vec<&String> = short.iter().filter(|s| s.chars().count() >= 3 && !GENERIC.contains(&s.as_str()) && long.iter().any(|l| close_token(s, l))).collect();
+        if let Some(first) = shared.first() {
+            let m = matched(&close_token);
+            found.push(Evidence { score: m as f64 / long.len() as f64, why: format!("they share {first:?}") });
+        }
+    }
+    found.into_iter().max_by(|x, y| x.score.total_cmp(&y.score))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entities::names::name_tokens;
+
+    fn near(a: &str, b: &str, ty: &str) -> Option<Evidence> {
+        evidence(&name_tokens(a, ty), &name_tokens(b, ty), ty)
+    }
+
+    #[test]
+    fn look_alikes_are_near() {
+        for (a, b, ty) in [
+            ("Iceland", "Ireland", "country"),
+            ("German", "Germany", "country"),
+            ("Prussia", "Russia", "country"),
+            ("Niger", "Nigeria", "country"),
+            ("Acme", "Acme Bank", "org"),
+            ("IBM", "International Business Machines", "org"),
+            ("USA", "United States of America", "country"),
+            ("J. Smith", "John Smith", "person"),
+            ("Jonathon Smith", "Jonathan Smith", "person"),
+        ] {
+            assert!(near(a, b, ty).is_some(), "{a} ~ {b}");
+        }
+    }
+
+    #[test]
+    fn unrelated_names_are_not_near() {
+        for (a, b, ty) in [
+            ("Chile", "China", "country"),
+            ("Czech Republic", "Dominican Republic", "country"),
+            ("Maria Garcia", "Jose Garcia", "person"),
+            ("Acme", "Globex", "org"),
+        ] {
+            assert_eq!(near(a, b, ty), None, "{a} ~ {b}");
+        }
+    }
+
+    #[test]
+    fn swaps_count_as_one_edit() {
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(distance(&chars("ab"), &chars("ba")), 1);
+        assert_eq!(distance(&chars("iceland"), &chars("ireland")), 1);
+    }
+}
