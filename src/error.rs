@@ -23,6 +23,8 @@ pub enum ErrorCode {
     InvalidSettlement,
     ClaimNotFound,
     JudgeMissing,
+    ClaimNotLive,
+    UndoStale,
 }
 
 impl ErrorCode {
@@ -42,6 +44,8 @@ impl ErrorCode {
             ErrorCode::InvalidSettlement => "INVALID_SETTLEMENT",
             ErrorCode::ClaimNotFound => "CLAIM_NOT_FOUND",
             ErrorCode::JudgeMissing => "JUDGE_MISSING",
+            ErrorCode::ClaimNotLive => "CLAIM_NOT_LIVE",
+            ErrorCode::UndoStale => "UNDO_STALE",
         }
     }
 }

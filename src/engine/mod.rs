@@ -8,11 +8,13 @@ mod batch;
 mod entity;
 mod import;
 mod review;
+mod retract;
 mod settle;
 
 pub use read::{RecallOptions, Why};
 pub use entity::EntityView;
 pub use review::ReviewReport;
+pub use retract::{RetractOptions, Undone};
 
 use std::rc::Rc;
 

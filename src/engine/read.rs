@@ -63,7 +63,7 @@ pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Opt
 fn visible(c: &Claim, at: Option<Timestamp>, history: bool) -> bool {
     match at {
         Some(t) => {
-            matches!(c.status, Status::Active | Status::Disputed | Status::Superseded)
+            matches!(c.status, Status::Active | Status::Disputed | Status::Superseded | Status::Retracted)
                 && c.effective_from() <= t
                 && c.valid_to.is_none_or(|end| t < end)
         }

@@ -31,7 +31,7 @@ fn set_status(txn: &mut SlotTxn, id: &str, to: Status) {
 }
 
 /// Every claim whose status or belief differs between `before` and now.
-fn diff(before: &[Claim], txn: &SlotTxn) -> Vec<StatusChange> {
+pub(super) fn diff(before: &[Claim], txn: &SlotTxn) -> Vec<StatusChange> {
     before
         .iter()
         .filter_map(|old| {

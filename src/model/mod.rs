@@ -7,6 +7,7 @@ mod claim;
 mod conflict;
 mod log;
 mod outcome;
+mod retraction;
 mod slot;
 
 pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
@@ -14,4 +15,5 @@ pub use claim::{Claim, Relation, Status};
 pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
 pub use log::{LogCause, LogEntry};
 pub use outcome::{Action, Outcome, StrategySource};
+pub use retraction::{Retraction, RetractionRecord};
 pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord};

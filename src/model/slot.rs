@@ -53,6 +53,9 @@ pub struct Slot {
     pub entities: Vec<crate::entities::Entity>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<crate::entities::EntityMerge>,
+    /// Retractions of this slot's claims, oldest first (kept after undo).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retractions: Vec<super::RetractionRecord>,
 }
 
 impl Slot {
