@@ -204,6 +204,31 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(checked.problems).toEqual([]);
       });
 
+      it('keeps a retraction: a second Memory sees it, undoes it, and a stale undo writes nothing', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        const job = await one.remember({ predicate: 'works_at', object: 'Acme' });
+        const r = await one.retract(job.claim.id, { reason: 'left, no new job', by: 'ana' });
+        expect(r).toMatchObject({ id: expect.stringMatching(/^rt:/), by: 'ana', reason: 'left, no new job', undone: false });
+        expect(r.claim).toMatchObject({ status: 'retracted', validTo: r.at });
+        expect(await two.recall('user', { predicate: 'works_at' })).toEqual([]);
+        expect((await two.why(job.claim.id)).log.map((l) => l.rule)).toEqual(['add', 'retract']);
+        const back = await two.undo(r.id);
+        expect(back).toMatchObject({ id: r.id, undone: true, claim: { status: 'active' } });
+        expect(back.claim.validTo).toBeUndefined();
+        expect((await one.recall('user', { predicate: 'works_at' })).map((c) => c.object)).toEqual(['Acme']);
+        const again = await two.retract(job.claim.id);
+        await one.remember({ predicate: 'works_at', object: 'Globex' });
+        const shape = async () => (await two.recall('user', { predicate: 'works_at', includeHistory: true })).map((c) => [c.id, c.object, c.status, c.validTo]);
+        const before = await shape();
+        await expect(one.undo(again.id)).rejects.toMatchObject({ code: 'UNDO_STALE' });
+        expect(await shape()).toEqual(before);
+        expect(before.map((c) => c[2])).toEqual(['retracted', 'active']);
+        expect(checked.problems).toEqual([]);
+      });
+
       it('keeps entities across a reopen: names still resolve to the same slot', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });

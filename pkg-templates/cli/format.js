@@ -111,6 +111,13 @@ export function settledText(c, verb) {
     `  earlier  ${claimLine(c.earlier)}\n  newer    ${claimLine(c.newer)}`;
 }
 
+export function retractionText(r) {
+  const head = r.undone ? `undid retraction ${r.id}: the claim holds again` : `retracted ${r.claim.id} (retraction ${r.id})`;
+  const lines = [head, `  ${slotName(r.claim)} = ${q(r.claim.object)}  (${r.claim.status}${r.claim.validTo ? `, valid until ${r.claim.validTo}` : ''})`];
+  if (!r.undone) lines.push(`  by ${r.by}${r.reason ? `: ${r.reason}` : ''}`, `  undo with: credence undo ${r.id}`);
+  return lines.join('\n');
+}
+
 export function reviewText(r) {
   const lines = [`review: ${r.calls} judge call(s), ${r.pairsNamed} pair(s) named, ${r.pairsConfirmed} confirmed, ${r.slotsLeft} slot(s) left for the next pass`];
   for (const c of r.conflicts) lines.push('', conflictText(c));
