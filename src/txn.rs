@@ -102,6 +102,8 @@ impl SlotTxn {
             changes: Vec::new(),
             settled_from: None,
             proposed: None,
+            changed: None,
+            retraction: None,
         });
         self.mark_conflict(&id);
         for claim_id in [earlier, newer] {
@@ -147,5 +149,6 @@ pub fn kind_name(kind: ConflictKind) -> &'static str {
         ConflictKind::AskUser => "ask_user",
         ConflictKind::Review => "review",
         ConflictKind::MergeProposal => "merge_proposal",
+        ConflictKind::Dependent => "dependent",
     }
 }

@@ -63,10 +63,10 @@ export const COMMANDS = {
     help: '',
   },
   conflicts: {
-    usage: 'credence conflicts [--status open|settled|resolved_by_evidence] [--all]',
+    usage: 'credence conflicts [--status open|settled|resolved_by_evidence|moot] [--all]',
     summary: 'conflicts waiting for a person (open ones by default)',
     options: { status: { type: 'string' }, all: { type: 'boolean' } },
-    help: `      --status <s>  open (default) | settled | resolved_by_evidence
+    help: `      --status <s>  open (default) | settled | resolved_by_evidence | moot
       --all         every conflict, open first`,
   },
   settle: {
@@ -74,7 +74,7 @@ export const COMMANDS = {
     summary: 'settle a conflict',
     options: { by: { type: 'string' } },
     help: '      --by <name>  who settled it (default $USER)',
-    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too.',
+    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too. For a dependent conflict (a fact that hangs on one that\nchanged): keep_earlier = it still holds, keep_newer = retract it.',
   },
   undo: {
     usage: 'credence undo <conflict-id|retraction-id>',

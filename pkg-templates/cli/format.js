@@ -92,7 +92,10 @@ export function whyText({ claim, lineage, log }) {
 
 export function conflictText(c) {
   const head = `${c.id}  ${c.status}  ${c.kind}  ${slotName(c)}  opened ${age(c.openedAt)}`;
-  const lines = [head, `  earlier  ${claimLine(c.earlier)}`, `  newer    ${claimLine(c.newer)}`];
+  const lines = c.kind === 'dependent'
+    // The changed fact lives in another slot: name its predicate.
+    ? [head, `  fact     ${claimLine(c.earlier)}`, `  hangs on ${c.newer.predicate} ${claimLine(c.newer)}`]
+    : [head, `  earlier  ${claimLine(c.earlier)}`, `  newer    ${claimLine(c.newer)}`];
   if (c.proposed) lines.push(`  proposed ${q(c.proposed)}`);
   lines.push(`  reason   ${c.reason}`);
   if (c.settlement) lines.push(`  settled  ${c.settlement}${c.settledBy ? ` by ${c.settledBy}` : ''} ${age(c.settledAt)}`);
@@ -103,7 +106,9 @@ export function conflictsText(list, status) {
   if (list.length === 0) return status === 'open' ? 'no open conflicts' : 'no conflicts';
   const body = list.map(conflictText).join('\n\n');
   const open = list.some((c) => c.status === 'open');
-  return open ? `${body}\n\nsettle one with: credence settle <id> keep_newer|keep_earlier|keep_both` : body;
+  const dependent = list.some((c) => c.status === 'open' && c.kind === 'dependent');
+  const hint = dependent ? '\n(dependent: keep_earlier = it still holds, keep_newer = retract it)' : '';
+  return open ? `${body}\n\nsettle one with: credence settle <id> keep_newer|keep_earlier|keep_both${hint}` : body;
 }
 
 export function settledText(c, verb) {
@@ -115,6 +120,7 @@ export function retractionText(r) {
   const head = r.undone ? `undid retraction ${r.id}: the claim holds again` : `retracted ${r.claim.id} (retraction ${r.id})`;
   const lines = [head, `  ${slotName(r.claim)} = ${q(r.claim.object)}  (${r.claim.status}${r.claim.validTo ? `, valid until ${r.claim.validTo}` : ''})`];
   if (!r.undone) lines.push(`  by ${r.by}${r.reason ? `: ${r.reason}` : ''}`, `  undo with: credence undo ${r.id}`);
+  for (const d of r.dependents ?? []) lines.push(`  flagged ${d.id} (dependent): ${d.reason}`);
   return lines.join('\n');
 }
 

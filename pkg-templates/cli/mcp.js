@@ -116,8 +116,10 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
     'conflicts',
     {
       title: 'List conflicts',
-      description: 'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason.',
-      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence (default: all)') },
+      description:
+        'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason. ' +
+        'A dependent conflict flags a fact (earlier) that hangs on one that changed or was retracted (newer): ask the person whether it still holds.',
+      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence | moot (default: all)') },
       annotations: { readOnlyHint: true },
     },
     async (a) => ({ conflicts: await memory.conflicts(defined({ status: a.status })) }),
@@ -130,7 +132,8 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
     {
       title: 'Settle a conflict (a person\'s act)',
       description:
-        'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict. ' +
+        'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict ' +
+        '(for a dependent conflict: keep_earlier = it still holds, keep_newer = retract it). ' +
         `Undoable. ${PERSON_ONLY}`,
       inputSchema: {
         conflictId: z.string(),

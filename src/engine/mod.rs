@@ -5,6 +5,7 @@
 mod prepare;
 mod read;
 mod batch;
+mod dependent;
 mod entity;
 mod import;
 mod review;
@@ -174,6 +175,9 @@ impl Engine {
         } else {
             first_write(txn, &ctx, draft)
         };
+        if applied.stored {
+            dependent::resolve_by_write(txn, &applied);
+        }
         if let (true, Some(write_id)) = (applied.stored, &planned.prepared.write_id) {
             txn.slot.writes.push(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
         }
@@ -202,6 +206,7 @@ impl Engine {
             if let Some(record) = planned.replayed_in(&slot) {
                 return replay(&slot, record, planned.strategy, planned.source).map(finish);
             }
+            let current_before = dependent::current_ids(&slot);
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone());
             let applied = self.apply_planned(&mut txn, &planned).await?;
             if !applied.stored {
@@ -210,7 +215,10 @@ impl Engine {
             }
             let commit = txn.into_commit(slot_ref.clone());
             if self.store.commit_slot(&commit).await? {
-                return Ok(finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts)));
+                let flagged = self.flag_dependents(slot_ref, &current_before, &commit.slot, now).await?;
+                let mut done = finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
+                done.conflicts.extend(flagged);
+                return Ok(done);
             }
             if let Some(expected) = options.expected_version {
                 return Err(stale(slot_ref, expected, expected + 1));

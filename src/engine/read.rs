@@ -49,7 +49,7 @@ pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Opt
         subject: slot_ref.subject.clone(),
         predicate: slot_ref.predicate.clone(),
         earlier: slot.claim(&r.earlier_id)?.clone(),
-        newer: slot.claim(&r.newer_id)?.clone(),
+        newer: slot.claim(&r.newer_id).or(r.changed.as_deref())?.clone(),
         reason: r.reason.clone(),
         status: r.status,
         opened_at: r.opened_at,

@@ -80,6 +80,10 @@ impl Engine {
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
                 match settlement {
+                    _ if record.kind == ConflictKind::Dependent => {
+                        let spec = self.spec_of(&slot_ref.predicate);
+                        super::dependent::settle_dependent(txn, &WriteCtx { spec: &spec, settings: &self.settings }, &record, settlement, &by)?;
+                    }
                     Settlement::KeepNewer => {
                         set_status(txn, earlier, Status::Retired);
                         set_status(txn, newer, Status::Active);
@@ -136,6 +140,8 @@ impl Engine {
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
+                let spec = self.spec_of(&slot_ref.predicate);
+                super::dependent::unsettle_dependent(txn, &WriteCtx { spec: &spec, settings: &self.settings }, &record)?;
                 for change in record.changes.iter().rev() {
                     let (status, log_odds) = (change.before, change.log_odds_before);
                     txn.update_claim(&change.claim_id, |c| {

@@ -11,6 +11,8 @@ pub enum ConflictKind {
     AskUser,
     Review,
     MergeProposal,
+    /// A fact that hangs on another (`dependsOn`) whose value changed or was retracted.
+    Dependent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +22,9 @@ pub enum ConflictStatus {
     Open,
     Settled,
     ResolvedByEvidence,
+    /// Closed because what it asked about no longer stands (its claims left
+    /// the live set, or the change it flagged was undone).
+    Moot,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +88,13 @@ pub struct ConflictRecord {
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,
+    /// For a `dependent` conflict: the changed fact, which lives in another
+    /// slot, as it was when the flag was raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<Box<Claim>>,
+    /// For a `dependent` conflict settled keep_newer: the retraction it made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retraction: Option<String>,
 }
 
 impl ConflictRecord {

@@ -55,6 +55,7 @@ impl RetractionRecord {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Retraction {
     /// Pass it to `undo` to put the claim back.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "`rt:${string}`"))]
     pub id: String,
     pub claim: Claim,
     pub by: String,
@@ -66,6 +67,9 @@ pub struct Retraction {
     pub recorded_at: Timestamp,
     /// True once `undo` put the claim back.
     pub undone: bool,
+    /// `dependent` conflicts the retraction opened on facts that hang on this one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependents: Vec<super::Conflict>,
 }
 
 #[cfg(test)]

@@ -126,10 +126,10 @@ function renderBody(subject, predicate, slot) {
   }
   if (slot.conflicts.length) {
     lines.push('', '## Conflicts', '');
-    const objectOf = (id) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? id);
+    const objectOf = (id, f) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? (f?.changed?.id === id ? f.changed.object : id));
     for (const f of slot.conflicts) {
       const settled = f.settlement ? ` → ${f.settlement}${f.settledBy ? ` by ${f.settledBy}` : ''}` : '';
-      lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId)}** vs **${objectOf(f.newerId)}** — ${oneLine(f.reason)}`);
+      lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId, f)}** vs **${objectOf(f.newerId, f)}** — ${oneLine(f.reason)}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -169,8 +169,8 @@ const CLAIM = {
 };
 const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
 const CONFLICT = {
-  id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal']), earlierId: 's', newerId: 's', reason: 's',
-  status: oneOf(['open', 'settled', 'resolved_by_evidence']), openedAt: 's', settledAt: 's?', settledBy: 's?',
+  id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal', 'dependent']), earlierId: 's', newerId: 's', reason: 's',
+  status: oneOf(['open', 'settled', 'resolved_by_evidence', 'moot']), openedAt: 's', settledAt: 's?', settledBy: 's?',
   settlement: oneOf(['keep_newer', 'keep_earlier', 'keep_both'], true), changes: listOf(CHANGE, true), proposed: 's?',
 };
 const WRITE = { id: 's', claimId: 's', action: ACTION };
