@@ -247,6 +247,24 @@ describe('retract, undo of a retraction', () => {
   });
 });
 
+describe('dependent facts', () => {
+  it('a new employer flags the work location; conflicts shows what it hangs on; keep_newer retracts it', async () => {
+    await run(['remember', 'Acme', '-p', 'works_at']);
+    const office = await runJson(['remember', 'Acme HQ, Boston', '-p', 'office_location']);
+    const moved = await run(['remember', 'Globex', '-p', 'employer']);
+    expect(moved.stdout).toMatch(/conflict \S+ opened \(dependent\): works_at changed from "Acme" to "Globex"/);
+    const listed = await run(['conflicts']);
+    expect(listed.stdout).toContain('dependent  user · work_location');
+    expect(listed.stdout).toMatch(/fact +"Acme HQ, Boston"/);
+    expect(listed.stdout).toMatch(/hangs on works_at "Globex"/);
+    expect(listed.stdout).toContain('keep_earlier = it still holds, keep_newer = retract it');
+    const [flag] = (await runJson(['conflicts'])).json;
+    const settled = await runJson(['settle', flag.id, 'keep_newer']);
+    expect(settled.json).toMatchObject({ status: 'settled', earlier: { id: office.json.claim.id, status: 'retracted' } });
+    expect((await runJson(['recall', '-p', 'work_location'])).json).toEqual([]);
+  });
+});
+
 describe('environment', () => {
   it('CREDENCE_MERGE_POLICY sets the engine-wide strategy; a call still overrides it', async () => {
     const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append' };

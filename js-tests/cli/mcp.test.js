@@ -136,6 +136,18 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
     expect(cli.json.map((c) => c.status)).toEqual(['retracted', 'active']);
   });
 
+  it('reports a dependent flag on the write that caused it, and settles it keep_earlier', async () => {
+    await call(server.client, 'remember', { object: 'Acme', predicate: 'works_at' });
+    await call(server.client, 'remember', { object: 'Dana', predicate: 'manager' });
+    const moved = await call(server.client, 'remember', { object: 'Globex', predicate: 'works_at' });
+    expect(moved.data.conflicts).toMatchObject([{ kind: 'dependent', predicate: 'manager', earlier: { object: 'Dana' }, newer: { object: 'Globex' } }]);
+    const listed = await call(server.client, 'conflicts', { status: 'open' });
+    expect(listed.data.conflicts.map((c) => c.kind)).toEqual(['dependent']);
+    const kept = await call(server.client, 'settle', { conflictId: moved.data.conflicts[0].id, settlement: 'keep_earlier', by: 'ana' });
+    expect(kept.data).toMatchObject({ status: 'settled', settlement: 'keep_earlier', earlier: { status: 'active' } });
+    expect((await call(server.client, 'recall', { predicate: 'manager' })).data.claims.map((c) => c.object)).toEqual(['Dana']);
+  });
+
   it('answers bad input with tool errors carrying the CredenceError code, and keeps serving', async () => {
     const cases = [
       ['remember', { object: 'x', predicate: ' ' }, 'INVALID_INPUT', 'predicate'],

@@ -229,6 +229,28 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(checked.problems).toEqual([]);
       });
 
+      it('flags a dependent fact when the employer changes; a second Memory settles it keep_newer and undoes it', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ predicate: 'works_at', object: 'Acme' });
+        const office = await one.remember({ predicate: 'work_location', object: 'Acme HQ, Boston' });
+        await new Promise((r) => setTimeout(r, 5));
+        const moved = await one.remember({ predicate: 'works_at', object: 'Globex' });
+        expect(moved.conflicts).toHaveLength(1);
+        const [flag] = await two.conflicts({ status: 'open' });
+        expect(flag).toMatchObject({ id: moved.conflicts[0].id, kind: 'dependent', predicate: 'work_location', earlier: { id: office.claim.id }, newer: { predicate: 'works_at', object: 'Globex' } });
+        const settled = await two.settle(flag.id, 'keep_newer', { by: 'ana' });
+        expect(settled.earlier.status).toBe('retracted');
+        expect(await one.recall('user', { predicate: 'work_location' })).toEqual([]);
+        const reopened = await one.undo(flag.id);
+        expect(reopened).toMatchObject({ status: 'open', earlier: { status: 'active' } });
+        expect(reopened.earlier.validTo).toBeUndefined();
+        expect((await store.findConflict(flag.id))?.predicate).toBe('work_location');
+        expect(checked.problems).toEqual([]);
+      });
+
       it('keeps entities across a reopen: names still resolve to the same slot', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });
