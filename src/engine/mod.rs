@@ -7,6 +7,7 @@ mod read;
 mod batch;
 mod dependent;
 mod entity;
+mod erase;
 mod import;
 mod review;
 mod retract;
@@ -14,6 +15,7 @@ mod settle;
 
 pub use read::{RecallOptions, Why};
 pub use entity::EntityView;
+pub use erase::{EraseOptions, EraseTarget, Erasure};
 pub use review::ReviewReport;
 pub use retract::{RetractOptions, Undone};
 

@@ -40,6 +40,9 @@ pub struct Why {
     pub lineage: Vec<Claim>,
     /// Every log entry that names a claim of the lineage, oldest first.
     pub log: Vec<LogEntry>,
+    /// Set when the claim was erased for privacy: its text is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tombstone: Option<crate::model::Tombstone>,
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
@@ -107,7 +110,10 @@ impl Engine {
         for slot_ref in slots {
             let slot = self.store.load_slot(&slot_ref).await?;
             let slot = self.believed_now(&slot_ref, slot)?;
-            let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history)).cloned().collect();
+            // An erased claim is a tombstone: `why` shows it, recall does not.
+            let mut claims: Vec<Claim> = slot.claims.iter()
+                .filter(|c| visible(c, at, options.include_history) && slot.tombstone(&c.id).is_none())
+                .cloned().collect();
             if at.is_some() && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);
             }
@@ -181,7 +187,8 @@ impl Engine {
             .into_iter()
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
-        Ok(Why { claim, lineage, log })
+        let tombstone = slot.tombstone(claim_id).cloned();
+        Ok(Why { claim, lineage, log, tombstone })
     }
 
     /// Every subject memory holds facts about, sorted (entity ids included).
