@@ -14,7 +14,9 @@ const text = readFileSync(input, 'utf8')
     return line
       .replace(/\b([a-z]+(?:_[a-z]+)+)(\??: )/g, (_, n, sep) => camel(n) + sep)
       .replace(/\b(options|config): ([A-Za-z]+)\)/, '$1?: $2)')
-      .replace(/recall\(subject: string, /, 'recall(subject?: string, ');
+      .replace(/recall\(subject: string, /, 'recall(subject?: string, ')
+      // undo of a retraction id (`rt:…`) answers with the retraction.
+      .replace(/^(\s+)undo\(conflictId: string\): Promise<Conflict>;$/, '$1undo(retractionId: `rt:${string}`): Promise<Retraction>;\n$1undo(conflictId: string): Promise<Conflict>;');
   })
   .join('\n');
 writeFileSync(output, text);

@@ -24,6 +24,7 @@ pub enum ErrorCode {
     InvalidSettlement,
     ClaimNotFound,
     JudgeMissing,
+    ClaimNotLive,
 }
 
 impl ErrorCode {
@@ -44,6 +45,7 @@ impl ErrorCode {
             ErrorCode::InvalidSettlement => "INVALID_SETTLEMENT",
             ErrorCode::ClaimNotFound => "CLAIM_NOT_FOUND",
             ErrorCode::JudgeMissing => "JUDGE_MISSING",
+            ErrorCode::ClaimNotLive => "CLAIM_NOT_LIVE",
         }
     }
 }

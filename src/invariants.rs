@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Claim, ConflictRecord, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status};
+use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status};
 use crate::strategy::same_value;
 use crate::time::Timestamp;
 
@@ -150,7 +150,10 @@ fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, Stri
         }
     }
     for cf in &slot.conflicts {
-        for id in [&cf.earlier_id, &cf.newer_id] {
+        if cf.kind == ConflictKind::Dependent && cf.changed.is_none() {
+            fail("dependent_without_change", format!("dependent conflict {} does not carry the fact that changed", cf.id), vec![cf.id.clone()]);
+        }
+        for id in cf.local_claim_ids() {
             if slot.claim(id).is_none() {
                 fail("conflict_names_unknown_claim", format!("conflict {} names claim {id}, which does not exist", cf.id), vec![cf.id.clone(), id.clone()]);
             } else if slot.claim(id).is_some_and(|c| !c.conflict_ids.contains(&cf.id)) {
@@ -172,7 +175,7 @@ fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, Stri
 /// An open conflict whose claims left the live set must have closed itself.
 fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<String>)) {
     for cf in slot.conflicts.iter().filter(|c| c.status == ConflictStatus::Open) {
-        for id in [&cf.earlier_id, &cf.newer_id] {
+        for id in cf.local_claim_ids() {
             if let Some(c) = slot.claim(id).filter(|c| !c.status.is_live()) {
                 fail("open_conflict_on_dead_claim", format!("conflict {} is open but its claim {id} is {}", cf.id, c.status.as_str()), vec![cf.id.clone(), id.clone()]);
             }

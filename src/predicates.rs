@@ -45,6 +45,11 @@ pub struct PredicateSpec {
     pub half_life_days: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_type: Option<String>,
+    /// Predicates this one hangs on (`work_location` on `works_at`): when the
+    /// subject's current value of one of them changes or is retracted, its
+    /// current claims of this predicate are flagged with a `dependent` conflict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub depends_on: Vec<String>,
 }
 
 impl PredicateSpec {
@@ -58,6 +63,7 @@ impl PredicateSpec {
             strategy: None,
             half_life_days: None,
             object_type: None,
+            depends_on: Vec::new(),
         }
     }
 
@@ -125,6 +131,10 @@ fn builtins() -> Vec<PredicateSpec> {
         PredicateSpec::builtin("dislikes", &["hates"], Multi, false),
         PredicateSpec::builtin("speaks", &["language", "languages"], Multi, false),
         PredicateSpec::builtin("has_pet", &["pet", "pets"], Multi, false),
+        PredicateSpec::builtin("work_location", &["office_location", "work_address"], Single, true),
+        PredicateSpec::builtin("manager", &["boss", "reports_to", "supervisor"], Single, true),
+        PredicateSpec::builtin("work_phone", &["office_phone", "work_number"], Single, true),
+        PredicateSpec::builtin("work_email", &["office_email"], Single, true),
     ];
     for spec in &mut specs {
         spec.half_life_days = match spec.name.as_str() {
@@ -134,6 +144,10 @@ fn builtins() -> Vec<PredicateSpec> {
         };
         if spec.name == "works_at" {
             spec.object_type = Some("org".to_string());
+        }
+        // Facts that come with a job: a new employer (or none) puts them in doubt.
+        if matches!(spec.name.as_str(), "job_title" | "work_location" | "manager" | "work_phone" | "work_email") {
+            spec.depends_on = vec!["works_at".to_string()];
         }
     }
     specs
@@ -168,6 +182,9 @@ impl Registry {
                 crate::strategy::Strategy::parse(s)
                     .map_err(|e| e.with_field(&format!("predicates[{i}].strategy")))?;
             }
+            if let Some(j) = spec.depends_on.iter().position(|d| canonical_name(d).is_empty()) {
+                return Err(Error::invalid(&format!("predicates[{i}].dependsOn[{j}]"), "must not be empty"));
+            }
             reg.insert(PredicateSpec { name, ..spec.clone() });
         }
         Ok(reg)
@@ -179,6 +196,18 @@ impl Registry {
         }
         self.aliases.remove(&spec.name);
         self.specs.insert(spec.name.clone(), spec);
+    }
+
+    /// The predicates that name `changed` (a canonical name) in `dependsOn`, sorted.
+    pub fn dependents_of(&self, changed: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .specs
+            .values()
+            .filter(|s| s.name != changed && s.depends_on.iter().any(|d| self.resolve(d).name == changed))
+            .map(|s| s.name.clone())
+            .collect();
+        out.sort();
+        out
     }
 
     /// The spec for a raw predicate: by canonical name, then by alias, else implicit.
@@ -220,6 +249,20 @@ mod tests {
         let reg = Registry::new(&[spec]).unwrap();
         assert_eq!(reg.resolve("likes").cardinality, Cardinality::Single);
         assert_eq!(reg.resolve("fancies").name, "likes");
+    }
+
+    #[test]
+    fn work_facts_depend_on_the_employer_and_users_can_say_otherwise() {
+        let reg = Registry::new(&[]).unwrap();
+        assert_eq!(reg.dependents_of("works_at"), vec!["job_title", "manager", "work_email", "work_location", "work_phone"]);
+        assert!(reg.dependents_of("located_in").is_empty());
+        let mut title = PredicateSpec::implicit("role");
+        title.name = "job_title".into();
+        let mut tz = PredicateSpec::implicit("timezone");
+        tz.depends_on = vec!["City".into()];
+        let reg = Registry::new(&[title, tz]).unwrap();
+        assert!(!reg.dependents_of("works_at").contains(&"job_title".to_string()));
+        assert_eq!(reg.dependents_of("located_in"), vec!["timezone"]);
     }
 
     #[test]

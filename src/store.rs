@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
 
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{LogEntry, Slot, SlotCommit, SlotRef};
 
 #[async_trait(?Send)]
@@ -25,6 +25,15 @@ pub trait Store {
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>>;
     /// A slot's log, oldest first.
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>>;
+    /// Privacy erasure (SPEC §7): `commit_slot`, and in the same atomic step
+    /// the slot's existing log replaced by `log` (the same entries, in order,
+    /// scrubbed) before `commit.log` is appended.
+    /// A store that cannot rewrite what it keeps refuses, so erasure never
+    /// reports success while the text survives somewhere.
+    async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
+        let _ = (commit, log);
+        Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot()"))
+    }
 }
 
 #[derive(Default)]
@@ -96,5 +105,16 @@ impl Store for MemoryStore {
 
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
         Ok(self.inner.borrow().logs.get(&slot.key).cloned().unwrap_or_default())
+    }
+
+    async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
+        if !self.commit_slot(commit).await? {
+            return Ok(false);
+        }
+        let mut inner = self.inner.borrow_mut();
+        let mut all = log.to_vec();
+        all.extend(commit.log.iter().cloned());
+        inner.logs.insert(commit.slot_ref.key.clone(), all);
+        Ok(true)
     }
 }

@@ -114,6 +114,8 @@ impl SlotTxn {
             mooted: Vec::new(),
             opened: Vec::new(),
             proposed: None,
+            changed: None,
+            retraction: None,
         });
         self.mark_conflict(&id);
         for claim_id in [earlier, newer] {
@@ -150,12 +152,14 @@ impl SlotTxn {
             .iter()
             .filter(|cf| cf.status == ConflictStatus::Open)
             .filter_map(|cf| {
-                let pair = [&cf.earlier_id, &cf.newer_id];
-                if let Some(gone) = pair.into_iter().find(|id| self.slot.claim(id).is_none_or(|c| !c.status.is_live())) {
+                if let Some(gone) = cf.local_claim_ids().into_iter().find(|id| self.slot.claim(id).is_none_or(|c| !c.status.is_live())) {
                     let status = self.slot.claim(gone).map(|c| c.status.as_str()).unwrap_or("missing");
                     return Some((cf.id.clone(), gone.clone(), format!("claim {gone} is {status}")));
                 }
-                self.third_value_won(&pair).map(|winner| (cf.id.clone(), cf.earlier_id.clone(), format!("neither claim is current: {winner} won on evidence")))
+                if cf.kind == ConflictKind::Dependent {
+                    return None;
+                }
+                self.third_value_won(&[&cf.earlier_id, &cf.newer_id]).map(|winner| (cf.id.clone(), cf.earlier_id.clone(), format!("neither claim is current: {winner} won on evidence")))
             })
             .collect();
         for (cf, gone, why) in &moot {
@@ -195,5 +199,6 @@ pub fn kind_name(kind: ConflictKind) -> &'static str {
         ConflictKind::Review => "review",
         ConflictKind::MergeProposal => "merge_proposal",
         ConflictKind::SameEntity => "same_entity",
+        ConflictKind::Dependent => "dependent",
     }
 }

@@ -1,5 +1,6 @@
 // The browser assistant: a form that writes facts, the current beliefs with
-// their confidence and "why", and a Conflicts tab to settle contradictions.
+// their confidence, "why" and a Retract button, and a Conflicts tab to settle
+// contradictions and dependent facts.
 // Plain DOM, no framework; every user-supplied string goes in as text.
 import { Memory, IndexedDbStore, isCredenceError } from 'credence';
 
@@ -76,6 +77,10 @@ for (const tab of tabs) {
 
 const SETTLED_AS = { keep_newer: 'Kept newer', keep_earlier: 'Kept earlier', keep_both: 'Kept both', same: 'One entity', different: 'Two entities' };
 const BUTTONS = { keep_newer: 'Keep newer', keep_earlier: 'Keep earlier', keep_both: 'Keep both', same: 'Same entity', different: 'Different' };
+// A dependent conflict asks whether a fact still holds after what it hangs on changed.
+const DEPENDENT_AS = { keep_newer: 'Retracted', keep_earlier: 'Still holds', keep_both: 'Still holds' };
+const DEPENDENT_BUTTONS = { keep_earlier: 'Still holds', keep_newer: 'Retract it' };
+const settledAs = (c, settlement) => (c.kind === 'dependent' ? DEPENDENT_AS : SETTLED_AS)[settlement] ?? settlement;
 
 function side(label, claim) {
   return h('div', { class: 'side' },
@@ -90,26 +95,31 @@ function side(label, claim) {
 function conflictCard(c) {
   const titleId = `title-${c.id}`;
   const sameEntity = c.kind === 'same_entity';
+  const dependent = c.kind === 'dependent';
   // A same_entity conflict asks whether two names are one entity, not which fact holds.
   const title = sameEntity ? `Is “${c.newer.object}” the same as “${c.earlier.object}”?` : `${c.subject} · ${c.predicate}`;
   const act = (settlement) =>
-    h('button', { type: 'button', dataset: { conflict: c.id, action: settlement }, onclick: () => settle(c, settlement) }, BUTTONS[settlement]);
-  const choices = sameEntity ? ['same', 'different'] : ['keep_newer', 'keep_earlier', 'keep_both'];
+    h('button', { type: 'button', dataset: { conflict: c.id, action: settlement }, onclick: () => settle(c, settlement) },
+      (dependent ? DEPENDENT_BUTTONS : BUTTONS)[settlement]);
+  const choices = sameEntity ? ['same', 'different'] : dependent ? ['keep_earlier', 'keep_newer'] : ['keep_newer', 'keep_earlier', 'keep_both'];
   const actions = c.status === 'open'
     ? choices.map(act)
     : c.status === 'settled'
       ? [h('button', { type: 'button', dataset: { conflict: c.id, action: 'undo' }, onclick: () => undo(c) }, 'Undo')]
       : [];
   const settled = c.status === 'settled'
-    ? h('p', { class: 'settled' }, `${SETTLED_AS[c.settlement] ?? c.settlement} by ${c.settledBy ?? 'someone'}, `,
+    ? h('p', { class: 'settled' }, `${settledAs(c, c.settlement)} by ${c.settledBy ?? 'someone'}, `,
       h('time', { datetime: c.settledAt, title: when(c.settledAt) }, age(c.settledAt)))
-    : c.status === 'resolved_by_evidence' ? h('p', { class: 'settled' }, 'Resolved by later evidence') : null;
+    : c.status === 'resolved_by_evidence' ? h('p', { class: 'settled' }, 'Resolved by later evidence')
+      : c.status === 'moot' ? h('p', { class: 'settled' }, 'No longer relevant') : null;
   return h('article', { class: `conflict conflict-${c.status}`, 'aria-labelledby': titleId, dataset: { id: c.id } },
     h('header', {},
       h('h3', { id: titleId }, title),
       h('span', { class: 'kind' }, c.kind.replace('_', ' ')),
       h('span', { class: 'age' }, 'opened ', h('time', { datetime: c.openedAt, title: when(c.openedAt) }, age(c.openedAt)))),
-    h('div', { class: 'sides' }, side('Earlier', c.earlier), side('Newer', c.newer)),
+    h('div', { class: 'sides' }, dependent
+      ? [side('Fact', c.earlier), side(`Hangs on ${c.newer.predicate}`, c.newer)]
+      : [side('Earlier', c.earlier), side('Newer', c.newer)]),
     h('p', { class: 'reason' }, h('strong', {}, 'Reason: '), c.reason),
     settled,
     actions.length ? h('div', { class: 'actions', role: 'group', 'aria-label': `Settle ${title}` }, actions) : null,
@@ -119,8 +129,11 @@ function conflictCard(c) {
 async function settle(conflict, settlement) {
   try {
     const done = await memory.settle(conflict.id, settlement, { by: 'you' });
-    const retired = [done.earlier, done.newer].filter((c) => c.status === 'retired').map((c) => `“${c.object}”`);
-    say(`${SETTLED_AS[settlement]} for ${conflict.subject} · ${conflict.predicate}.` + (retired.length ? ` Retired ${retired.join(' and ')}.` : ''));
+    const gone = (status) => [done.earlier, done.newer].filter((c) => c.status === status && c.predicate === conflict.predicate).map((c) => `“${c.object}”`);
+    const retired = gone('retired');
+    const retracted = gone('retracted');
+    say(`${settledAs(conflict, settlement)} for ${conflict.subject} · ${conflict.predicate}.` +
+      (retired.length ? ` Retired ${retired.join(' and ')}.` : '') + (retracted.length ? ` Retracted ${retracted.join(' and ')}.` : ''));
     await changed({ focus: [conflict.id, 'undo'] });
   } catch (err) {
     fail(err);
@@ -132,6 +145,35 @@ async function undo(conflict) {
     await memory.undo(conflict.id);
     say(`Undid the settlement of ${conflict.subject} · ${conflict.predicate}; the conflict is open again.`);
     await changed({ focus: [conflict.id, conflict.kind === 'same_entity' ? 'same' : 'keep_newer'] });
+  } catch (err) {
+    fail(err);
+  }
+}
+
+// ---- retract: "that's no longer true", with nothing to replace it ----
+
+const LIVE = new Set(['active', 'disputed', 'outweighed']);
+
+async function retract(claim) {
+  const reason = prompt(`Why does “${claim.object}” (${claim.subject} · ${claim.predicate}) no longer hold?`, '');
+  if (reason === null) return; // cancelled
+  try {
+    const r = await memory.retract(claim.id, reason.trim() ? { reason, by: 'you' } : { by: 'you' });
+    const flagged = r.dependents?.length ?? 0;
+    say(`Retracted “${r.claim.object}”.` + (flagged ? ` ${flagged} fact${flagged > 1 ? 's' : ''} that hang on it to check.` : ''));
+    $('status').append(' ', h('button', { type: 'button', id: 'undo-retraction', onclick: () => undoRetraction(r) }, 'Undo retraction'));
+    await changed();
+    $('undo-retraction')?.focus();
+  } catch (err) {
+    fail(err);
+  }
+}
+
+async function undoRetraction(r) {
+  try {
+    await memory.undo(r.id);
+    say(`“${r.claim.object}” holds again.`);
+    await changed();
   } catch (err) {
     fail(err);
   }
@@ -158,7 +200,8 @@ function beliefTable(claims) {
         h('td', {}, h('meter', { min: 0, max: 1, value: c.confidence, 'aria-label': `confidence ${percent(c.confidence)}` }), ' ', percent(c.confidence)),
         h('td', {}, h('span', { class: `status status-${c.status}` }, c.status)),
         h('td', {}, sources(c)),
-        h('td', {}, h('button', { type: 'button', class: 'why', 'aria-label': `Why: ${c.subject} ${c.predicate} ${c.object}`, onclick: () => why(c) }, 'Why?')),
+        h('td', {}, h('button', { type: 'button', class: 'why', 'aria-label': `Why: ${c.subject} ${c.predicate} ${c.object}`, onclick: () => why(c) }, 'Why?'),
+          LIVE.has(c.status) ? [' ', h('button', { type: 'button', class: 'retract', 'aria-label': `Retract: ${c.subject} ${c.predicate} ${c.object}`, onclick: () => retract(c) }, 'Retract')] : null),
       ))),
   );
 }

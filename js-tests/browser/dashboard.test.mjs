@@ -176,6 +176,52 @@ describe('browser assistant: the Conflicts tab', () => {
     await page.locator('#open-list article', { hasText: 'same entity' }).getByRole('button', { name: 'Different' }).waitFor();
   });
 
+  it('a new employer flags the work location; "Retract it" retracts that fact', async () => {
+    const before = Number(await page.textContent('#open-count'));
+    await tell('works_at', 'Acme', 'chat');
+    await tell('work_location', 'Acme HQ, Boston', 'chat');
+    await tell('works_at', 'Globex', 'chat');
+    await page.waitForFunction((n) => document.getElementById('open-count').textContent === String(n), before + 1);
+    const card = openCards().filter({ hasText: 'Acme HQ, Boston' });
+    assert.equal(await card.count(), 1);
+    assert.match(await card.locator('.kind').textContent(), /dependent/);
+    assert.deepEqual(await card.locator('.side h4').allTextContents(), ['Fact', 'Hangs on works_at']);
+    assert.deepEqual(await card.locator('.side .text').allTextContents(), ['Acme HQ, Boston', 'Globex']);
+    assert.equal(await card.getByRole('button', { name: 'Keep both' }).count(), 0);
+    await card.getByRole('button', { name: 'Retract it' }).click();
+    await page.waitForFunction((n) => document.getElementById('open-count').textContent === String(n), before);
+    assert.match(await page.textContent('#status'), /Retracted for user · work_location\. Retracted “Acme HQ, Boston”/);
+    const rows = await beliefs();
+    assert.deepEqual(rows.filter(([o]) => o.startsWith('Acme HQ')), [['Acme HQ, Boston', 'retracted']]);
+  });
+
+  it('"Retract" on a belief withdraws it with a reason; "Undo retraction" puts it back', async () => {
+    await page.getByRole('tab', { name: /Beliefs/ }).click();
+    page.once('dialog', (d) => d.accept('left Globex, no new job yet'));
+    await page.getByRole('button', { name: 'Retract: user works_at Globex' }).click();
+    await page.waitForFunction(() => document.getElementById('status').textContent.includes('Retracted “Globex”'));
+    assert.equal(await page.getByRole('button', { name: 'Retract: user works_at Globex' }).count(), 0, 'no Retract button on a retracted claim');
+    let rows = await beliefs();
+    assert.deepEqual(rows.filter(([o]) => o === 'Globex'), [['Globex', 'retracted']]);
+    await page.getByRole('tab', { name: /Beliefs/ }).click();
+    await page.getByRole('button', { name: 'Why: user works_at Globex' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    assert.match(await dialog.locator('.log').textContent(), /retract[\s\S]*left Globex, no new job yet/);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'Undo retraction' }).click();
+    await page.waitForFunction(() => document.getElementById('status').textContent.includes('“Globex” holds again'));
+    rows = await beliefs();
+    assert.deepEqual(rows.filter(([o]) => o === 'Globex'), [['Globex', 'active']]);
+    // A cancelled prompt retracts nothing.
+    await page.getByRole('tab', { name: /Beliefs/ }).click();
+    page.once('dialog', (d) => d.dismiss());
+    await page.getByRole('button', { name: 'Retract: user works_at Globex' }).click();
+    rows = await beliefs();
+    assert.deepEqual(rows.filter(([o]) => o === 'Globex'), [['Globex', 'active']]);
+  });
+
   it('raised no uncaught page errors', () => {
     assert.deepEqual(env.errors, []);
   });

@@ -225,6 +225,69 @@ describe('same_entity: two names that look alike', () => {
   });
 });
 
+describe('retract, undo of a retraction', () => {
+  it('retracts with a reason, shows it in recall and why, undoes it, and refuses a stale undo', async () => {
+    const job = await runJson(['remember', 'Acme', '-p', 'works_at']);
+    const claimId = job.json.claim.id;
+
+    const text = await run(['retract', claimId, '--reason', 'left Acme, no new job yet']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`retracted ${claimId}`);
+    expect(text.stdout).toContain('by tester: left Acme, no new job yet');
+    const rid = text.stdout.match(/credence undo (rt:\S+)/)[1];
+
+    expect((await runJson(['recall', '-p', 'works_at'])).json).toEqual([]);
+    const history = await runJson(['recall', '-p', 'works_at', '--history']);
+    expect(history.json.map((c) => c.status)).toEqual(['retracted']);
+    const why = await run(['why', claimId]);
+    expect(why.stdout).toMatch(/retract by tester: .*left Acme, no new job yet/);
+
+    const undone = await runJson(['undo', rid]);
+    expect(undone.code).toBe(0);
+    expect(undone.json).toMatchObject({ id: rid, undone: true, claim: { id: claimId, status: 'active' } });
+    expect((await runJson(['recall', '-p', 'works_at'])).json.map((c) => c.object)).toEqual(['Acme']);
+
+    const again = await runJson(['retract', claimId, '--by', 'ana', '--at', new Date().toISOString()]);
+    expect(again.json).toMatchObject({ by: 'ana', claim: { status: 'retracted' } });
+    await run(['remember', 'Globex', '-p', 'works_at']);
+    const stale = await runJson(['undo', again.json.id]);
+    expect(stale.code).toBe(1);
+    expect(stale.json.error.code).toBe('UNDO_STALE');
+    expect((await runJson(['recall', '-p', 'works_at'])).json.map((c) => c.object)).toEqual(['Globex']);
+  });
+
+  it('refuses what cannot be retracted with the code and the field', async () => {
+    expect((await runJson(['retract', 'cl_nope'])).json.error).toMatchObject({ code: 'CLAIM_NOT_FOUND', field: 'claimId' });
+    const usage = await run(['retract']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('credence retract <claim-id>');
+    await run(['remember', 'NYC', '-p', 'located_in']);
+    const sf = await runJson(['remember', 'SF', '-p', 'located_in']);
+    const nyc = sf.json.affected[0].id;
+    expect((await runJson(['retract', nyc])).json.error.code).toBe('CLAIM_NOT_LIVE');
+    expect((await runJson(['retract', sf.json.claim.id, '--at', 'soonish'])).json.error).toMatchObject({ code: 'INVALID_TIME', field: 'at' });
+    expect((await runJson(['recall', '-p', 'located_in'])).json.map((c) => c.object)).toEqual(['SF']);
+  });
+});
+
+describe('dependent facts', () => {
+  it('a new employer flags the work location; conflicts shows what it hangs on; keep_newer retracts it', async () => {
+    await run(['remember', 'Acme', '-p', 'works_at']);
+    const office = await runJson(['remember', 'Acme HQ, Boston', '-p', 'office_location']);
+    const moved = await run(['remember', 'Globex', '-p', 'employer']);
+    expect(moved.stdout).toMatch(/conflict \S+ opened \(dependent\): works_at changed from "Acme" to "Globex"/);
+    const listed = await run(['conflicts']);
+    expect(listed.stdout).toContain('dependent  user · work_location');
+    expect(listed.stdout).toMatch(/fact +"Acme HQ, Boston"/);
+    expect(listed.stdout).toMatch(/hangs on works_at "Globex"/);
+    expect(listed.stdout).toContain('keep_earlier = it still holds, keep_newer = retract it');
+    const [flag] = (await runJson(['conflicts'])).json;
+    const settled = await runJson(['settle', flag.id, 'keep_newer']);
+    expect(settled.json).toMatchObject({ status: 'settled', earlier: { id: office.json.claim.id, status: 'retracted' } });
+    expect((await runJson(['recall', '-p', 'work_location'])).json).toEqual([]);
+  });
+});
+
 describe('environment', () => {
   it('CREDENCE_MERGE_POLICY sets the engine-wide strategy; a call still overrides it', async () => {
     const env = { ...box.env, CREDENCE_MERGE_POLICY: 'append' };

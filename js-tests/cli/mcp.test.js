@@ -32,9 +32,18 @@ afterEach(async () => {
 });
 
 describe(`credence mcp (${STORE_KIND} store)`, () => {
-  it('lists the six tools with their input schemas', async () => {
+  it('lists the seven tools with their input schemas; the people tools say they are a person\'s acts', async () => {
     const { tools } = await server.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'settle', 'undo', 'why']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'retract', 'settle', 'undo', 'why']);
+    for (const name of ['settle', 'undo', 'retract']) {
+      const t = tools.find((x) => x.name === name);
+      expect(t.title, name).toMatch(/a person's act/);
+      expect(t.description, name).toMatch(/only when the user explicitly told you to/);
+    }
+    for (const name of ['remember', 'recall', 'why', 'conflicts']) {
+      expect(tools.find((x) => x.name === name).description, name).not.toMatch(/person's decision/);
+    }
+    expect(tools.find((t) => t.name === 'retract').inputSchema.required).toEqual(['claimId']);
     const remember = tools.find((t) => t.name === 'remember');
     expect(remember.inputSchema.required.sort()).toEqual(['object', 'predicate']);
     expect(Object.keys(remember.inputSchema.properties)).toEqual(expect.arrayContaining(['subject', 'strategy', 'expectedVersion', 'confidence']));
@@ -114,6 +123,47 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
     expect(undone.data).toMatchObject({ status: 'open' });
   });
 
+  it('retracts a fact with no replacement, undoes it by the retraction id, and refuses a stale undo', async () => {
+    const job = await call(server.client, 'remember', { object: 'Acme', predicate: 'works_at' });
+    const r = await call(server.client, 'retract', { claimId: job.data.claim.id, reason: 'left Acme, no new job yet', by: 'ana' });
+    expect(r.isError).toBe(false);
+    expect(r.data).toMatchObject({ by: 'ana', reason: 'left Acme, no new job yet', undone: false, claim: { id: job.data.claim.id, status: 'retracted' } });
+    expect(r.data.id).toMatch(/^rt:/);
+    expect(r.data.claim.validTo).toBeDefined();
+    expect((await call(server.client, 'recall', { predicate: 'works_at' })).data.claims).toEqual([]);
+    const why = await call(server.client, 'why', { claimId: job.data.claim.id });
+    expect(why.data.log.find((e) => e.rule === 'retract')).toMatchObject({ cause: { op: 'retract', by: 'ana' } });
+
+    const undone = await call(server.client, 'undo', { id: r.data.id });
+    expect(undone.data).toMatchObject({ id: r.data.id, undone: true, claim: { status: 'active' } });
+    expect(undone.data.claim.validTo).toBeUndefined();
+    expect((await call(server.client, 'recall', { predicate: 'works_at' })).data.claims.map((c) => c.object)).toEqual(['Acme']);
+
+    const again = await call(server.client, 'retract', { claimId: job.data.claim.id });
+    await call(server.client, 'remember', { object: 'Globex', predicate: 'works_at' });
+    const stale = await call(server.client, 'undo', { id: again.data.id });
+    expect(stale.isError).toBe(true);
+    expect(stale.data.error.code).toBe('UNDO_STALE');
+    expect(stale.text).toMatch(/Globex/);
+    expect((await call(server.client, 'recall', { predicate: 'works_at' })).data.claims.map((c) => c.object)).toEqual(['Globex']);
+
+    // The CLI on the same store sees the retraction.
+    const cli = await credenceJson(['recall', '-p', 'works_at', '--history'], { env: box.env });
+    expect(cli.json.map((c) => c.status)).toEqual(['retracted', 'active']);
+  });
+
+  it('reports a dependent flag on the write that caused it, and settles it keep_earlier', async () => {
+    await call(server.client, 'remember', { object: 'Acme', predicate: 'works_at' });
+    await call(server.client, 'remember', { object: 'Dana', predicate: 'manager' });
+    const moved = await call(server.client, 'remember', { object: 'Globex', predicate: 'works_at' });
+    expect(moved.data.conflicts).toMatchObject([{ kind: 'dependent', predicate: 'manager', earlier: { object: 'Dana' }, newer: { object: 'Globex' } }]);
+    const listed = await call(server.client, 'conflicts', { status: 'open' });
+    expect(listed.data.conflicts.map((c) => c.kind)).toEqual(['dependent']);
+    const kept = await call(server.client, 'settle', { conflictId: moved.data.conflicts[0].id, settlement: 'keep_earlier', by: 'ana' });
+    expect(kept.data).toMatchObject({ status: 'settled', settlement: 'keep_earlier', earlier: { status: 'active' } });
+    expect((await call(server.client, 'recall', { predicate: 'manager' })).data.claims.map((c) => c.object)).toEqual(['Dana']);
+  });
+
   it('answers bad input with tool errors carrying the CredenceError code, and keeps serving', async () => {
     const cases = [
       ['remember', { object: 'x', predicate: ' ' }, 'INVALID_INPUT', 'predicate'],
@@ -128,6 +178,9 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
       ['settle', { conflictId: 'cf_nope', settlement: 'keep_newer' }, 'CONFLICT_NOT_FOUND', 'conflictId'],
       ['settle', { conflictId: 'cf_nope', settlement: 'keep_all' }, 'INVALID_SETTLEMENT', 'settlement'],
       ['undo', { conflictId: 'cf_nope' }, 'CONFLICT_NOT_FOUND', 'conflictId'],
+      ['undo', {}, 'INVALID_INPUT', 'id'],
+      ['retract', { claimId: 'cl_nope' }, 'CLAIM_NOT_FOUND', 'claimId'],
+      ['retract', { claimId: 'cl_nope', at: 'whenever' }, 'INVALID_TIME', 'at'],
     ];
     for (const [tool, args, code, field] of cases) {
       const r = await call(server.client, tool, args);
@@ -142,7 +195,7 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
       expect(r.text).toMatch(/validation/i);
     }
     expect((await call(server.client, 'recall', {})).data.claims).toEqual([]);
-    expect((await server.client.listTools()).tools).toHaveLength(6);
+    expect((await server.client.listTools()).tools).toHaveLength(7);
   });
 
   it('exits when the client goes away', async () => {
@@ -194,6 +247,28 @@ describe(`two MCP servers on one store (${STORE_KIND} store)`, () => {
       expect(versions).toEqual(Array.from({ length: 2 * N }, (_, i) => i + 1));
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe('credence mcp with CREDENCE_MCP_PEOPLE_TOOLS=off', () => {
+  it('withholds settle, undo and retract from the agent; a call to one is refused', async () => {
+    const off = await connect({ ...box.env, CREDENCE_MCP_PEOPLE_TOOLS: 'off' });
+    try {
+      const { tools } = await off.client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'why']);
+      await call(off.client, 'remember', { object: 'CET', predicate: 'timezone' });
+      const asked = await call(off.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'ask_user' });
+      const id = asked.data.conflicts[0].id;
+      const tried = await off.client.callTool({ name: 'settle', arguments: { conflictId: id, settlement: 'keep_newer' } }).catch((e) => ({ thrown: e }));
+      expect(tried.thrown ?? tried.isError).toBeTruthy();
+      const retried = await off.client.callTool({ name: 'retract', arguments: { claimId: asked.data.claim.id } }).catch((e) => ({ thrown: e }));
+      expect(retried.thrown ?? retried.isError).toBeTruthy();
+      // Nothing was settled or retracted: the person still decides.
+      expect((await call(off.client, 'conflicts', { status: 'open' })).data.conflicts.map((c) => c.id)).toEqual([id]);
+      expect((await call(off.client, 'recall', { predicate: 'timezone' })).data.claims.every((c) => c.status !== 'retracted')).toBe(true);
+    } finally {
+      await off.close();
     }
   });
 });

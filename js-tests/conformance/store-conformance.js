@@ -204,6 +204,53 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(checked.problems).toEqual([]);
       });
 
+      it('keeps a retraction: a second Memory sees it, undoes it, and a stale undo writes nothing', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        const job = await one.remember({ predicate: 'works_at', object: 'Acme' });
+        const r = await one.retract(job.claim.id, { reason: 'left, no new job', by: 'ana' });
+        expect(r).toMatchObject({ id: expect.stringMatching(/^rt:/), by: 'ana', reason: 'left, no new job', undone: false });
+        expect(r.claim).toMatchObject({ status: 'retracted', validTo: r.at });
+        expect(await two.recall('user', { predicate: 'works_at' })).toEqual([]);
+        expect((await two.why(job.claim.id)).log.map((l) => l.rule)).toEqual(['add', 'retract']);
+        const back = await two.undo(r.id);
+        expect(back).toMatchObject({ id: r.id, undone: true, claim: { status: 'active' } });
+        expect(back.claim.validTo).toBeUndefined();
+        expect((await one.recall('user', { predicate: 'works_at' })).map((c) => c.object)).toEqual(['Acme']);
+        const again = await two.retract(job.claim.id);
+        await one.remember({ predicate: 'works_at', object: 'Globex' });
+        const shape = async () => (await two.recall('user', { predicate: 'works_at', includeHistory: true })).map((c) => [c.id, c.object, c.status, c.validTo]);
+        const before = await shape();
+        await expect(one.undo(again.id)).rejects.toMatchObject({ code: 'UNDO_STALE' });
+        expect(await shape()).toEqual(before);
+        expect(before.map((c) => c[2])).toEqual(['retracted', 'active']);
+        expect(checked.problems).toEqual([]);
+      });
+
+      it('flags a dependent fact when the employer changes; a second Memory settles it keep_newer and undoes it', async () => {
+        const { store, reopen } = await fresh();
+        const checked = verifying(store);
+        const one = new Memory({ store: checked });
+        const two = new Memory({ store: reopen() });
+        await one.remember({ predicate: 'works_at', object: 'Acme' });
+        const office = await one.remember({ predicate: 'work_location', object: 'Acme HQ, Boston' });
+        await new Promise((r) => setTimeout(r, 5));
+        const moved = await one.remember({ predicate: 'works_at', object: 'Globex' });
+        expect(moved.conflicts).toHaveLength(1);
+        const [flag] = await two.conflicts({ status: 'open' });
+        expect(flag).toMatchObject({ id: moved.conflicts[0].id, kind: 'dependent', predicate: 'work_location', earlier: { id: office.claim.id }, newer: { predicate: 'works_at', object: 'Globex' } });
+        const settled = await two.settle(flag.id, 'keep_newer', { by: 'ana' });
+        expect(settled.earlier.status).toBe('retracted');
+        expect(await one.recall('user', { predicate: 'work_location' })).toEqual([]);
+        const reopened = await one.undo(flag.id);
+        expect(reopened).toMatchObject({ status: 'open', earlier: { status: 'active' } });
+        expect(reopened.earlier.validTo).toBeUndefined();
+        expect((await store.findConflict(flag.id))?.predicate).toBe('work_location');
+        expect(checked.problems).toEqual([]);
+      });
+
       it('keeps entities across a reopen: names still resolve to the same slot', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });

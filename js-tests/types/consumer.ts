@@ -1,5 +1,5 @@
 // A TypeScript consumer of the packed package, type-checked with tsc --noEmit.
-import { Memory, MemoryStore, CredenceError, type Claim, type ClaimStore, type Outcome, type Candidate } from 'credence';
+import { Memory, MemoryStore, CredenceError, type Claim, type ClaimStore, type Conflict, type Outcome, type Candidate, type Retraction } from 'credence';
 
 const store: ClaimStore = new MemoryStore();
 const memory = new Memory({ store, strategy: 'reconcile', now: () => new Date() });
@@ -18,8 +18,16 @@ async function main(): Promise<void> {
       void code;
     }
   }
+  // undo of a retraction id answers with the retraction, of a conflict id with the conflict.
+  const retraction: Retraction = await memory.retract(outcome.claim.id, { reason: 'no longer true', by: 'ana' });
+  const restored: Retraction = await memory.undo(retraction.id as `rt:${string}`);
+  const reopened: Conflict = await memory.undo('cf_1');
+  // @ts-expect-error an unknown retract option is a type error (and INVALID_INPUT at run time)
+  void memory.retract(outcome.claim.id, { asOf: '2026-01-01' });
   void action;
   void first;
+  void restored.undone;
+  void reopened.earlier;
 }
 void main;
 

@@ -52,7 +52,7 @@ export const COMMANDS = {
     help: `  -s, --subject <name>    subject (default "user"; also the first argument)
   -p, --predicate <name>  one predicate only
       --at <time>         as of that moment (valid time)
-      --history           include superseded, outweighed and retired claims
+      --history           include superseded, outweighed, retired and retracted claims
       --consolidate       merge merge_on_read slots with the merge hook
                           (default on when CREDENCE_RECALL_MERGE=llm)`,
   },
@@ -63,10 +63,10 @@ export const COMMANDS = {
     help: '',
   },
   conflicts: {
-    usage: 'credence conflicts [--status open|settled|resolved_by_evidence] [--all]',
+    usage: 'credence conflicts [--status open|settled|resolved_by_evidence|moot] [--all]',
     summary: 'conflicts waiting for a person (open ones by default)',
     options: { status: { type: 'string' }, all: { type: 'boolean' } },
-    help: `      --status <s>  open (default) | settled | resolved_by_evidence
+    help: `      --status <s>  open (default) | settled | resolved_by_evidence | moot
       --all         every conflict, open first`,
   },
   settle: {
@@ -74,13 +74,23 @@ export const COMMANDS = {
     summary: 'settle a conflict',
     options: { by: { type: 'string' } },
     help: '      --by <name>  who settled it (default $USER)',
-    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too. A same_entity conflict (two names that look alike)\nis settled same (merge the entities; undoable) or different (never asked again).',
+    notes: 'keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict;\nnewer, earlier and both are accepted too. A same_entity conflict (two names that look alike)\nis settled same (merge the entities; undoable) or different (never asked again). For a dependent\nconflict (a fact that hangs on one that changed): keep_earlier = it still holds, keep_newer = retract it.',
   },
   undo: {
-    usage: 'credence undo <conflict-id>',
-    summary: 'revert a settlement exactly and reopen the conflict',
+    usage: 'credence undo <conflict-id|retraction-id>',
+    summary: 'revert a settlement (reopening the conflict) or a retraction, exactly',
     options: {},
     help: '',
+    notes: 'Refused with UNDO_STALE, writing nothing, when the claims it changed changed since.',
+  },
+  retract: {
+    usage: 'credence retract <claim-id> [--reason <text>] [--by <name>] [--at <time>]',
+    summary: 'a fact no longer holds and nothing replaces it (undoable)',
+    options: { reason: { type: 'string' }, by: { type: 'string' }, at: { type: 'string' } },
+    help: `      --reason <text>  why it no longer holds (kept in the log)
+      --by <name>      who retracted it (default $USER)
+      --at <time>      when it stopped holding (ISO 8601, default now)`,
+    notes: 'Prints a retraction id; credence undo <that id> puts the claim back.',
   },
   review: {
     usage: 'credence review --judge-url <url> [--judge-model <m>] [--budget <n>]',
@@ -93,7 +103,7 @@ export const COMMANDS = {
   },
   mcp: {
     usage: 'credence mcp',
-    summary: 'serve remember/recall/why/conflicts/settle/undo over MCP (stdio)',
+    summary: 'serve remember/recall/why/conflicts (+ settle/undo/retract) over MCP (stdio)',
     options: {},
     help: '',
   },
@@ -108,6 +118,7 @@ const ENV_HELP = `Environment:
   CREDENCE_MAX_ENTRIES   active entries kept by append (0 = no cap)
   CREDENCE_RETRIES       retries after a lost race (default 3)
   CREDENCE_RECALL_MERGE  "llm": recall consolidates merge_on_read slots
+  CREDENCE_MCP_PEOPLE_TOOLS  "off": credence mcp withholds settle, undo and retract
   CREDENCE_LLM_URL       OpenAI-compatible endpoint for the merge hook and the judge
                          (CREDENCE_LLM_MODEL, CREDENCE_LLM_API_KEY or OPENAI_API_KEY)`;
 

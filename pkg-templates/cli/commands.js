@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import { numberOption } from './args.js';
 import { EXIT, UsageError } from './exit.js';
-import { claimsText, conflictsText, outcomeText, reviewText, settledText, whyText } from './format.js';
+import { claimsText, conflictsText, outcomeText, retractionText, reviewText, settledText, whyText } from './format.js';
 import { interactiveRemember } from './interactive.js';
 import { createJudge } from './judge.js';
 import { llmSettings } from './llm.js';
@@ -108,9 +108,21 @@ function safeUser() {
 }
 
 export async function undo(ctx, { positionals }) {
-  const id = one(positionals, 'the conflict id', 'credence undo <conflict-id>');
-  const conflict = await ctx.memory.undo(id);
-  return { json: conflict, text: settledText(conflict, 'undid the settlement of') };
+  const id = one(positionals, 'the conflict or retraction id', 'credence undo <conflict-id|retraction-id>');
+  const undone = await ctx.memory.undo(id);
+  if (undone.claim) return { json: undone, text: retractionText(undone) };
+  return { json: undone, text: settledText(undone, 'undid the settlement of') };
+}
+
+export async function retract(ctx, { values, positionals }) {
+  const id = one(positionals, 'the claim id', 'credence retract <claim-id> [--reason <text>]');
+  const by = values.by ?? process.env.USER ?? safeUser();
+  const options = {};
+  if (values.reason !== undefined) options.reason = values.reason;
+  if (by) options.by = by;
+  if (values.at !== undefined) options.at = values.at;
+  const retraction = await ctx.memory.retract(id, options);
+  return { json: retraction, text: retractionText(retraction) };
 }
 
 export async function review(ctx, { values, positionals }) {

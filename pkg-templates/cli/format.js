@@ -92,7 +92,10 @@ export function whyText({ claim, lineage, log }) {
 
 export function conflictText(c) {
   const head = `${c.id}  ${c.status}  ${c.kind}  ${slotName(c)}  opened ${age(c.openedAt)}`;
-  const lines = [head, `  earlier  ${claimLine(c.earlier)}`, `  newer    ${claimLine(c.newer)}`];
+  const lines = c.kind === 'dependent'
+    // The changed fact lives in another slot: name its predicate.
+    ? [head, `  fact     ${claimLine(c.earlier)}`, `  hangs on ${c.newer.predicate} ${claimLine(c.newer)}`]
+    : [head, `  earlier  ${claimLine(c.earlier)}`, `  newer    ${claimLine(c.newer)}`];
   if (c.proposed) lines.push(`  proposed ${q(c.proposed)}`);
   lines.push(`  reason   ${c.reason}`);
   if (c.settlement) lines.push(`  settled  ${c.settlement}${c.settledBy ? ` by ${c.settledBy}` : ''} ${age(c.settledAt)}`);
@@ -107,12 +110,21 @@ export function conflictsText(list, status) {
   const hints = [];
   if (list.some((c) => c.status === 'open' && c.kind !== 'same_entity')) hints.push('credence settle <id> keep_newer|keep_earlier|keep_both');
   if (list.some((c) => c.status === 'open' && c.kind === 'same_entity')) hints.push('credence settle <id> same|different   (two names: one entity?)');
+  if (list.some((c) => c.status === 'open' && c.kind === 'dependent')) hints.push('(dependent: keep_earlier = it still holds, keep_newer = retract it)');
   return `${body}\n\nsettle one with: ${hints.join('\n             or: ')}`;
 }
 
 export function settledText(c, verb) {
   return `${verb} ${c.id}${c.settlement ? ` (${c.settlement}${c.settledBy ? ` by ${c.settledBy}` : ''})` : ''}\n` +
     `  earlier  ${claimLine(c.earlier)}\n  newer    ${claimLine(c.newer)}`;
+}
+
+export function retractionText(r) {
+  const head = r.undone ? `undid retraction ${r.id}: the claim holds again` : `retracted ${r.claim.id} (retraction ${r.id})`;
+  const lines = [head, `  ${slotName(r.claim)} = ${q(r.claim.object)}  (${r.claim.status}${r.claim.validTo ? `, valid until ${r.claim.validTo}` : ''})`];
+  if (!r.undone) lines.push(`  by ${r.by}${r.reason ? `: ${r.reason}` : ''}`, `  undo with: credence undo ${r.id}`);
+  for (const d of r.dependents ?? []) lines.push(`  flagged ${d.id} (dependent): ${d.reason}`);
+  return lines.join('\n');
 }
 
 export function reviewText(r) {

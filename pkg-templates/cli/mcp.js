@@ -1,11 +1,16 @@
 // `credence mcp`: a stdio MCP server (official SDK) exposing remember, recall,
-// why, conflicts, settle and undo on the store the environment names. The input
-// schemas check types; the engine checks meaning, and a refusal comes back as
-// a tool result with `isError: true` whose text starts with the CredenceError
-// code (also in `structuredContent.error`). stdout carries the protocol only.
+// why and conflicts, and the people tools settle, undo and retract, on the
+// store the environment names. Settling, undoing and retracting are a
+// person's acts (SPEC §10): their descriptions say so, and
+// CREDENCE_MCP_PEOPLE_TOOLS=off withholds them so an agent cannot approve its
+// own writes. The input schemas check types; the engine checks meaning, and a
+// refusal comes back as a tool result with `isError: true` whose text starts
+// with the CredenceError code (also in `structuredContent.error`). stdout
+// carries the protocol only.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import { CredenceError } from '../index.node.js';
 import { errorJson } from './exit.js';
 import { openMemory } from './memory.js';
 
@@ -25,8 +30,18 @@ function defined(obj) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
-/** The server with its six tools, on an open Memory. */
-export function createMcpServer({ memory, consolidate = false, version = '0.0.0' }) {
+const PERSON_ONLY =
+  'This is a person\'s decision, not yours: call it only when the user explicitly told you to, in this conversation, ' +
+  'for this item; never to resolve a conflict or withdraw a fact on your own judgment.';
+
+/** `CREDENCE_MCP_PEOPLE_TOOLS=off` (or false, 0, no) withholds settle, undo and retract. */
+export function peopleToolsEnabled(env) {
+  const v = String(env.CREDENCE_MCP_PEOPLE_TOOLS ?? '').trim().toLowerCase();
+  return !['off', 'false', '0', 'no'].includes(v);
+}
+
+/** The server with its tools, on an open Memory; `peopleTools: false` leaves out settle, undo and retract. */
+export function createMcpServer({ memory, consolidate = false, version = '0.0.0', peopleTools = true }) {
   const server = new McpServer({ name: 'credence', version });
   const tool = (name, config, run) =>
     server.registerTool(name, config, async (args) => {
@@ -77,7 +92,7 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
         subject: z.string().optional(),
         predicate: z.string().optional(),
         at: z.string().optional().describe('As of this moment (ISO 8601)'),
-        includeHistory: z.boolean().optional().describe('Include superseded, outweighed and retired claims'),
+        includeHistory: z.boolean().optional().describe('Include superseded, outweighed, retired and retracted claims'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -101,23 +116,30 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
     'conflicts',
     {
       title: 'List conflicts',
-      description: 'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason.',
-      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence (default: all)') },
+      description:
+        'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason. ' +
+        'A dependent conflict flags a fact (earlier) that hangs on one that changed or was retracted (newer): ask the person whether it still holds.',
+      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence | moot (default: all)') },
       annotations: { readOnlyHint: true },
     },
     async (a) => ({ conflicts: await memory.conflicts(defined({ status: a.status })) }),
   );
 
+  if (!peopleTools) return server;
+
   tool(
     'settle',
     {
-      title: 'Settle a conflict',
-      description: 'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict. ' +
-        'A same_entity conflict (two entity names that look alike) is settled same (merge the two entities) or different (never asked again). Undoable.',
+      title: 'Settle a conflict (a person\'s act)',
+      description:
+        'Settle a conflict as the user decided: keep_newer retires the earlier claim, keep_earlier the newer, keep_both dismisses the conflict ' +
+        '(for a dependent conflict: keep_earlier = it still holds, keep_newer = retract it). ' +
+        'A same_entity conflict (two entity names that look alike) is settled same (merge the two entities) or different (never asked again). ' +
+        `Undoable. ${PERSON_ONLY}`,
       inputSchema: {
         conflictId: z.string(),
         settlement: z.string().describe('keep_newer | keep_earlier | keep_both; same | different for a same_entity conflict'),
-        by: z.string().optional().describe('Who decided'),
+        by: z.string().optional().describe('The person who decided'),
       },
     },
     async (a) => memory.settle(a.conflictId, a.settlement, defined({ by: a.by })),
@@ -126,11 +148,38 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
   tool(
     'undo',
     {
-      title: 'Undo a settlement',
-      description: 'Revert a settlement exactly and reopen the conflict.',
-      inputSchema: { conflictId: z.string() },
+      title: 'Undo a settlement or retraction (a person\'s act)',
+      description:
+        'Revert a settlement (reopening the conflict) or a retraction (an id starting "rt:"), exactly; refused with UNDO_STALE ' +
+        `when the claims it changed changed since. ${PERSON_ONLY}`,
+      inputSchema: {
+        id: z.string().optional().describe('A conflict id, or a retraction id from retract'),
+        conflictId: z.string().optional().describe('Same as id (the name earlier versions used)'),
+      },
     },
-    async (a) => memory.undo(a.conflictId),
+    async (a) => {
+      const id = a.id ?? a.conflictId;
+      if (id === undefined) throw new CredenceError('id: give the conflict or retraction id to undo', { code: 'INVALID_INPUT', field: 'id' });
+      return memory.undo(id);
+    },
+  );
+
+  tool(
+    'retract',
+    {
+      title: 'Retract a fact (a person\'s act)',
+      description:
+        'Withdraw a claim that no longer holds and has no replacement (a cancelled plan, a job left with no new one, a wrong fact): ' +
+        'it becomes retracted, its validity ends, the reason is logged. Returns a retraction whose id undo accepts. ' +
+        `To record a new value instead, use remember. ${PERSON_ONLY}`,
+      inputSchema: {
+        claimId: z.string(),
+        reason: z.string().optional().describe('Why it no longer holds, in the user\'s words'),
+        by: z.string().optional().describe('The person who asked'),
+        at: z.string().optional().describe('When it stopped holding (ISO 8601, default now)'),
+      },
+    },
+    async (a) => memory.retract(a.claimId, defined({ reason: a.reason, by: a.by, at: a.at })),
   );
 
   return server;
@@ -139,7 +188,7 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
 /** Serves on stdin/stdout until the client closes the stream. */
 export async function runMcpServer({ env = process.env, version } = {}) {
   const opened = await openMemory(env);
-  const server = createMcpServer({ memory: opened.memory, consolidate: opened.consolidate, version });
+  const server = createMcpServer({ memory: opened.memory, consolidate: opened.consolidate, version, peopleTools: peopleToolsEnabled(env) });
   const transport = new StdioServerTransport();
   const closed = new Promise((resolve) => {
     server.server.onclose = resolve;

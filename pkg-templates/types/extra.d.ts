@@ -16,7 +16,9 @@ export type CredenceErrorCode =
   | 'UNDO_STALE'
   | 'INVALID_SETTLEMENT'
   | 'CLAIM_NOT_FOUND'
-  | 'JUDGE_MISSING';
+  | 'JUDGE_MISSING'
+  | 'CLAIM_NOT_LIVE'
+  | 'UNDO_STALE';
 
 /** Every failure reaching JS is a CredenceError with a stable `code`. */
 export declare class CredenceError extends Error {

@@ -80,6 +80,7 @@ impl Engine {
             loop {
                 attempts += 1;
                 let slot = self.store.load_slot(&slot_ref).await?;
+                let current_before = super::dependent::current_ids(&slot);
                 let first = &planned[indices[0]];
                 let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi());
                 let mut results = Vec::with_capacity(indices.len());
@@ -109,6 +110,11 @@ impl Engine {
                             outcome(&commit.slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
                         }
                     });
+                }
+                // Flags on dependent facts go with the slot's last outcome.
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &commit.slot, now).await?;
+                if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
+                    last.conflicts.extend(flagged);
                 }
                 return Ok(());
             }

@@ -6,15 +6,20 @@ mod prepare;
 mod read;
 mod batch;
 mod check;
+mod dependent;
 mod entity;
 mod entity_merge;
+mod erase;
 mod import;
 mod review;
+mod retract;
 mod settle;
 
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};
+pub use erase::{EraseOptions, EraseTarget, Erasure};
 pub use review::ReviewReport;
+pub use retract::{RetractOptions, Undone};
 
 use std::rc::Rc;
 
@@ -174,6 +179,9 @@ impl Engine {
         } else {
             first_write(txn, &ctx, draft)
         };
+        if applied.stored {
+            dependent::resolve_by_write(txn, &applied);
+        }
         if let (true, Some(write_id)) = (applied.stored, &planned.prepared.write_id) {
             txn.slot.writes.push(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
         }
@@ -214,6 +222,7 @@ impl Engine {
                     return Err(stale(slot_ref, expected, slot.version));
                 }
             }
+            let current_before = dependent::current_ids(&slot);
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi());
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
@@ -222,7 +231,10 @@ impl Engine {
             }
             let commit = txn.into_commit(slot_ref.clone());
             if self.store.commit_slot(&commit).await? {
-                return Ok(finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts)));
+                let flagged = self.flag_dependents(slot_ref, &current_before, &commit.slot, now).await?;
+                let mut done = finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
+                done.0.conflicts.extend(flagged);
+                return Ok(done);
             }
             if let Some(expected) = options.expected_version {
                 return Err(stale(slot_ref, expected, expected + 1));

@@ -39,10 +39,13 @@ pub struct Why {
     pub lineage: Vec<Claim>,
     /// Every log entry that names a claim of the lineage, oldest first.
     pub log: Vec<LogEntry>,
+    /// Set when the claim was erased for privacy: its text is gone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tombstone: Option<crate::model::Tombstone>,
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
-    let newer = slot.claim(&r.newer_id)?;
+    let newer = slot.claim(&r.newer_id).or(r.changed.as_deref())?;
     // A same_entity conflict lives in a registry slot; it reads as being about the new entity's name.
     let (subject, predicate) = if r.kind == crate::model::ConflictKind::SameEntity {
         (newer.subject.clone(), newer.predicate.clone())
@@ -74,7 +77,7 @@ pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Opt
 fn visible(c: &Claim, at: Option<Timestamp>, history: bool, now: Timestamp) -> bool {
     let covers = |t: Timestamp| c.effective_from() <= t && c.valid_to.is_none_or(|end| t < end);
     match at {
-        Some(t) => matches!(c.status, Status::Active | Status::Disputed | Status::Superseded) && covers(t),
+        Some(t) => matches!(c.status, Status::Active | Status::Disputed | Status::Superseded | Status::Retracted) && covers(t),
         None if history => true,
         None => {
             let started = c.valid_from.is_none_or(|from| from <= now);
@@ -123,7 +126,10 @@ impl Engine {
             let slot = self.store.load_slot(&slot_ref).await?;
             let now = self.now()?;
             let slot = self.believed_at(&slot_ref, slot, at.unwrap_or(now))?;
-            let mut claims: Vec<Claim> = slot.claims.iter().filter(|c| visible(c, at, options.include_history, now)).cloned().collect();
+            // An erased claim is a tombstone: `why` shows it, recall does not.
+            let mut claims: Vec<Claim> = slot.claims.iter()
+                .filter(|c| visible(c, at, options.include_history, now) && slot.tombstone(&c.id).is_none())
+                .cloned().collect();
             let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);
@@ -205,7 +211,8 @@ impl Engine {
             .into_iter()
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
-        Ok(Why { claim, lineage, log })
+        let tombstone = slot.tombstone(claim_id).cloned();
+        Ok(Why { claim, lineage, log, tombstone })
     }
 
     /// Every subject memory holds facts about, sorted (entity ids included).

@@ -35,7 +35,7 @@ fn set_status(txn: &mut SlotTxn, id: &str, to: Status) {
 }
 
 /// Every claim whose status or belief differs between `before` and now.
-fn diff(before: &[Claim], txn: &SlotTxn) -> Vec<StatusChange> {
+pub(super) fn diff(before: &[Claim], txn: &SlotTxn) -> Vec<StatusChange> {
     before
         .iter()
         .filter_map(|old| {
@@ -96,7 +96,12 @@ impl Engine {
                 let before = txn.slot.claims.clone();
                 let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
                 let violations_before = invariants::check_slot(&txn.slot, &facts);
-                apply_settlement(txn, &record, settlement);
+                if record.kind == ConflictKind::Dependent {
+                    let spec = self.spec_of(&slot_ref.predicate);
+                    super::dependent::settle_dependent(txn, &WriteCtx { spec: &spec, settings: &self.settings }, &record, settlement, &by)?;
+                } else {
+                    apply_settlement(txn, &record, settlement);
+                }
                 // Rivals a person removed no longer compete for belief.
                 let spec = self.spec_of(&slot_ref.predicate);
                 let ctx = WriteCtx { spec: &spec, settings: &self.settings };
@@ -154,6 +159,8 @@ impl Engine {
                 }
                 let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
                 let before = invariants::check_slot(&txn.slot, &facts);
+                let spec = self.spec_of(&slot_ref.predicate);
+                super::dependent::unsettle_dependent(txn, &WriteCtx { spec: &spec, settings: &self.settings }, &record)?;
                 for change in record.changes.iter().rev() {
                     let (status, before, after) = (change.before, change.log_odds_before, change.log_odds_after);
                     txn.update_claim(&change.claim_id, |c| {

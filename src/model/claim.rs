@@ -13,6 +13,8 @@ pub enum Status {
     Superseded,
     Outweighed,
     Retired,
+    /// Withdrawn by a person: no longer holds, with no replacement (`retract`).
+    Retracted,
 }
 
 impl Status {
@@ -31,6 +33,7 @@ impl Status {
             Status::Superseded => "superseded",
             Status::Outweighed => "outweighed",
             Status::Retired => "retired",
+            Status::Retracted => "retracted",
         }
     }
 }

@@ -13,6 +13,8 @@ pub enum ConflictKind {
     MergeProposal,
     /// Two entity names that look alike (SPEC §9): are they one entity?
     SameEntity,
+    /// A fact that hangs on another (`dependsOn`) whose value changed or was retracted.
+    Dependent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,11 +109,29 @@ pub struct ConflictRecord {
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,
+    /// For a `dependent` conflict: the changed fact, which lives in another
+    /// slot, as it was when the flag was raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<Box<Claim>>,
+    /// For a `dependent` conflict settled keep_newer: the retraction it made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retraction: Option<String>,
 }
 
 impl ConflictRecord {
     pub fn names_pair(&self, a: &str, b: &str) -> bool {
         (self.earlier_id == a && self.newer_id == b) || (self.earlier_id == b && self.newer_id == a)
+    }
+
+    /// The claims of this conflict that live in its own slot. A `dependent`
+    /// conflict's newer side is the changed fact of another slot (kept as
+    /// `changed`), so only its earlier side can leave this slot's live set.
+    pub fn local_claim_ids(&self) -> Vec<&String> {
+        if self.kind == ConflictKind::Dependent {
+            vec![&self.earlier_id]
+        } else {
+            vec![&self.earlier_id, &self.newer_id]
+        }
     }
 }
 

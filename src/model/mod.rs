@@ -5,13 +5,17 @@
 mod candidate;
 mod claim;
 mod conflict;
+mod erasure;
 mod log;
 mod outcome;
+mod retraction;
 mod slot;
 
 pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
 pub use claim::{Claim, Relation, Status};
 pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
+pub use erasure::{Tombstone, ERASED};
 pub use log::{LogCause, LogEntry};
 pub use outcome::{Action, Outcome, StrategySource};
+pub use retraction::{Retraction, RetractionRecord};
 pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord};

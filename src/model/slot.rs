@@ -53,6 +53,12 @@ pub struct Slot {
     pub entities: Vec<crate::entities::Entity>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<crate::entities::EntityMerge>,
+    /// Retractions of this slot's claims, oldest first (kept after undo).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retractions: Vec<super::RetractionRecord>,
+    /// Claims erased for privacy: their ids stay (history is consistent), their text is gone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub erasures: Vec<super::Tombstone>,
 }
 
 impl Slot {
@@ -61,6 +67,9 @@ impl Slot {
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
         self.claims.iter_mut().find(|c| c.id == id)
+    }
+    pub fn tombstone(&self, claim_id: &str) -> Option<&super::Tombstone> {
+        self.erasures.iter().find(|t| t.claim_id == claim_id)
     }
     pub fn conflict(&self, id: &str) -> Option<&ConflictRecord> {
         self.conflicts.iter().find(|c| c.id == id)

@@ -118,7 +118,7 @@ fn rejected(e: Error) -> Promise {
     Promise::reject(&to_js_error(e))
 }
 
-fn string_arg(v: &JsValue, field: &str) -> Result<String> {
+pub(super) fn string_arg(v: &JsValue, field: &str) -> Result<String> {
     v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))
 }
 
@@ -138,7 +138,7 @@ pub struct Memory {
 
 impl Memory {
     /// Runs `work` on the engine once the arguments parsed; a parse error rejects the Promise.
-    fn spawn<A, T, F, Fut>(&self, args: Result<A>, work: F) -> Promise
+    pub(super) fn spawn<A, T, F, Fut>(&self, args: Result<A>, work: F) -> Promise
     where
         T: Serialize + 'static,
         F: FnOnce(Rc<Engine>, A) -> Fut,
@@ -242,10 +242,11 @@ impl Memory {
         self.spawn(args, move |engine, (id, settlement, opts)| async move { engine.settle(&id, &settlement, opts.by.as_deref()).await })
     }
 
-    /// Reverts a settlement exactly and reopens the conflict.
+    /// Reverts a settlement exactly and reopens the conflict; given a
+    /// retraction id (`rt:…`), puts the retracted claim back instead.
     #[wasm_bindgen(unchecked_return_type = "Promise<Conflict>")]
     pub fn undo(&self, #[wasm_bindgen(unchecked_param_type = "string")] conflict_id: JsValue) -> Promise {
-        self.spawn(string_arg(&conflict_id, "conflictId"), move |engine, id| async move { engine.undo(&id).await })
+        self.spawn(string_arg(&conflict_id, "conflictId"), move |engine, id| async move { engine.undo_any(&id).await })
     }
 
     /// The judge-driven review pass over slots with new entries.

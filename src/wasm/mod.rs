@@ -8,6 +8,7 @@ mod errors;
 mod headroom;
 mod memory;
 mod memory_store;
+mod retract;
 
 pub use memory::{reconcile, upgrade_blob, Memory};
 pub use convert::set_stringify;

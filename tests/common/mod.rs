@@ -155,6 +155,10 @@ impl Store for FlakyStore {
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
         self.inner.read_log(slot).await
     }
+    async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
+        self.check("commit")?;
+        self.inner.erase_slot(commit, log).await
+    }
 }
 
 /// A judge that answers from a script and counts its calls.

@@ -126,10 +126,10 @@ function renderBody(subject, predicate, slot) {
   }
   if (slot.conflicts.length) {
     lines.push('', '## Conflicts', '');
-    const objectOf = (id) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? id);
+    const objectOf = (id, f) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? (f?.changed?.id === id ? f.changed.object : id));
     for (const f of slot.conflicts) {
       const settled = f.settlement ? ` → ${f.settlement}${f.settledBy ? ` by ${f.settledBy}` : ''}` : '';
-      lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId)}** vs **${objectOf(f.newerId)}** — ${oneLine(f.reason)}`);
+      lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId, f)}** vs **${objectOf(f.newerId, f)}** — ${oneLine(f.reason)}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -148,6 +148,7 @@ export function renderSlotFile(subject, predicate, slot) {
     // Only an entity-registry slot has these (SPEC §9): kept when present.
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
+    ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
   };
   // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
   const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
@@ -158,7 +159,7 @@ export function renderSlotFile(subject, predicate, slot) {
 // Specs: 's' / 'n' (string / number, '?' when optional), { oneOf }, { listOf }, or a mapping.
 const oneOf = (values, optional = false) => ({ oneOf: values, optional });
 const listOf = (item, optional = false) => ({ listOf: item, optional });
-const STATUS = oneOf(['active', 'disputed', 'superseded', 'outweighed', 'retired']);
+const STATUS = oneOf(['active', 'disputed', 'superseded', 'outweighed', 'retired', 'retracted']);
 const ACTION = oneOf(['added', 'confirmed', 'superseded', 'refined', 'historical', 'outweighed', 'disputed', 'appended', 'replaced', 'merged', 'skipped', 'rejected']);
 const PROVENANCE = { sourceId: 's', sourceTrust: 'n?', extractorConf: 'n?', observedAt: 's?' };
 const CLAIM = {
@@ -168,11 +169,12 @@ const CLAIM = {
 };
 const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
 const CONFLICT = {
-  id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal', 'same_entity']), earlierId: 's', newerId: 's', reason: 's',
-  status: oneOf(['open', 'settled', 'resolved_by_evidence']), openedAt: 's', settledAt: 's?', settledBy: 's?',
+  id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal', 'same_entity', 'dependent']), earlierId: 's', newerId: 's', reason: 's',
+  status: oneOf(['open', 'settled', 'resolved_by_evidence', 'moot']), openedAt: 's', settledAt: 's?', settledBy: 's?',
   settlement: oneOf(['keep_newer', 'keep_earlier', 'keep_both', 'same', 'different'], true), changes: listOf(CHANGE, true), proposed: 's?',
 };
 const WRITE = { id: 's', claimId: 's', action: ACTION };
+const RETRACTION = { id: 's', claimId: 's', at: 's', recordedAt: 's', by: 's', reason: 's?', changes: listOf(CHANGE), undoneAt: 's?' };
 const ENTITY = { id: 's', type: 's', name: 's', aliases: listOf('s'), mergedInto: 's?' };
 
 function check(value, spec, where) {
@@ -231,6 +233,9 @@ export function parseSlotFile(text, file) {
   const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
   if (data.entities?.length) slot.entities = data.entities;
   if (data.merges?.length) slot.merges = data.merges;
+  const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
+  if (retractionProblem) throw malformed(file, retractionProblem);
+  if (data.retractions?.length) slot.retractions = data.retractions;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
 

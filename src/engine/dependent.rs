@@ -1,0 +1,140 @@
+//! Dependent facts (SPEC §7): a predicate may name `dependsOn`; when a
+//! subject's current value of one of those changes or is retracted, its
+//! current claims of the dependent predicate are flagged with a `dependent`
+//! conflict, which a person settles (keep_earlier: it still holds; keep_newer:
+//! retract it) or a later write resolves.
+//!
+//! The flag lives in the dependent claim's slot; the changed fact lives in
+//! another slot, so the record keeps a snapshot of it (`changed`). Raising the
+//! flags is a second commit after the change itself: slots commit one at a time
+//! (SPEC §8), so a store failure in between leaves the change without its flags
+//! and is reported as an error.
+
+use super::read::conflict_view;
+use super::{Applied, Engine, WriteCtx};
+use crate::error::Result;
+use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Settlement, Slot, SlotRef};
+use crate::time::Timestamp;
+use crate::txn::SlotTxn;
+
+/// The claims a reader sees as current, by id.
+pub(super) fn current_ids(slot: &Slot) -> Vec<String> {
+    slot.claims.iter().filter(|c| c.status.is_current()).map(|c| c.id.clone()).collect()
+}
+
+/// What changed in a slot: the fact to name as `newer` and a sentence, when a
+/// claim current before is current no longer.
+fn change_of(slot_ref: &SlotRef, before: &[String], after: &Slot) -> Option<(Claim, String)> {
+    let left: Vec<&Claim> = before.iter().filter_map(|id| after.claim(id)).filter(|c| !c.status.is_current()).collect();
+    let gone = left.first()?;
+    let came = after.claims.iter().find(|c| c.status.is_current() && !before.contains(&c.id));
+    Some(match came {
+        Some(new) => (new.clone(), format!("{} changed from {:?} to {:?}", slot_ref.predicate, gone.object, new.object)),
+        None => ((*gone).clone(), format!("{} {:?} is {} and nothing replaced it", slot_ref.predicate, gone.object, gone.status.as_str())),
+    })
+}
+
+fn open_dependent_on(slot: &Slot, claim_id: &str) -> bool {
+    slot.conflicts.iter().any(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.earlier_id == claim_id)
+}
+
+impl Engine {
+    /// After a commit to `changed_ref`, flags the current claims of its
+    /// dependent predicates that were recorded before `since` (a dependent fact
+    /// written together with the change is taken as already up to date).
+    pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, since: Timestamp) -> Result<Vec<Conflict>> {
+        let dependents = self.settings.registry.dependents_of(&changed_ref.predicate);
+        if dependents.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some((changed, what)) = change_of(changed_ref, before, after) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for predicate in dependents {
+            let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
+            let cause = LogCause { op: "flag_dependents".into(), ..Default::default() };
+            let (ids, slot) = self
+                .commit_with_retry(&dep_ref, cause, |txn| {
+                    let targets: Vec<Claim> = txn.slot.claims.iter()
+                        .filter(|c| c.status.is_current() && c.recorded_at < since && !open_dependent_on(&txn.slot, &c.id))
+                        .cloned().collect();
+                    let mut ids = Vec::new();
+                    for c in targets {
+                        let reason = format!("{what}: does {predicate} {:?} still hold?", c.object);
+                        if let Some(id) = txn.open_conflict(ConflictKind::Dependent, &c.id, &changed.id, reason) {
+                            txn.update_conflict(&id, |r| r.changed = Some(Box::new(changed.clone())));
+                            ids.push(id);
+                        }
+                    }
+                    Ok(ids)
+                })
+                .await?;
+            out.extend(ids.iter().filter_map(|id| slot.conflict(id)).filter_map(|r| conflict_view(&slot, &dep_ref, r)));
+        }
+        Ok(out)
+    }
+
+    /// Undoing a change withdraws the flags it raised that nobody settled yet (status `moot`).
+    pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str) -> Result<()> {
+        for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
+            let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
+            let cause = LogCause { op: "undo".into(), ..Default::default() };
+            self.commit_with_retry(&dep_ref, cause, |txn| {
+                let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.newer_id == changed_claim)
+                    .cloned().collect();
+                for r in open {
+                    txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Moot);
+                    txn.log_change("dependent_moot", &[&r.earlier_id], None, Some(&r.id), format!("{undone} was undone, so the change this flag asked about no longer stands"));
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A person's answer to a dependent flag: keep_newer retracts the dependent
+/// claim (undoable with the settlement), keep_earlier and keep_both keep it.
+pub(super) fn settle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &ConflictRecord, settlement: Settlement, by: &str) -> Result<()> {
+    if settlement != Settlement::KeepNewer {
+        return Ok(());
+    }
+    let reason = format!("settled {} keep_newer: {}", record.id, record.reason);
+    let now = txn.now;
+    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason))?;
+    txn.update_conflict(&record.id, |c| c.retraction = Some(retraction.id));
+    Ok(())
+}
+
+/// Undo of a dependent settlement: puts back what its retraction changed
+/// (validity included), refusing with UNDO_STALE when that moved on.
+pub(super) fn unsettle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &ConflictRecord) -> Result<()> {
+    match &record.retraction {
+        Some(id) => super::retract::revert_retraction(txn, ctx, id).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// A later write to a dependent slot answers an open flag: confirming the
+/// flagged value says it still holds (`resolved_by_evidence`); a write that
+/// took it out of the live set leaves nothing to ask (`moot`).
+pub(super) fn resolve_by_write(txn: &mut SlotTxn, applied: &Applied) {
+    let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+        .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open)
+        .cloned().collect();
+    for r in open {
+        let live = txn.claim(&r.earlier_id).is_some_and(|c| c.status.is_live());
+        let (status, rule, note) = if applied.action == Action::Confirmed && applied.claim_id == r.earlier_id {
+            (ConflictStatus::ResolvedByEvidence, "dependent_resolved", "a later write confirmed it still holds")
+        } else if !live {
+            (ConflictStatus::Moot, "dependent_moot", "a later write replaced it")
+        } else {
+            continue;
+        };
+        txn.update_conflict(&r.id, |c| c.status = status);
+        txn.log_change(rule, &[&r.earlier_id], None, Some(&r.id), note.to_string());
+    }
+}

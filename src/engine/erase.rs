@@ -1,0 +1,224 @@
+//! Privacy erasure (SPEC §7): the text of the matched claims leaves every
+//! record the store keeps — slot documents, conflicts that quote it, log
+//! entries — and a tombstone (claim id, slot, when, by, why) remains so
+//! history stays consistent. It cannot be undone.
+//!
+//! Erasure works slot by slot over the subject's slots (the matched claims'
+//! slots, and every other slot of the subject that quotes them, such as a
+//! dependent flag's reason). Each slot is erased in one atomic store step;
+//! erasing again is harmless, so a run cut short is finished by running it
+//! again.
+
+use serde::{Deserialize, Serialize};
+
+use super::Engine;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{Claim, LogCause, LogEntry, Slot, SlotRef, Status, Tombstone, ERASED};
+use crate::time::Timestamp;
+use crate::txn::SlotTxn;
+
+/// What to erase: a subject's claims, narrowed to a predicate or one claim.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EraseTarget {
+    pub subject: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_id: Option<String>,
+}
+
+/// Who asked, and why: both required, both kept on the tombstone.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EraseOptions {
+    pub reason: String,
+    pub by: String,
+}
+
+/// What an erasure did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Erasure {
+    /// One per erased claim.
+    pub tombstones: Vec<Tombstone>,
+    /// Slots rewritten (the erased claims' and those that quoted them).
+    pub slots: usize,
+}
+
+fn required(value: &str, field: &str) -> Result<String> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(Error::invalid(field, "is required for an erasure and must not be empty"));
+    }
+    Ok(v.to_string())
+}
+
+/// Replaces every occurrence of an erased text (longest first) in `text`; `None` when untouched.
+fn scrub_text(text: &str, secrets: &[String]) -> Option<String> {
+    secrets.iter().any(|s| text.contains(s.as_str())).then(|| {
+        secrets.iter().fold(text.to_string(), |t, s| t.replace(s.as_str(), ERASED))
+    })
+}
+
+fn tombstone_claim(c: &mut Claim, now: Timestamp) {
+    c.object = String::new();
+    c.object_entity = None;
+    for p in &mut c.provenance {
+        p.source_id = ERASED.to_string();
+    }
+    if c.status.is_live() {
+        c.status = Status::Retracted;
+        c.valid_to = Some(c.valid_to.map_or(now, |end| end.min(now)));
+    }
+}
+
+/// Scrubs one log entry that names an erased claim or quotes its text; true when it changed.
+fn scrub_entry(e: &mut LogEntry, ids: &[String], secrets: &[String]) -> bool {
+    let before = e.clone();
+    if let Some(note) = scrub_text(&e.note, secrets) {
+        e.note = note;
+    }
+    let names = e.claim_ids.iter().any(|id| ids.contains(id));
+    if names || e.cause.object.as_deref().is_some_and(|o| scrub_text(o, secrets).is_some()) {
+        e.cause.object = None;
+        e.cause.source_id = None;
+    }
+    *e != before
+}
+
+/// Scrubs a slot: tombstones its matched claims (`ids`) and removes the
+/// erased texts from what quotes them. True when anything changed.
+fn scrub_slot(txn: &mut SlotTxn, ids: &[String], secrets: &[String]) -> bool {
+    let now = txn.now;
+    let mut changed = false;
+    for id in ids {
+        if txn.claim(id).is_some_and(|c| !c.object.is_empty()) {
+            txn.update_claim(id, |c| tombstone_claim(c, now));
+            changed = true;
+        }
+    }
+    let conflict_ids: Vec<String> = txn.slot.conflicts.iter().map(|c| c.id.clone()).collect();
+    for cid in conflict_ids {
+        let Some(record) = txn.slot.conflict(&cid).cloned() else { continue };
+        let names = ids.contains(&record.earlier_id) || ids.contains(&record.newer_id);
+        let reason = scrub_text(&record.reason, secrets);
+        let proposed = record.proposed.as_deref().and_then(|p| scrub_text(p, secrets));
+        let snapshot = record.changed.as_ref().is_some_and(|c| ids.contains(&c.id) && !c.object.is_empty());
+        if reason.is_none() && proposed.is_none() && !snapshot && !(names && record.proposed.is_some()) {
+            continue;
+        }
+        txn.update_conflict(&cid, |c| {
+            if let Some(r) = reason {
+                c.reason = r;
+            }
+            if let Some(p) = proposed {
+                c.proposed = Some(p);
+            }
+            if let Some(snap) = c.changed.as_deref_mut().filter(|s| ids.contains(&s.id)) {
+                tombstone_claim(snap, now);
+            }
+        });
+        changed = true;
+    }
+    for r in &mut txn.slot.retractions {
+        if let Some(reason) = r.reason.as_deref().and_then(|t| scrub_text(t, secrets)) {
+            r.reason = Some(reason);
+            changed = true;
+        }
+    }
+    changed
+}
+
+impl Engine {
+    pub async fn erase(&self, target: &EraseTarget, options: &EraseOptions) -> Result<Erasure> {
+        let subject = required(&target.subject, "subject")?;
+        let reason = required(&options.reason, "reason")?;
+        let by = required(&options.by, "by")?;
+        let predicate = target.predicate.as_deref().map(|p| self.spec_of(p).name);
+        let slots = self.store.list_slots(Some(&subject)).await?;
+        // The claims to erase, and their texts (what must leave every record).
+        let mut matched: Vec<(SlotRef, Vec<String>)> = Vec::new();
+        let mut secrets: Vec<String> = Vec::new();
+        for slot_ref in &slots {
+            if predicate.as_ref().is_some_and(|p| p != &slot_ref.predicate) {
+                continue;
+            }
+            let slot = self.store.load_slot(slot_ref).await?;
+            let hits: Vec<&Claim> = slot.claims.iter().filter(|c| target.claim_id.as_ref().is_none_or(|id| id == &c.id)).collect();
+            for c in &hits {
+                // Notes quote objects with `{:?}`, which escapes quotes and backslashes.
+                let quoted = format!("{:?}", c.object);
+                secrets.push(quoted[1..quoted.len() - 1].to_string());
+                secrets.push(c.object.clone());
+                secrets.extend(c.object_entity.clone());
+            }
+            if !hits.is_empty() {
+                matched.push((slot_ref.clone(), hits.iter().map(|c| c.id.clone()).collect()));
+            }
+        }
+        if let Some(id) = &target.claim_id {
+            if matched.is_empty() {
+                return Err(Error::new(ErrorCode::ClaimNotFound, format!("no claim with id {id:?} about {subject:?}")).with_field("claimId"));
+            }
+        }
+        secrets.retain(|s| !s.is_empty() && s != ERASED);
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        // The person's own words may quote what they want forgotten.
+        let reason = scrub_text(&reason, &secrets).unwrap_or(reason);
+        let ids: Vec<String> = matched.iter().flat_map(|(_, ids)| ids.clone()).collect();
+        let mut tombstones = Vec::new();
+        let mut rewritten = 0;
+        for slot_ref in &slots {
+            let own: Vec<String> = matched.iter().find(|(r, _)| r == slot_ref).map(|(_, ids)| ids.clone()).unwrap_or_default();
+            let (made, wrote) = self.erase_in_slot(slot_ref, &own, &ids, &secrets, &by, &reason).await?;
+            tombstones.extend(made);
+            rewritten += usize::from(wrote);
+        }
+        Ok(Erasure { tombstones, slots: rewritten })
+    }
+
+    /// Erases in one slot, atomically with its log; retries lost races.
+    async fn erase_in_slot(&self, slot_ref: &SlotRef, own: &[String], all: &[String], secrets: &[String], by: &str, reason: &str) -> Result<(Vec<Tombstone>, bool)> {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let slot: Slot = self.store.load_slot(slot_ref).await?;
+            let mut log = self.store.read_log(slot_ref).await?;
+            let cause = LogCause { op: "erase".into(), by: Some(by.to_string()), ..Default::default() };
+            let mut txn = SlotTxn::new(slot, self.now()?, cause, self.ids.clone());
+            let slot_changed = scrub_slot(&mut txn, all, secrets);
+            let mut log_changed = false;
+            for e in &mut log {
+                log_changed |= scrub_entry(e, all, secrets);
+            }
+            let mut made = Vec::new();
+            for id in own {
+                if txn.slot.tombstone(id).is_some() {
+                    continue;
+                }
+                let t = Tombstone { claim_id: id.clone(), subject: slot_ref.subject.clone(), predicate: slot_ref.predicate.clone(), erased_at: txn.now, by: by.to_string(), reason: reason.to_string() };
+                txn.slot.erasures.push(t.clone());
+                made.push(t);
+            }
+            if !slot_changed && !log_changed && made.is_empty() {
+                return Ok((Vec::new(), false));
+            }
+            if !made.is_empty() {
+                let ids: Vec<&str> = made.iter().map(|t| t.claim_id.as_str()).collect();
+                txn.log_change("erase", &ids, None, None, format!("{by} erased {} claim(s) for privacy: {reason}", made.len()));
+            }
+            let commit = txn.into_commit(slot_ref.clone());
+            if self.store.erase_slot(&commit, &log).await? {
+                return Ok((made, true));
+            }
+            if attempts > self.settings.retries {
+                return Err(super::gave_up(slot_ref, attempts));
+            }
+        }
+    }
+}

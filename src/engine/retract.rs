@@ -1,0 +1,202 @@
+//! A person's "that's no longer true" (SPEC §7): `retract` ends a claim's
+//! validity with no replacement, and `undo` of its id puts it back exactly,
+//! refused with `UNDO_STALE` once the slot moved on.
+
+use serde::{Deserialize, Serialize};
+
+use super::settle::diff;
+use super::{Engine, WriteCtx};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{LogCause, Retraction, RetractionRecord, Slot, SlotRef, Status};
+use crate::strategy;
+use crate::time::Timestamp;
+use crate::txn::SlotTxn;
+
+/// `memory.retract(claimId, options)`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct RetractOptions {
+    /// Why it no longer holds; kept in the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Who retracted it (default "user").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// When it stopped holding (ISO 8601, default now; not in the future).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+fn claim_not_found(id: &str) -> Error {
+    Error::new(ErrorCode::ClaimNotFound, format!("no claim with id {id:?}")).with_field("claimId")
+}
+
+fn retraction_not_found(id: &str) -> Error {
+    Error::new(ErrorCode::ConflictNotFound, format!("no retraction with id {id:?}")).with_field("id")
+}
+
+fn stale(id: &str, change: String) -> Error {
+    Error::new(ErrorCode::UndoStale, format!("retraction {id:?} cannot be undone: {change}")).with_field("id")
+}
+
+fn view(slot: &Slot, record: &RetractionRecord) -> Result<Retraction> {
+    let claim = slot.claim(&record.claim_id).cloned().ok_or_else(|| claim_not_found(&record.claim_id))?;
+    Ok(Retraction {
+        id: record.id.clone(),
+        claim,
+        by: record.by.clone(),
+        reason: record.reason.clone(),
+        at: record.at,
+        recorded_at: record.recorded_at,
+        undone: record.undone_at.is_some(),
+        dependents: Vec::new(),
+    })
+}
+
+/// What keeps a retraction from being undone, if anything: a changed claim,
+/// or a value that became current after it.
+fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
+    let claim = slot.claim(&record.claim_id)?;
+    if claim.status != Status::Retracted || claim.valid_to != Some(record.at) {
+        return Some(format!("claim {:?} changed since (now {})", claim.id, claim.status.as_str()));
+    }
+    for change in &record.changes {
+        match slot.claim(&change.claim_id) {
+            Some(c) if c.status == change.after => {}
+            Some(c) => return Some(format!("claim {:?} changed since, from {} to {}", c.id, change.after.as_str(), c.status.as_str())),
+            None => return Some(format!("claim {:?} is gone", change.claim_id)),
+        }
+    }
+    slot.claims
+        .iter()
+        .find(|c| c.status.is_current() && !record.current_after.contains(&c.id))
+        .map(|c| format!("claim {:?} ({:?}) became {} since", c.id, c.object, c.status.as_str()))
+}
+
+/// Retracts `claim_id` inside `txn` (shared by `retract` and a dependent
+/// conflict settled keep_newer) and records what it changed.
+pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str, at: Timestamp, by: &str, reason: Option<&str>) -> Result<RetractionRecord> {
+    let claim = txn.claim(claim_id).cloned().ok_or_else(|| claim_not_found(claim_id))?;
+    if !claim.status.is_live() {
+        return Err(Error::new(
+            ErrorCode::ClaimNotLive,
+            format!("claim {claim_id:?} is {}; only an active, disputed or outweighed claim can be retracted", claim.status.as_str()),
+        )
+        .with_field("claimId"));
+    }
+    if at < claim.effective_from() {
+        return Err(Error::new(ErrorCode::InvalidTime, format!("at: {} is before claim {claim_id:?} began to hold ({})", at.to_iso(), claim.effective_from().to_iso())).with_field("at"));
+    }
+    let before = txn.slot.claims.clone();
+    let valid_to = claim.valid_to.map_or(at, |end| end.min(at));
+    txn.update_claim(claim_id, |c| {
+        c.status = Status::Retracted;
+        c.valid_to = Some(valid_to);
+    });
+    strategy::refresh_beliefs(txn, ctx);
+    let n = txn.slot.retractions.iter().filter(|r| r.claim_id == claim_id).count() + 1;
+    let record = RetractionRecord {
+        id: RetractionRecord::make_id(claim_id, n),
+        claim_id: claim_id.to_string(),
+        at: valid_to,
+        recorded_at: txn.now,
+        by: by.to_string(),
+        reason: reason.map(str::to_string),
+        valid_to_before: claim.valid_to,
+        changes: diff(&before, txn),
+        current_after: txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| c.id.clone()).collect(),
+        undone_at: None,
+    };
+    txn.slot.retractions.push(record.clone());
+    let because = reason.map(|r| format!(": {r}")).unwrap_or_default();
+    txn.log_change("retract", &[claim_id], Some((claim.confidence, claim.confidence)), None,
+        format!("{by} retracted {:?}, no longer holding from {}{because}", claim.object, valid_to.to_iso()));
+    Ok(record)
+}
+
+/// Undoes retraction `id` inside `txn`, refusing with UNDO_STALE when the
+/// slot moved on since.
+pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> Result<RetractionRecord> {
+    let record = txn.slot.retractions.iter().find(|r| r.id == id).cloned().ok_or_else(|| retraction_not_found(id))?;
+    if record.undone_at.is_some() {
+        return Err(stale(id, "it was already undone".into()));
+    }
+    if let Some(change) = later_change(&txn.slot, &record) {
+        return Err(stale(id, change));
+    }
+    for change in record.changes.iter().rev() {
+        let status = change.before;
+        txn.update_claim(&change.claim_id, |c| c.status = status);
+    }
+    let valid_to = record.valid_to_before;
+    txn.update_claim(&record.claim_id, |c| c.valid_to = valid_to);
+    // Belief is recomputed from the evidence now, so an observation that
+    // arrived after the retraction still counts.
+    strategy::refresh_beliefs(txn, ctx);
+    let now = txn.now;
+    if let Some(r) = txn.slot.retractions.iter_mut().find(|r| r.id == id) {
+        r.undone_at = Some(now);
+    }
+    let ids: Vec<&str> = record.changes.iter().map(|c| c.claim_id.as_str()).collect();
+    txn.log_change("undo_retract", &ids, None, None, format!("retraction {id} undone; claim {} holds again", record.claim_id));
+    Ok(record)
+}
+
+impl Engine {
+    pub async fn retract(&self, claim_id: &str, options: &RetractOptions) -> Result<Retraction> {
+        let now = self.now()?;
+        let at = options.at.as_deref().map(|t| Timestamp::parse(t, "at")).transpose()?.unwrap_or(now);
+        if at > now {
+            return Err(Error::new(ErrorCode::InvalidTime, "at: must not be in the future; to end a fact later, write it with validTo").with_field("at"));
+        }
+        let reason = options.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
+        let by = options.by.as_deref().map(str::trim).filter(|b| !b.is_empty()).unwrap_or("user").to_string();
+        let slot_ref = self.store.find_claim(claim_id).await?.ok_or_else(|| claim_not_found(claim_id))?;
+        let cause = LogCause { op: "retract".into(), by: Some(by.clone()), ..Default::default() };
+        let spec = self.spec_of(&slot_ref.predicate);
+        let (record, slot) = self
+            .commit_with_retry(&slot_ref, cause, |txn| {
+                apply_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, claim_id, at, &by, reason.as_deref())
+            })
+            .await?;
+        let dependents = self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, record.recorded_at).await?;
+        let mut out = view(&slot, &record)?;
+        out.dependents = dependents;
+        Ok(out)
+    }
+
+    /// Undoes the retraction `id` names (`rt:<n>:<claimId>`).
+    pub async fn undo_retraction(&self, id: &str) -> Result<Retraction> {
+        let claim_id = RetractionRecord::claim_of(id).ok_or_else(|| retraction_not_found(id))?;
+        let slot_ref: SlotRef = self.store.find_claim(claim_id).await?.ok_or_else(|| retraction_not_found(id))?;
+        let cause = LogCause { op: "undo".into(), ..Default::default() };
+        let spec = self.spec_of(&slot_ref.predicate);
+        let (record, slot) = self
+            .commit_with_retry(&slot_ref, cause, |txn| {
+                revert_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, id)
+            })
+            .await?;
+        self.withdraw_dependents(&slot_ref, &record.claim_id, id).await?;
+        let record = slot.retractions.iter().find(|r| r.id == record.id).unwrap_or(&record);
+        view(&slot, record)
+    }
+}
+
+/// `undo(id)` answers with what it undid: a settlement or a retraction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Undone {
+    Conflict(Box<crate::model::Conflict>),
+    Retraction(Box<Retraction>),
+}
+
+impl Engine {
+    /// `undo` for any id: a retraction id undoes that retraction, anything else a settlement.
+    pub async fn undo_any(&self, id: &str) -> Result<Undone> {
+        if RetractionRecord::claim_of(id).is_some() {
+            return self.undo_retraction(id).await.map(|r| Undone::Retraction(Box::new(r)));
+        }
+        self.undo(id).await.map(|c| Undone::Conflict(Box::new(c)))
+    }
+}

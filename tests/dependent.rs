@@ -1,0 +1,134 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+//! Dependent facts (SPEC §7): a changed or retracted value flags the current
+//! claims of the predicates that depend on it; a person or a later write
+//! settles the flag.
+mod common;
+
+use common::*;
+use credence::engine::{RetractOptions, Undone};
+use credence::model::{ConflictKind, ConflictStatus, Status};
+use credence::predicates::PredicateSpec;
+use credence::{EngineConfig, ErrorCode};
+
+fn job_and_office(h: &Harness) -> String {
+    h.write(cand("works_at", "Acme"));
+    h.write(cand("work_location", "Acme HQ, Boston")).claim.id
+}
+
+#[test]
+fn a_new_employer_flags_the_work_location_with_the_change_as_the_newer_side() {
+    let h = harness(EngineConfig::default());
+    let office = job_and_office(&h);
+    let moved = h.write(cand("works_at", "Globex"));
+    assert_eq!(moved.conflicts.len(), 1, "the outcome reports the flag");
+    let flag = &moved.conflicts[0];
+    assert_eq!((flag.kind, flag.status), (ConflictKind::Dependent, ConflictStatus::Open));
+    assert_eq!((flag.predicate.as_str(), flag.earlier.id.as_str()), ("work_location", office.as_str()));
+    assert_eq!((flag.newer.object.as_str(), flag.newer.predicate.as_str()), ("Globex", "works_at"));
+    assert!(flag.reason.contains("\"Acme\"") && flag.reason.contains("\"Globex\""), "{}", flag.reason);
+    let listed = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(listed.iter().map(|c| c.id.clone()).collect::<Vec<_>>(), vec![flag.id.clone()]);
+    // Flagged, not changed: the location is still believed until someone decides.
+    assert_eq!(h.current("work_location"), vec![("Acme HQ, Boston".into(), "active".into())]);
+    // A second change does not ask the same question twice while it is open.
+    assert!(h.write(cand("works_at", "Initech")).conflicts.is_empty());
+}
+
+#[test]
+fn keep_newer_retracts_the_dependent_fact_and_undo_restores_it() {
+    let h = harness(EngineConfig::default());
+    let office = job_and_office(&h);
+    let flag = h.write(cand("works_at", "Globex")).conflicts[0].id.clone();
+    let before = h.all("work_location");
+    let settled = run(h.engine.settle(&flag, "keep_newer", Some("ana"))).unwrap();
+    assert_eq!(settled.earlier.status, Status::Retracted);
+    assert!(settled.earlier.valid_to.is_some());
+    assert_eq!(settled.newer.status, Status::Active, "the employer change itself is untouched");
+    assert!(h.current("work_location").is_empty());
+    assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())]);
+    let reopened = run(h.engine.undo(&flag)).unwrap();
+    assert_eq!(reopened.status, ConflictStatus::Open);
+    let after: Vec<_> = h.all("work_location").into_iter().map(|c| (c.id, c.status, c.valid_to)).collect();
+    let expected: Vec<_> = before.into_iter().map(|c| (c.id, c.status, c.valid_to)).collect();
+    assert_eq!(after, expected);
+    assert_eq!(after[0].0, office);
+}
+
+#[test]
+fn keep_earlier_says_it_still_holds() {
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let flag = h.write(cand("works_at", "Globex")).conflicts[0].id.clone();
+    run(h.engine.settle(&flag, "keep_earlier", None)).unwrap();
+    assert_eq!(h.current("work_location"), vec![("Acme HQ, Boston".into(), "active".into())]);
+    assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())]);
+}
+
+#[test]
+fn retracting_the_employer_flags_too_and_undoing_it_withdraws_the_flag() {
+    let h = harness(EngineConfig::default());
+    let job = h.write(cand("works_at", "Acme")).claim.id;
+    h.write(cand("job_title", "Engineer"));
+    h.write(cand("manager", "Dana"));
+    h.clock.advance_days(1.0);
+    let r = run(h.engine.retract(&job, &RetractOptions { reason: Some("left".into()), ..Default::default() })).unwrap();
+    let mut flagged: Vec<&str> = r.dependents.iter().map(|c| c.predicate.as_str()).collect();
+    flagged.sort();
+    assert_eq!(flagged, vec!["job_title", "manager"]);
+    assert!(r.dependents[0].reason.contains("retracted"), "{}", r.dependents[0].reason);
+    assert_eq!(r.dependents[0].newer.status, Status::Retracted);
+    match run(h.engine.undo_any(&r.id)).unwrap() {
+        Undone::Retraction(u) => assert!(u.undone),
+        other => panic!("{other:?}"),
+    }
+    assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty(), "the flags it raised are withdrawn");
+    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Moot))).unwrap().len(), 2);
+}
+
+#[test]
+fn a_later_write_settles_the_flag() {
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let flag = h.write(cand("works_at", "Globex")).conflicts[0].id.clone();
+    h.write(cand("work_location", "Acme HQ, Boston"));
+    let all = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(all.iter().find(|c| c.id == flag).unwrap().status, ConflictStatus::ResolvedByEvidence);
+
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let flag = h.write(cand("works_at", "Globex")).conflicts[0].id.clone();
+    h.write(cand("work_location", "Globex Tower, Austin"));
+    let all = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(all.iter().find(|c| c.id == flag).unwrap().status, ConflictStatus::Moot);
+}
+
+#[test]
+fn a_dependent_fact_written_with_the_change_is_not_flagged() {
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    h.clock.advance_days(1.0);
+    let out = run(h.engine.remember_many(&[cand("works_at", "Globex"), cand("work_location", "Globex Tower")], &Default::default())).unwrap();
+    assert!(out.iter().all(|o| o.conflicts.is_empty()), "the new office came with the new job");
+    assert_eq!(h.current("work_location"), vec![("Globex Tower".into(), "active".into())]);
+}
+
+#[test]
+fn user_specs_add_and_override_dependencies() {
+    let mut timezone = PredicateSpec::implicit("timezone");
+    timezone.depends_on = vec!["lives in".into()];
+    let mut office = PredicateSpec::implicit("work_location");
+    office.depends_on = vec![];
+    let h = harness(EngineConfig { predicates: vec![timezone, office], ..Default::default() });
+    h.write(cand("located_in", "NYC"));
+    h.write(cand("timezone", "EST"));
+    h.write(cand("works_at", "Acme"));
+    h.write(cand("work_location", "Boston"));
+    let moved = h.write(cand("located_in", "SF"));
+    assert_eq!(moved.conflicts.iter().map(|c| c.predicate.as_str()).collect::<Vec<_>>(), vec!["timezone"]);
+    assert!(h.write(cand("works_at", "Globex")).conflicts.is_empty(), "work_location's built-in dependency was overridden");
+    let mut bad = PredicateSpec::implicit("x");
+    bad.depends_on = vec![" ".into()];
+    let err = credence::engine::Engine::new(std::rc::Rc::new(credence::MemoryStore::new()), &EngineConfig { predicates: vec![bad], ..Default::default() }, credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None }).err().unwrap();
+    assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidInput, Some("predicates[0].dependsOn[0]")));
+}

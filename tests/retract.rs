@@ -1,0 +1,108 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+//! `retract` and its undo (SPEC §6, §7): a fact withdrawn with no replacement,
+//! restored exactly, and refused with UNDO_STALE once the slot moved on.
+mod common;
+
+use common::*;
+use credence::engine::{RetractOptions, Undone};
+use credence::model::Status;
+use credence::{EngineConfig, ErrorCode, RecallOptions};
+
+fn opts(reason: &str) -> RetractOptions {
+    RetractOptions { reason: Some(reason.into()), by: Some("ana".into()), at: None }
+}
+
+#[test]
+fn retract_ends_validity_logs_it_and_undo_restores_exactly() {
+    let h = harness(EngineConfig::default());
+    let job = h.write(cand("works_at", "Acme")).claim;
+    h.clock.advance_days(1.0);
+    let before = h.all("works_at");
+    let r = run(h.engine.retract(&job.id, &opts("left, no new job yet"))).unwrap();
+    assert_eq!(r.claim.status, Status::Retracted);
+    assert_eq!(r.claim.valid_to, Some(r.at));
+    assert_eq!((r.by.as_str(), r.reason.as_deref(), r.undone), ("ana", Some("left, no new job yet"), false));
+    assert!(h.current("works_at").is_empty(), "no longer current, nothing replaces it");
+    let why = run(h.engine.why(&job.id)).unwrap();
+    let logged = why.log.iter().find(|e| e.rule == "retract").unwrap();
+    assert_eq!(logged.cause.by.as_deref(), Some("ana"));
+    assert!(logged.note.contains("left, no new job yet"), "{}", logged.note);
+    // As of a moment before the retraction the fact still held.
+    let then = RecallOptions { predicate: Some("works_at".into()), at: Some(job.recorded_at.to_iso()), ..Default::default() };
+    assert_eq!(run(h.engine.recall(None, &then)).unwrap().len(), 1);
+
+    let undone = match run(h.engine.undo_any(&r.id)).unwrap() {
+        Undone::Retraction(u) => u,
+        other => panic!("expected a retraction, got {other:?}"),
+    };
+    assert!(undone.undone);
+    assert_eq!(h.all("works_at"), before, "undo restores status and validity exactly");
+    let again = run(h.engine.undo_any(&r.id)).unwrap_err();
+    assert_eq!(again.code, ErrorCode::UndoStale, "{}", again.message);
+}
+
+#[test]
+fn a_later_value_makes_the_undo_stale_and_nothing_is_written() {
+    let h = harness(EngineConfig::default());
+    let job = h.write(cand("works_at", "Acme")).claim;
+    let r = run(h.engine.retract(&job.id, &opts("left"))).unwrap();
+    let next = h.write(cand("works_at", "Globex")).claim;
+    assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())]);
+    let before = h.all("works_at");
+    let err = run(h.engine.undo_any(&r.id)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::UndoStale);
+    assert!(err.message.contains(&next.id) && err.message.contains("Globex"), "names the later change: {}", err.message);
+    assert_eq!(h.all("works_at"), before, "nothing written");
+}
+
+#[test]
+fn re_asserting_a_retracted_value_is_a_new_fact() {
+    let h = harness(EngineConfig::default());
+    let first = h.write(cand("located_in", "Lisbon")).claim;
+    run(h.engine.retract(&first.id, &RetractOptions::default())).unwrap();
+    let again = h.write(cand("located_in", "Lisbon"));
+    assert_ne!(again.claim.id, first.id);
+    assert_eq!(h.current("located_in"), vec![("Lisbon".into(), "active".into())]);
+    let all = h.all("located_in");
+    let old = all.iter().find(|c| c.id == first.id).unwrap();
+    assert!(old.valid_to.unwrap() <= again.claim.effective_from(), "the two validity intervals do not overlap");
+}
+
+#[test]
+fn refusals_name_the_claim_or_field_and_write_nothing() {
+    let h = harness(EngineConfig::default());
+    let a = h.write(cand("located_in", "NYC")).claim;
+    h.write(cand("located_in", "SF"));
+    let missing = run(h.engine.retract("cl_nope", &RetractOptions::default())).unwrap_err();
+    assert_eq!((missing.code, missing.field.as_deref()), (ErrorCode::ClaimNotFound, Some("claimId")));
+    let superseded = run(h.engine.retract(&a.id, &RetractOptions::default())).unwrap_err();
+    assert_eq!(superseded.code, ErrorCode::ClaimNotLive);
+    assert!(superseded.message.contains("superseded"), "{}", superseded.message);
+    let sf = h.current("located_in");
+    let sf_id = h.all("located_in").into_iter().find(|c| c.object == "SF").unwrap().id;
+    let future = RetractOptions { at: Some("2999-01-01".into()), ..Default::default() };
+    let err = run(h.engine.retract(&sf_id, &future)).unwrap_err();
+    assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidTime, Some("at")));
+    let early = RetractOptions { at: Some("1990-01-01".into()), ..Default::default() };
+    assert_eq!(run(h.engine.retract(&sf_id, &early)).unwrap_err().code, ErrorCode::InvalidTime);
+    assert_eq!(h.current("located_in"), sf, "nothing written by a refused retraction");
+    let unknown = run(h.engine.undo_any("rt:1:cl_nope")).unwrap_err();
+    assert_eq!(unknown.code, ErrorCode::ConflictNotFound);
+}
+
+#[test]
+fn a_stated_past_end_is_kept_and_retracting_twice_is_refused() {
+    let h = harness(EngineConfig::default());
+    let id = h.write(cand("located_in", "Porto")).claim.id;
+    h.clock.advance_days(10.0);
+    let at = RetractOptions { at: Some("2026-01-05".into()), ..Default::default() };
+    let r = run(h.engine.retract(&id, &at)).unwrap();
+    assert_eq!(r.claim.valid_to.unwrap().to_iso(), "2026-01-05T00:00:00.000Z");
+    let twice = run(h.engine.retract(&id, &RetractOptions::default())).unwrap_err();
+    assert_eq!(twice.code, ErrorCode::ClaimNotLive);
+    assert!(twice.message.contains("retracted"));
+    run(h.engine.undo_any(&r.id)).unwrap();
+    let r2 = run(h.engine.retract(&id, &RetractOptions::default())).unwrap();
+    assert_ne!(r2.id, r.id, "a second retraction has its own id");
+}
