@@ -6,6 +6,7 @@
 #      (scripts/lib/node-runtimes.sh), the lines side by side (one core
 #      each). On Node 20 this loop aborted V8
 #      (README, "Supported runtimes"); here no run may fail.
+#      CREDENCE_SOAK_JOBS=N runs N loops per line at once (default 1).
 #   2. Every scripts/soak-*.sh, in name order (one file per area).
 # Every run of the loop writes the same seeded candidates.
 set -euo pipefail
@@ -27,7 +28,7 @@ if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/c
 fi
 
 step "long write loop: ${CREDENCE_SOAK_RUNS:-20} runs of 222,000 writes on each Node line (the lines side by side)"
-with_each_node_at_once node js-tests/soak/repeat.mjs "${CREDENCE_SOAK_RUNS:-20}" js-tests/soak/long-write-loop.mjs
+with_each_node_at_once node js-tests/soak/repeat.mjs --jobs="${CREDENCE_SOAK_JOBS:-1}" "${CREDENCE_SOAK_RUNS:-20}" js-tests/soak/long-write-loop.mjs
 
 for soak in scripts/soak-*.sh; do
   [ -e "$soak" ] || continue
