@@ -113,6 +113,7 @@ impl SlotTxn {
             settled_from: None,
             mooted: Vec::new(),
             opened: Vec::new(),
+            reopened: Vec::new(),
             proposed: None,
         });
         self.mark_conflict(&id);

@@ -363,11 +363,13 @@ pub fn reassess(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> Vec<String> {
                     continue;
                 }
                 let (winner, loser) = if mine > theirs { (id.to_string(), other_id.clone()) } else { (other_id.clone(), id.to_string()) };
-                txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
-                if !pinned(txn, &loser) {
-                    txn.update_claim(&loser, |c| c.status = Status::Outweighed);
-                    changed.push(loser.clone());
+                if pinned(txn, &loser) {
+                    // Evidence never overrides a person: the dispute waits for one.
+                    continue;
                 }
+                txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+                txn.update_claim(&loser, |c| c.status = Status::Outweighed);
+                changed.push(loser.clone());
                 txn.update_claim(&winner, |c| c.status = Status::Active);
                 changed.push(winner.clone());
                 txn.log_change("dispute_resolved", &[&winner, &loser], None, Some(&cf),
@@ -378,11 +380,13 @@ pub fn reassess(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> Vec<String> {
             let actives: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Active).cloned().collect();
             let mine = support_of(ctx, &claim, now);
             let params = &ctx.settings.belief;
+            // An outweighed claim must contest the strongest current claim; what
+            // it does then applies to every current claim (an ask_user pair, say).
+            let theirs = actives.iter().map(|a| support_of(ctx, a, now)).fold(f64::MIN, f64::max);
             for active in actives {
                 if pinned(txn, &active.id) {
                     continue;
                 }
-                let theirs = support_of(ctx, &active, now);
                 let newer = ctx.spec.time_varying && claim.effective_from() > active.effective_from();
                 if newer && belief::alone(mine, params) >= belief::alone(theirs, params) - ctx.settings.outweigh_margin {
                     let from = claim.effective_from();
