@@ -147,3 +147,63 @@ fn the_checker_reports_two_current_values_and_dangling_links() {
     let rules: Vec<String> = check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi: false }).into_iter().map(|v| v.rule).collect();
     assert!(rules.contains(&"duplicate_value".to_string()), "{rules:?}");
 }
+
+#[test]
+fn an_unknown_key_in_an_input_object_is_refused() {
+    let e = serde_json::from_str::<credence::model::Candidate>(r#"{"predicate":"p","object":"o","validfrom":"2026-01-01"}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `validfrom`"), "{e}");
+    let e = serde_json::from_str::<credence::model::Candidate>(r#"{"predicate":"p","object":"o","provenance":{"sourceId":"a","trust":0.9}}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `trust`"), "{e}");
+    let e = serde_json::from_str::<credence::RecallOptions>(r#"{"asOf":"2026-01-01"}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `asOf`"), "{e}");
+    assert!(serde_json::from_str::<credence::WriteOptions>(r#"{"expectedversion":1}"#).is_err());
+    assert!(serde_json::from_str::<EngineConfig>(r#"{"disputeMargn":1}"#).is_err());
+}
+
+#[test]
+fn an_import_with_millisecond_timestamps_is_refused_and_writes_nothing() {
+    let h = harness(EngineConfig::default());
+    let blob = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": 1_700_000_000_000_i64 });
+    let e = run(h.engine.import_blob(&blob, None)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidTime);
+    assert_eq!(e.field.as_deref(), Some("blob.entries[0].timestamp"));
+    assert!(versions(&h).is_empty(), "nothing written");
+}
+
+struct BrokenEntropy;
+
+impl credence::hooks::IdSource for BrokenEntropy {
+    fn next_id(&self, _: &str) -> String {
+        "cl_5a5a5a".into()
+    }
+    fn health(&self) -> credence::Result<()> {
+        Err(credence::Error::new(ErrorCode::RandomSourceFailed, "no entropy"))
+    }
+}
+
+#[test]
+fn a_failing_random_source_fails_the_write_instead_of_reusing_one_id() {
+    let clock = TestClock::at("2026-01-01");
+    let store = std::rc::Rc::new(credence::MemoryStore::new());
+    let engine = credence::Engine::new(
+        store.clone(),
+        &EngineConfig::default(),
+        credence::Hooks { clock, ids: Some(std::rc::Rc::new(BrokenEntropy)), merge: None, judge: None },
+    )
+    .unwrap();
+    let e = run(engine.remember(&cand("timezone", "CET"), &WriteOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::RandomSourceFailed);
+    assert_eq!(store.claim_count(), 0);
+}
+
+#[test]
+fn merge_on_read_consolidates_entries_whose_strategy_came_from_the_call() {
+    let h = harness_with(EngineConfig::default(), Some(joining_merge()), None, std::rc::Rc::new(FlakyStore::new(std::rc::Rc::new(credence::MemoryStore::new()))));
+    for t in ["likes tea", "likes jazz"] {
+        h.write_with(cand("notes", t), with_strategy("merge_on_read")).unwrap();
+    }
+    let opts = credence::RecallOptions { predicate: Some("notes".into()), consolidate: true, ..Default::default() };
+    let read = run(h.engine.recall(None, &opts)).unwrap();
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(read[0].object, "likes tea + likes jazz");
+}
