@@ -143,7 +143,8 @@ pub fn only_keys(value: &JsValue, allowed: &[&str], what: &str) -> Result<(), Er
     if !value.is_object() {
         return Ok(());
     }
-    for key in js_sys::Object::keys(value.unchecked_ref()).iter().filter_map(|k| k.as_string()) {
+    let keys = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>());
+    for key in keys.iter().filter_map(|k| k.as_string()) {
         if !allowed.contains(&key.as_str()) {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{what}.{key}: unknown key {key:?} (expected one of {})", allowed.join(", "))).with_field(&key));
         }

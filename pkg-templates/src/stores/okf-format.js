@@ -169,7 +169,7 @@ const CLAIM = {
 const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
 const CONFLICT = {
   id: 's', kind: oneOf(['dispute', 'ask_user', 'review', 'merge_proposal']), earlierId: 's', newerId: 's', reason: 's',
-  status: oneOf(['open', 'settled', 'resolved_by_evidence']), openedAt: 's', settledAt: 's?', settledBy: 's?',
+  status: oneOf(['open', 'settled', 'resolved_by_evidence', 'moot']), openedAt: 's', settledAt: 's?', settledBy: 's?',
   settlement: oneOf(['keep_newer', 'keep_earlier', 'keep_both'], true), changes: listOf(CHANGE, true), proposed: 's?',
 };
 const WRITE = { id: 's', claimId: 's', action: ACTION };
