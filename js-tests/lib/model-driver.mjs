@@ -56,8 +56,9 @@ async function knownOpen(memory, v) {
   }
   if (v.rule === 'two_current_values') {
     for (const c of claims) {
-      const log = (await memory.why(c.id)).log;
-      if (log[0]?.rule === 'refine') return '#15 refine orphans a conflict of the refined claim';
+      const refine = (await memory.why(c.id)).log.find((e) => e.rule === 'refine' && e.claimIds[0] === c.id);
+      const general = refine && (await memory.why(refine.claimIds[1])).claim;
+      if (general?.conflictIds?.length) return '#15 refine orphans a conflict of the refined claim';
     }
     const slot = await memory.recall(v.subject, { predicate: v.predicate, includeHistory: true });
     for (const c of slot) {
