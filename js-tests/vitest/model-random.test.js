@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { IDBFactory } from 'fake-indexeddb';
 import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
 import { IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
 import { joiningMerge, modelSeed, runModel, useMemory } from '../lib/model-driver.mjs';
 
@@ -36,6 +37,15 @@ const stores = {
   'PostgresStore (PGlite)': { open: (i) => new PostgresStore(db, { scope: `model-${seed}-${i}` }), checkEvery: 4 },
   'IndexedDbStore (fake-indexeddb)': { open: (i) => new IndexedDbStore('credence-model', { scope: `t${i}`, indexedDB: idb }) },
 };
+
+// The real server, when scripts/test-extra-stores.sh provides one.
+const url = process.env.DATABASE_URL;
+const server = url ? new pg.Pool({ connectionString: url, max: 4 }) : null;
+if (server) {
+  beforeAll(() => server.query(POSTGRES_SCHEMA), 60000);
+  afterAll(() => server.end());
+  stores['PostgresStore (server)'] = { open: (i) => new PostgresStore(server, { scope: `model-${seed}-${i}` }), checkEvery: 4 };
+}
 
 describe('model-based random interleavings keep the invariants', () => {
   for (const [name, { open, checkEvery }] of Object.entries(stores)) {
