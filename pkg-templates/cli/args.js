@@ -63,10 +63,10 @@ export const COMMANDS = {
     help: '',
   },
   conflicts: {
-    usage: 'credence conflicts [--status open|settled|resolved_by_evidence] [--all]',
+    usage: 'credence conflicts [--status open|settled|resolved_by_evidence|moot] [--all]',
     summary: 'conflicts waiting for a person (open ones by default)',
     options: { status: { type: 'string' }, all: { type: 'boolean' } },
-    help: `      --status <s>  open (default) | settled | resolved_by_evidence
+    help: `      --status <s>  open (default) | settled | resolved_by_evidence | moot
       --all         every conflict, open first`,
   },
   settle: {

@@ -102,7 +102,7 @@ export function createMcpServer({ memory, consolidate = false, version = '0.0.0'
     {
       title: 'List conflicts',
       description: 'Conflicts waiting for a person, open first then oldest first; each shows the earlier and newer claim and the reason.',
-      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence (default: all)') },
+      inputSchema: { status: z.string().optional().describe('open | settled | resolved_by_evidence | moot (default: all)') },
       annotations: { readOnlyHint: true },
     },
     async (a) => ({ conflicts: await memory.conflicts(defined({ status: a.status })) }),
