@@ -10,7 +10,7 @@ use crate::predicates::{MemoryType, PredicateSpec, Registry};
 use crate::strategy::{Strategy, TypeDefaults};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -17,6 +17,35 @@ pub trait Clock {
 pub trait IdSource {
     /// A fresh id such as `cl_4f9a…`; `prefix` tells claims from conflicts.
     fn next_id(&self, prefix: &str) -> String;
+    /// Fails when ids cannot be made unique (the platform's random source is
+    /// broken). Every write asks first, so it fails loudly instead of
+    /// committing ids that collide.
+    fn health(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// Set when the random source failed; cleared by the next good draw.
+    static ENTROPY_FAILED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Keeps fallback ids distinct while a failure is being reported.
+    static FALLBACK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Fills `buf` from the platform, noting a failure (and filling distinct,
+/// non-random bytes) instead of panicking inside wasm.
+fn fill_entropy(buf: &mut [u8]) {
+    let ok = getrandom::fill(buf).is_ok();
+    ENTROPY_FAILED.with(|f| f.set(!ok));
+    if !ok {
+        let n = FALLBACK.with(|c| {
+            c.set(c.get() + 1);
+            c.get()
+        });
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (n >> ((i % 8) * 8)) as u8;
+        }
+    }
 }
 
 /// Random ids from the platform's entropy (`getrandom`).
@@ -37,11 +66,7 @@ fn id_bytes() -> [u8; 10] {
             let (buf, used) = &mut *pool.borrow_mut();
             if *used + N > buf.len() {
                 buf.resize(64 * N, 0);
-                // Entropy failure is not recoverable by a caller; fall back to a
-                // fixed marker rather than panicking inside wasm.
-                if getrandom::fill(buf).is_err() {
-                    buf.fill(0x5a);
-                }
+                fill_entropy(buf);
                 *used = 0;
             }
             bytes.copy_from_slice(&buf[*used..*used + N]);
@@ -49,13 +74,23 @@ fn id_bytes() -> [u8; 10] {
         });
     }
     #[cfg(not(target_arch = "wasm32"))]
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = [0x5a; 10];
-    }
+    fill_entropy(&mut bytes);
     bytes
 }
 
 impl IdSource for RandomIds {
+    fn health(&self) -> Result<()> {
+        // Draw once so a broken source is seen before anything is built.
+        let _ = id_bytes();
+        if ENTROPY_FAILED.with(|f| f.get()) {
+            return Err(crate::error::Error::new(
+                crate::error::ErrorCode::RandomSourceFailed,
+                "the platform's random source (crypto.getRandomValues) failed: new ids cannot be made unique; nothing was written",
+            ));
+        }
+        Ok(())
+    }
+
     fn next_id(&self, prefix: &str) -> String {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut id = String::with_capacity(prefix.len() + 21);

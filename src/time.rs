@@ -12,10 +12,22 @@ use crate::error::{Error, ErrorCode, Result};
 pub struct Timestamp(pub i64);
 
 pub const MS_PER_DAY: f64 = 86_400_000.0;
+/// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: the years SPEC §11 accepts.
+const MIN_MS: i64 = -62_167_219_200_000;
+const MAX_MS: i64 = 253_402_300_799_999;
 
 impl Timestamp {
     pub fn from_millis(ms: i64) -> Self {
         Timestamp(ms)
+    }
+
+    /// `ms` as a time, refused (`INVALID_TIME`, naming `field`) outside years
+    /// 0–9999: a millisecond count read as seconds lands near year 55,000.
+    pub fn checked(ms: i64, field: &str) -> Result<Self> {
+        if (MIN_MS..=MAX_MS).contains(&ms) {
+            return Ok(Timestamp(ms));
+        }
+        Err(Error::new(ErrorCode::InvalidTime, format!("{field}: {ms} ms since 1970 is outside years 0–9999 (seconds and milliseconds mixed up?)")).with_field(field))
     }
 
     pub fn millis(self) -> i64 {
@@ -49,7 +61,7 @@ impl Timestamp {
                     .map(|n| Utc.from_utc_datetime(&n))
             });
         match parsed {
-            Some(d) => Ok(Timestamp(d.timestamp_millis())),
+            Some(d) => Timestamp::checked(d.timestamp_millis(), field),
             None => Err(Error::new(
                 ErrorCode::InvalidTime,
                 format!("{field}: {text:?} is not an ISO 8601 date or timestamp"),
@@ -91,6 +103,14 @@ mod tests {
         assert_eq!(t.to_iso(), "2026-06-01T10:30:00.000Z");
         let n = Timestamp::parse("2026-06-01T10:30:00", "t").unwrap();
         assert_eq!(n, t);
+    }
+
+    #[test]
+    fn refuses_times_outside_years_0_to_9999() {
+        assert!(Timestamp::checked(253_402_300_799_999, "t").is_ok());
+        let e = Timestamp::checked(1_700_000_000_000 * 1000, "blob.entries[0].timestamp").unwrap_err();
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidTime, Some("blob.entries[0].timestamp")));
+        assert!(Timestamp::parse("0000-01-01", "t").is_ok());
     }
 
     #[test]

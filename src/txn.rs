@@ -113,6 +113,7 @@ impl SlotTxn {
             settled_from: None,
             mooted: Vec::new(),
             opened: Vec::new(),
+            reopened: Vec::new(),
             proposed: None,
             changed: None,
             retraction: None,
@@ -164,7 +165,9 @@ impl SlotTxn {
             .collect();
         for (cf, gone, why) in &moot {
             self.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
-            self.log_change("conflict_moot", &[gone], None, Some(cf), format!("{why}: the conflict has nothing left to settle"));
+            // Both claims are named so `why` of either shows it; the one that left comes first.
+            let other = self.slot.conflict(cf).map(|c| if &c.earlier_id == gone { c.newer_id.clone() } else { c.earlier_id.clone() }).unwrap_or_default();
+            self.log_change("conflict_moot", &[gone, &other], None, Some(cf), format!("{why}: the conflict has nothing left to settle"));
         }
         moot.into_iter().map(|(cf, _, _)| cf).collect()
     }

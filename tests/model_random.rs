@@ -486,3 +486,98 @@ fn random_interleavings_keep_the_invariants() {
         println!("model: known open defect seen {n} time(s): {issue}");
     }
 }
+
+/// Shrunk traces the random test found, each a bug fixed on this branch.
+/// They replay on every run; a failure here names the trace.
+#[test]
+fn regressions() {
+    use Op::*;
+    use Valid::*;
+    let w = |s, p, o, src, valid, strat, key, entity| W { s, p, o, src, valid, strat, key, entity };
+    let traces: Vec<(&str, Vec<Op>)> = vec![
+        ("undo of a keep_earlier after an ask_user joined the slot left two current values (now UNDO_STALE)", vec![
+            Write(w(0, 1, 4, 1, Year(2024), 5, None, false)),
+            Write(w(0, 1, 1, 0, Days(-377), 2, None, false)),
+            Settle(2, 1),
+            Write(w(0, 1, 3, 3, Unstated, 5, None, false)),
+            Undo(6),
+        ]),
+        ("settling a resolved dispute whose claims were replaced since revived a value", vec![
+            Write(w(0, 1, 5, 0, Days(-160), 4, None, false)),
+            Write(w(0, 1, 1, 0, Unstated, 4, Some(47), false)),
+            Write(w(0, 1, 0, 1, Unstated, 3, Some(153), false)),
+            Import(1, 1),
+            Review(0),
+            Write(w(0, 1, 5, 2, Year(2026), 8, Some(125), false)),
+            Settle(2, 1),
+        ]),
+        ("ask_user copied a value the slot held as outweighed", vec![
+            Write(w(0, 1, 3, 0, Unstated, 2, None, false)),
+            Write(w(0, 1, 5, 2, Year(2025), 3, None, false)),
+            Batch(vec![w(1, 0, 2, 0, Days(-106), 5, Some(135), false), w(0, 1, 3, 0, Unstated, 3, None, true), w(0, 1, 5, 2, Unstated, 5, None, false)]),
+        ]),
+        ("settling a dispute that a third value won on evidence brought a loser back", vec![
+            Write(w(0, 1, 4, 2, Days(-94), 2, None, false)),
+            Write(w(0, 1, 3, 2, Unstated, 1, None, false)),
+            Write(w(0, 1, 5, 0, Days(-45), 0, None, false)),
+            Settle(1, 1),
+        ]),
+        ("a contradiction of claims a person kept was disputed against only one of them", vec![
+            Write(w(0, 1, 4, 1, Unstated, 0, None, false)),
+            Write(w(1, 0, 3, 3, Year(2026), 11, None, false)),
+            Write(w(0, 1, 3, 2, Unstated, 0, Some(153), false)),
+            Settle(3, 2),
+            Write(w(1, 0, 4, 3, Days(-262), 5, None, false)),
+            Write(w(0, 1, 5, 0, Year(2023), 4, Some(66), false)),
+            Write(w(0, 1, 1, 3, Days(-382), 4, Some(182), false)),
+            Settle(5, 2),
+        ]),
+        ("keep_both after an undo activated a value beside one that became current since", vec![
+            Write(w(0, 1, 5, 2, Year(2024), 9, None, false)),
+            Write(w(0, 1, 2, 2, Year(2024), 5, None, false)),
+            Settle(3, 1),
+            Write(w(0, 1, 4, 0, Unstated, 4, Some(99), false)),
+            Undo(3),
+            Settle(5, 2),
+        ]),
+        ("undoing an entity merge overwrote a later write (now UNDO_STALE)", vec![
+            Write(w(1, 0, 3, 0, Unstated, 9, None, true)),
+            Write(w(0, 0, 5, 1, Days(57), 8, None, true)),
+            MergeEntities(1, 0),
+            Write(w(0, 0, 4, 1, Unstated, 9, None, true)),
+            UndoMerge(2),
+        ]),
+        ("undoing an entity merge left the conflicts it mooted closed", vec![
+            Batch(vec![w(0, 0, 2, 0, Days(26), 2, None, true)]),
+            Write(w(1, 0, 3, 2, Year(2026), 6, None, true)),
+            Write(w(0, 0, 4, 0, Year(2026), 5, None, true)),
+            MergeEntities(1, 0),
+            UndoMerge(0),
+        ]),
+        ("evidence resolved a dispute against a claim a person kept", vec![
+            Batch(vec![w(1, 1, 5, 2, Days(-142), 3, Some(150), false)]),
+            Write(w(1, 1, 3, 1, Year(2024), 1, None, false)),
+            Write(w(1, 1, 4, 2, Year(2024), 4, None, false)),
+            Settle(4, 0),
+            Write(w(1, 1, 3, 3, Year(2023), 11, Some(117), false)),
+        ]),
+        ("an outweighed claim was disputed against the weaker of two current claims", vec![
+            Write(w(1, 1, 0, 2, Days(-328), 0, None, false)),
+            Write(w(1, 1, 4, 0, Days(32), 1, None, false)),
+            Batch(vec![w(1, 2, 2, 3, Year(2025), 5, None, true), w(1, 1, 5, 2, Days(-191), 10, None, false)]),
+            Write(w(1, 1, 0, 3, Year(2024), 1, Some(104), false)),
+        ]),
+        ("keep_both revived a claim beside the winner of a resolved dispute", vec![
+            Write(w(1, 1, 4, 2, Days(-206), 0, Some(75), false)),
+            Write(w(1, 1, 3, 1, Days(-207), 3, Some(61), false)),
+            Write(w(1, 1, 1, 0, Year(2023), 2, None, false)),
+            Write(w(1, 1, 4, 3, Year(2023), 3, Some(84), false)),
+            Settle(3, 2),
+        ]),
+    ];
+    for (what, ops) in traces {
+        if let Err((step, msg)) = run_trace(&ops) {
+            panic!("regression {what:?} fails at step {step}: {msg}");
+        }
+    }
+}

@@ -19,9 +19,17 @@ impl Engine {
         let now = self.now()?;
         let drafts: Vec<Claim> = entries
             .iter()
-            .map(|e| {
-                let at = if e.timestamp > 0.0 { Timestamp::from_millis((e.timestamp * 1000.0).round() as i64) } else { now };
-                Claim {
+            .enumerate()
+            .map(|(i, e)| {
+                let at = if e.timestamp > 0.0 {
+                    let ms = (e.timestamp * 1000.0).round();
+                    let field = format!("blob.entries[{i}].timestamp");
+                    // `as` saturates, so a huge count still lands outside the range and is refused.
+                    Timestamp::checked(ms as i64, &field)?
+                } else {
+                    now
+                };
+                Ok(Claim {
                     id: self.ids.next_id("cl"),
                     subject: subject.clone(),
                     predicate: spec.name.clone(),
@@ -42,10 +50,10 @@ impl Engine {
                     superseded_by: None,
                     supersedes: None,
                     conflict_ids: Vec::new(),
-        object_entity: None,
-                }
+                    object_entity: None,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let ctx = super::WriteCtx { spec: &spec, settings: &self.settings };
         let cause = LogCause { op: "import".into(), object: Some(key.clone()), ..Default::default() };
         let (ids, slot) = self

@@ -64,7 +64,7 @@ impl Applied {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct WriteOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +189,7 @@ impl Engine {
     }
 
     pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
+        self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned = self.plan(candidate, call_strategy, now)?;
@@ -252,6 +253,7 @@ impl Engine {
         cause: LogCause,
         mut build: impl FnMut(&mut SlotTxn) -> Result<T>,
     ) -> Result<(T, Slot)> {
+        self.ids.health()?;
         let now = self.clock.now()?;
         let mut attempts = 0;
         loop {

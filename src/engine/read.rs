@@ -11,7 +11,7 @@ use crate::strategy::{self, Strategy};
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct RecallOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -134,8 +134,8 @@ impl Engine {
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);
             }
-            if options.consolidate && at.is_none() && !options.include_history && self.reads_merged(&slot_ref) && claims.len() > 1 {
-                claims = vec![self.consolidate(&claims).await];
+            if options.consolidate && at.is_none() && !options.include_history && claims.len() > 1 {
+                claims = self.consolidate_merged(&slot_ref, claims).await?;
             }
             out.extend(claims);
         }
@@ -165,11 +165,23 @@ impl Engine {
         Ok(slot)
     }
 
-    fn reads_merged(&self, slot_ref: &SlotRef) -> bool {
-        let spec = self.spec_of(&slot_ref.predicate);
-        strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
-            .map(|(s, _)| s == Strategy::MergeOnRead)
-            .unwrap_or(false)
+    /// Folds the entries stored by `merge_on_read` into one consolidated
+    /// claim, whichever level chose that strategy (call, config, predicate or
+    /// memory type): the log records the strategy each entry was written with.
+    async fn consolidate_merged(&self, slot_ref: &SlotRef, claims: Vec<Claim>) -> Result<Vec<Claim>> {
+        let log = self.store.read_log(slot_ref).await?;
+        let stored_for_merge = |id: &str| {
+            log.iter()
+                .find(|e| e.claim_ids.iter().any(|c| c == id))
+                .is_some_and(|e| e.cause.strategy.as_deref() == Some(Strategy::MergeOnRead.name()))
+        };
+        let (merged, mut rest): (Vec<Claim>, Vec<Claim>) = claims.into_iter().partition(|c| stored_for_merge(&c.id));
+        if merged.len() > 1 {
+            rest.push(self.consolidate(&merged).await);
+        } else {
+            rest.extend(merged);
+        }
+        Ok(rest)
     }
 
     /// One consolidated claim from the merge hook, or the deterministic

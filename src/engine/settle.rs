@@ -124,12 +124,13 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
-                let opened = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
+                let (opened, reopened) = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
                 // Other questions about the claims it retired are gone; undo reopens them.
                 let mooted = txn.close_moot_conflicts();
                 txn.update_conflict(conflict_id, |c| {
                     c.mooted = mooted;
                     c.opened = opened;
+                    c.reopened = reopened;
                 });
                 Ok(())
             })
@@ -178,9 +179,13 @@ impl Engine {
                     c.changes.clear();
                     c.mooted.clear();
                     c.opened.clear();
+                    c.reopened.clear();
                 });
                 for cf in &record.opened {
                     txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
+                }
+                for cf in &record.reopened {
+                    txn.update_conflict(cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
                 }
                 for cf in &record.mooted {
                     txn.update_conflict(cf, |c| {
@@ -263,7 +268,7 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
 /// `UNDO_STALE` naming the later change when a claim the settlement changed
 /// (or a conflict it made moot) is no longer as the settlement left it.
 fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
-    if let Some(cf) = record.opened.iter().filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
+    if let Some(cf) = record.opened.iter().chain(&record.reopened).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
         return Some(
             Error::new(
                 ErrorCode::UndoStale,
@@ -298,19 +303,28 @@ fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Opt
 /// A claim the settlement kept may clash with a value that became current
 /// after the conflict opened: rather than leave two current values
 /// unexplained, each such pair is put to the person as a new conflict.
-fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> Vec<String> {
+/// Returns (conflicts opened, conflicts resolved by evidence and reopened).
+fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> (Vec<String>, Vec<String>) {
     let clashes: Vec<Vec<String>> = invariants::check_slot(&txn.slot, facts)
         .into_iter()
         .filter(|v| v.rule == "two_current_values" && !before.contains(v))
         .map(|v| v.ids)
         .collect();
-    let mut opened = Vec::new();
+    let (mut opened, mut reopened) = (Vec::new(), Vec::new());
     for ids in clashes {
         let [a, b] = ids.as_slice() else { continue };
+        // A pair is noted once: a conflict evidence resolved is asked again instead.
+        let resolved = txn.slot.conflicts.iter().find(|c| c.names_pair(a, b) && c.status == ConflictStatus::ResolvedByEvidence).map(|c| c.id.clone());
+        if let Some(cf) = resolved {
+            txn.update_conflict(&cf, |c| c.status = ConflictStatus::Open);
+            txn.log_change("conflict_reopened", &[a, b], None, Some(&cf), format!("{by} kept one of these when settling {conflict_id}: the person decides, not evidence"));
+            reopened.push(cf);
+            continue;
+        }
         let reason = format!("{by} kept one of these when settling {conflict_id}, but the other became current since: which holds?");
         opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
     }
-    opened
+    (opened, reopened)
 }
 
 /// `UNDO_STALE` when a slot an entity merge touched changed after the merge:

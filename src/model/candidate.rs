@@ -30,9 +30,28 @@ impl Provenance {
     }
 }
 
-/// A fact an agent wants memory to hold (SPEC §2).
+/// The same fields as `Provenance`, read strictly: an input object with an
+/// unknown key is refused (SPEC §11). Stored provenance stays lenient.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StrictProvenance {
+    source_id: String,
+    #[serde(default)]
+    source_trust: Option<f64>,
+    #[serde(default)]
+    extractor_conf: Option<f64>,
+    #[serde(default)]
+    observed_at: Option<String>,
+}
+
+fn strict_provenance<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Provenance>, D::Error> {
+    let p: Option<StrictProvenance> = Option::deserialize(d)?;
+    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at }))
+}
+
+/// A fact an agent wants memory to hold (SPEC §2). Unknown keys are refused.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Candidate {
     /// Defaults to the engine's `defaultSubject` ("user").
@@ -50,7 +69,7 @@ pub struct Candidate {
     /// Shortcut for `provenance.extractorConf`; also the writer-stated confidence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "strict_provenance")]
     pub provenance: Option<Provenance>,
     /// Idempotency key: the same id written twice changes memory once.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -106,6 +106,10 @@ pub struct ConflictRecord {
     /// that became current since): `undo` closes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opened: Vec<String>,
+    /// Conflicts resolved by evidence that this settlement reopened for the
+    /// same reason: `undo` puts them back as resolved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reopened: Vec<String>,
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,

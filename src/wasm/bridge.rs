@@ -106,10 +106,10 @@ impl Clock for JsClock {
         };
         let v = f.call0(&JsValue::UNDEFINED).map_err(|e| js_failure(ErrorCode::HookFailed, "now()", e))?;
         if let Some(ms) = v.as_f64() {
-            return Ok(Timestamp::from_millis(ms as i64));
+            return Timestamp::checked(ms as i64, "now()");
         }
         if let Some(date) = v.dyn_ref::<js_sys::Date>() {
-            return Ok(Timestamp::from_millis(date.get_time() as i64));
+            return Timestamp::checked(date.get_time() as i64, "now()");
         }
         match v.as_string() {
             Some(text) => Timestamp::parse(&text, "now()"),
@@ -144,8 +144,11 @@ pub struct JsJudge(pub JsValue);
 impl Judge for JsJudge {
     async fn find_pairs(&self, claims: &[Claim]) -> Result<Vec<PairRef>> {
         let v = call(&self.0, "findPairs", &[arg(&claims)?], ErrorCode::HookFailed, "judge.findPairs").await?;
-        // Malformed pairs are ignored, as the spec asks; a non-array is no pairs.
-        let items: Vec<serde_json::Value> = from_js(v, "judge.findPairs() result", ErrorCode::HookFailed).unwrap_or_default();
+        // Malformed pairs are ignored, as the spec asks; anything but an array
+        // (`{ pairs: [...] }`, null) is a broken judge: an error, so the slot
+        // is not marked reviewed and the next pass looks at it again.
+        let items: Vec<serde_json::Value> = from_js(v, "judge.findPairs() result", ErrorCode::HookFailed)
+            .map_err(|e| Error::new(ErrorCode::HookFailed, format!("judge.findPairs() must return an array of {{ earlier, newer }} ({})", e.message)))?;
         Ok(items.into_iter().filter_map(|p| serde_json::from_value::<PairRef>(p).ok()).collect())
     }
 

@@ -57,6 +57,15 @@ pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -
         if let Some(missing) = inner.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
             path = if path.is_empty() { missing.to_string() } else { format!("{path}.{missing}") };
         }
+        // SPEC §11: an unknown key is named, so `asOf` for `at` never passes silently.
+        if let Some(key) = inner.strip_prefix("unknown field `").and_then(|r| r.split('`').next()) {
+            if !path.ends_with(key) {
+                path = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+            }
+            let shown = format!("{what}.{path}");
+            let hint = inner.split_once(", expected").map(|(_, rest)| format!(" (expected{rest})")).unwrap_or_default();
+            return Error::new(ErrorCode::InvalidInput, format!("{shown}: unknown key {key:?}{hint}")).with_field(&path);
+        }
         let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
         let err = Error::new(code, format!("{shown}: {inner}"));
         if path.is_empty() { err } else { err.with_field(&path) }
@@ -128,6 +137,21 @@ fn path_at(text: &str, column: usize) -> String {
 }
 
 /// `undefined`/`null` → `T::default()`.
+/// Refuses (`INVALID_INPUT`, naming the key) any own key of an options object
+/// read field by field rather than through serde.
+pub fn only_keys(value: &JsValue, allowed: &[&str], what: &str) -> Result<(), Error> {
+    if !value.is_object() {
+        return Ok(());
+    }
+    let keys = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>());
+    for key in keys.iter().filter_map(|k| k.as_string()) {
+        if !allowed.contains(&key.as_str()) {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("{what}.{key}: unknown key {key:?} (expected one of {})", allowed.join(", "))).with_field(&key));
+        }
+    }
+    Ok(())
+}
+
 pub fn from_js_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, Error> {
     if value.is_undefined() || value.is_null() {
         Ok(T::default())

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::bridge::{JsClock, JsJudge, JsMerge, JsStore};
-use super::convert::{from_js, from_js_or_default, to_js};
+use super::convert::{from_js, from_js_or_default, only_keys, to_js};
 use super::errors::to_js_error;
 use super::memory_store::native_store_of;
 use crate::config::EngineConfig;
@@ -212,6 +212,7 @@ impl Memory {
     #[wasm_bindgen(unchecked_return_type = "Promise<Conflict[]>")]
     pub fn conflicts(&self, #[wasm_bindgen(unchecked_param_type = "ConflictsOptions")] options: Option<JsValue>) -> Promise {
         #[derive(serde::Deserialize, Default)]
+        #[serde(deny_unknown_fields)]
         struct Opts {
             #[serde(default)]
             status: Option<ConflictStatus>,
@@ -229,6 +230,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "SettleOptions")] options: Option<JsValue>,
     ) -> Promise {
         #[derive(serde::Deserialize, Default)]
+        #[serde(deny_unknown_fields)]
         struct Opts {
             #[serde(default)]
             by: Option<String>,
@@ -256,7 +258,9 @@ impl Memory {
         let get = |k: &str| if options.is_object() { Reflect::get(&options, &k.into()).unwrap_or(JsValue::UNDEFINED) } else { JsValue::UNDEFINED };
         let judge = get("judge");
         let budget = get("budget");
-        let budget = if budget.is_undefined() {
+        let budget = if let Err(e) = only_keys(&options, &["judge", "budget"], "options") {
+            Err(e)
+        } else if budget.is_undefined() {
             Ok(160)
         } else {
             budget
@@ -278,8 +282,10 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "string")] id_or_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "{ type?: string }")] options: Option<JsValue>,
     ) -> Promise {
+        let checked = options.as_ref().map_or(Ok(()), |o| only_keys(o, &["type"], "options"));
         let ty = options.filter(|o| o.is_object()).and_then(|o| Reflect::get(&o, &"type".into()).ok()).and_then(|t| t.as_string());
-        self.spawn(string_arg(&id_or_name, "idOrName"), move |engine, name| async move { engine.entity(&name, ty.as_deref()).await })
+        let args = checked.and_then(|_| string_arg(&id_or_name, "idOrName"));
+        self.spawn(args, move |engine, name| async move { engine.entity(&name, ty.as_deref()).await })
     }
 
     /// A person's merge of entity `from` into `into` (facts reconciled through the normal rules).
@@ -297,6 +303,14 @@ impl Memory {
     #[wasm_bindgen(js_name = undoEntityMerge, unchecked_return_type = "Promise<EntityMerge>")]
     pub fn undo_entity_merge(&self, #[wasm_bindgen(unchecked_param_type = "string")] merge_id: JsValue) -> Promise {
         self.spawn(string_arg(&merge_id, "mergeId"), move |engine, id| async move { engine.undo_entity_merge(&id).await })
+    }
+
+    /// Runs the SPEC §6 invariant checker over every slot of the store;
+    /// resolves to the violations found (empty when memory is sound). Reads
+    /// every slot: for tests and diagnostics, not for a hot path.
+    #[wasm_bindgen(js_name = checkInvariants, unchecked_return_type = "Promise<Violation[]>")]
+    pub fn check_invariants(&self) -> Promise {
+        self.spawn(Ok(()), move |engine, ()| async move { engine.check_invariants().await })
     }
 
     /// The Memoir-compatible v2 blob of a slot.
@@ -326,6 +340,7 @@ fn subject_of(options: Option<&JsValue>) -> Result<Option<String>> {
     let Some(options) = options.filter(|o| o.is_object()) else {
         return Ok(None);
     };
+    only_keys(options, &["subject"], "options")?;
     let v = Reflect::get(options, &"subject".into()).unwrap_or(JsValue::UNDEFINED);
     if v.is_undefined() {
         Ok(None)
@@ -340,8 +355,29 @@ pub fn reconcile(
     #[wasm_bindgen(unchecked_param_type = "Candidate")] candidate: JsValue,
     #[wasm_bindgen(unchecked_param_type = "MemoryConfig & { strategy?: string; expectedVersion?: number }")] config: JsValue,
 ) -> Promise {
-    match Memory::new(Some(config)) {
-        Ok(memory) => memory.remember(candidate, None),
+    // The options of a one-shot call are this write's options: `strategy` is
+    // the call's (strategySource "call") and `expectedVersion` is honoured.
+    let split = || -> std::result::Result<(JsValue, JsValue), JsValue> {
+        if !config.is_object() {
+            return Ok((config.clone(), JsValue::UNDEFINED));
+        }
+        let rest = super::convert::object_assign(&Object::new(), &config)?;
+        let write = Object::new();
+        for key in ["strategy", "expectedVersion"] {
+            let v = Reflect::get(&rest, &key.into())?;
+            if !v.is_undefined() {
+                Reflect::set(&write, &key.into(), &v)?;
+            }
+            Reflect::delete_property(&rest, &key.into())?;
+        }
+        Ok((rest.into(), write.into()))
+    };
+    let (rest, write) = match split() {
+        Ok(parts) => parts,
+        Err(e) => return rejected(super::errors::js_failure(ErrorCode::InvalidInput, "options", e).with_field("options")),
+    };
+    match Memory::new(Some(rest)) {
+        Ok(memory) => memory.remember(candidate, Some(write)),
         Err(e) => Promise::reject(&e),
     }
 }

@@ -1,0 +1,242 @@
+// Model-based random test through the packed package (SPEC §6): random
+// interleavings of remember (older / equal / newer / future valid times,
+// several sources, idempotent re-sends, every strategy), rememberMany,
+// settle, undo, importBlob, entity merges and their undo, and review passes,
+// on any store. After every step `memory.checkInvariants()` must report
+// nothing, every acknowledged write must still be explained by `why`, a
+// re-sent write must replay, and a refused settle/undo must write nothing.
+// The same generator as tests/model_random.rs in spirit; seeds print and replay.
+import { mulberry32 } from './mulberry32.mjs';
+
+const SUBJECTS = ['ana', 'bo'];
+const ENTITY_NAMES = ['Acme', 'Initech', 'Globex'];
+const PREDICATES = ['timezone', 'born_on', 'likes', 'notes', 'works_at'];
+const OBJECTS = ['Oslo', 'oslo', 'Oslo, Norway', 'Rome', 'Lima', 'CET'];
+const SOURCES = [['a', 0.9], ['b', 0.8], ['c', 0.6], ['d', 0.3]];
+const STRATEGIES = [undefined, undefined, undefined, undefined, 'reconcile', 'ask_user', 'append', 'replace', 'confidence_gated', 'llm_merge', 'merge_on_read', 'reject'];
+const SETTLEMENTS = ['keep_newer', 'keep_earlier', 'keep_both'];
+const DAY = 86_400_000;
+
+/** Says the first and last entries of a slot are the same thing, the later one newer. */
+const eagerJudge = {
+  findPairs: (claims) => (claims.length > 1 ? [{ earlier: claims[0].id, newer: claims[claims.length - 1].id }] : []),
+  confirmPair: () => ({ sameThing: true, newerInvalidatesEarlier: true, reason: 'the judge says so' }),
+};
+
+function generator(rand) {
+  const below = (n) => Math.floor(rand() * n);
+  const write = () => {
+    const v = below(6);
+    const valid = v < 2 ? null : v < 4 ? { year: 2023 + below(4) } : v === 4 ? { days: -below(400) } : { days: 1 + below(60) };
+    return { s: below(2), p: below(5), o: below(6), src: below(4), valid, strat: below(STRATEGIES.length), key: below(3) === 0 ? below(200) : null, entity: below(5) === 0 };
+  };
+  return () => {
+    const k = below(20);
+    if (k <= 8) return { op: 'write', w: write() };
+    if (k === 9) return { op: 'resend', n: below(8) };
+    if (k === 10) return { op: 'batch', ws: Array.from({ length: 1 + below(4) }, write) };
+    if (k <= 13) return { op: 'settle', pick: below(8), how: below(3) };
+    if (k === 14) return { op: 'undo', pick: below(8) };
+    if (k === 15) return { op: 'import', p: below(5), n: 1 + below(3) };
+    if (k === 16) return { op: 'review', budget: 3 + below(3) * 4 };
+    if (k === 17) return { op: 'merge', a: below(3), b: below(3) };
+    if (k === 18) return { op: 'undoMerge', n: below(4) };
+    return { op: 'wait', days: 1 + below(200) };
+  };
+}
+
+/** Violations whose defect another issue owns (the Rust test lists the same). */
+async function knownOpen(memory, v) {
+  const claims = [];
+  for (const id of v.ids ?? []) {
+    try { claims.push((await memory.why(id)).claim); } catch { /* not a claim id */ }
+  }
+  if (v.rule === 'duplicate_value' && claims.some((c) => c.status === 'superseded')) {
+    return '#15 history re-assertion duplicates a superseded claim';
+  }
+  if (v.rule === 'two_current_values') {
+    for (const c of claims) {
+      const refine = (await memory.why(c.id)).log.find((e) => e.rule === 'refine' && e.claimIds[0] === c.id);
+      const general = refine && (await memory.why(refine.claimIds[1])).claim;
+      if (general?.conflictIds?.length) return '#15 refine orphans a conflict of the refined claim';
+    }
+    const slot = await memory.recall(v.subject, { predicate: v.predicate, includeHistory: true });
+    for (const c of slot) {
+      const first = (await memory.why(c.id)).log.find((e) => e.claimIds.includes(c.id));
+      if (first && (['append', 'merge_on_read'].includes(first.cause.strategy) || first.cause.op === 'import')) {
+        return '#15 reconcile treats free-text entries of a mixed slot as rival values';
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Runs `ops` random operations in traces of `traceLength`, each on a fresh
+ * store from `openStore(traceIndex)`. Throws with the seed, the step and the
+ * trace so far on the first violation; returns counts otherwise.
+ */
+export async function runModel({ openStore, seed, ops, traceLength = 50, merge, checkEvery = 1 }) {
+  const rand = mulberry32(seed);
+  const next = generator(rand);
+  const known = new Map();
+  let done = 0;
+  let traces = 0;
+  while (done < ops) {
+    const store = await openStore(traces);
+    let t = Date.UTC(2026, 0, 1);
+    const memory = new Memory({ store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge });
+    const keyed = [];
+    const acknowledged = [];
+    const merges = [];
+    const trace = [];
+    const fail = (step, message) => {
+      const err = new Error(`model seed ${seed}, trace ${traces}, step ${step}: ${message}\ntrace: ${JSON.stringify(trace)}`);
+      err.seed = seed;
+      throw err;
+    };
+    const candidate = (w) => {
+      const [sourceId, sourceTrust] = SOURCES[w.src];
+      const c = { predicate: PREDICATES[w.p], object: OBJECTS[w.o], provenance: { sourceId, sourceTrust, observedAt: new Date(t).toISOString() } };
+      if (w.entity) Object.assign(c, { subject: ENTITY_NAMES[w.s % 3], subjectType: 'org' });
+      else c.subject = SUBJECTS[w.s];
+      if (w.valid?.year) c.validFrom = `${w.valid.year}-06-01`;
+      if (w.valid?.days !== undefined) c.validFrom = new Date(t + w.valid.days * DAY).toISOString();
+      if (w.key !== null) c.id = `w${w.key}`;
+      return c;
+    };
+    const stored = (o) => o.action !== 'skipped' && o.action !== 'rejected';
+    const versions = async () => JSON.stringify(await memory.conflicts());
+    const resend = async (entry, step) => {
+      const o = await memory.remember(entry.candidate, entry.options);
+      if (entry.claimId && o.claim.id !== entry.claimId) {
+        const msg = `re-sending ${entry.candidate.id} did not replay: ${o.claim.id} (first ${entry.claimId})`;
+        if (!merges.length) fail(step, msg);
+        known.set(msg, '#16 entity merge drops the idempotency records of moved claims');
+      } else if (!entry.claimId && stored(o)) {
+        entry.claimId = o.claim.id;
+        acknowledged.push(o.claim.id);
+      }
+    };
+    for (let step = 0; step < Math.min(traceLength, ops - done); step++) {
+      const op = next();
+      trace.push(op);
+      t += DAY / 4;
+      try {
+        switch (op.op) {
+          case 'write': {
+            const c = candidate(op.w);
+            const options = STRATEGIES[op.w.strat] ? { strategy: STRATEGIES[op.w.strat] } : undefined;
+            const same = c.id && keyed.find((k) => k.candidate.id === c.id);
+            if (same) { await resend(same, step); break; }
+            const o = await memory.remember(c, options);
+            if (stored(o)) acknowledged.push(o.claim.id);
+            if (c.id) keyed.push({ candidate: c, options, claimId: stored(o) ? o.claim.id : null });
+            break;
+          }
+          case 'resend':
+            if (keyed.length) await resend(keyed[op.n % keyed.length], step);
+            break;
+          case 'batch': {
+            const cs = op.ws.map((w) => ({ ...candidate(w), id: undefined }));
+            const strategy = STRATEGIES[op.ws[0].strat];
+            const outs = await memory.rememberMany(cs, strategy ? { strategy } : undefined);
+            for (const o of outs) if (stored(o)) acknowledged.push(o.claim.id);
+            break;
+          }
+          case 'settle': {
+            const all = await memory.conflicts();
+            if (!all.length) break;
+            const c = all[op.pick % all.length];
+            const before = await versions();
+            try {
+              await memory.settle(c.id, SETTLEMENTS[op.how], { by: 'model' });
+              if (c.status === 'settled' || c.status === 'moot') fail(step, `settled closed conflict ${c.id} (${c.status})`);
+            } catch (e) {
+              if (e.code !== 'CONFLICT_ALREADY_SETTLED' || c.status === 'open') throw e;
+              if ((await versions()) !== before) fail(step, `a refused settle of ${c.id} wrote something`);
+            }
+            break;
+          }
+          case 'undo': {
+            const settled = await memory.conflicts({ status: 'settled' });
+            if (!settled.length) break;
+            const id = settled[op.pick % settled.length].id;
+            const before = await versions();
+            try {
+              await memory.undo(id);
+            } catch (e) {
+              if (e.code !== 'UNDO_STALE') throw e;
+              if ((await versions()) !== before) fail(step, `a refused undo of ${id} wrote something`);
+            }
+            break;
+          }
+          case 'import': {
+            const entries = Array.from({ length: op.n }, (_, i) => ({ content: `imported ${i}`, confidence: 0.7, timestamp: 1_700_000_000 + i, status: 'active' }));
+            const claims = await memory.importBlob({ key: PREDICATES[op.p], content: '', confidence: 0.7, timestamp: 1_700_000_000, schema_version: 2, entries }, { subject: SUBJECTS[0] });
+            acknowledged.push(...claims.map((c) => c.id));
+            break;
+          }
+          case 'review':
+            await memory.review({ judge: eagerJudge, budget: op.budget });
+            break;
+          case 'merge': {
+            const a = await memory.entity(ENTITY_NAMES[op.a], { type: 'org' });
+            const b = await memory.entity(ENTITY_NAMES[op.b], { type: 'org' });
+            if (!a || !b) break;
+            try {
+              merges.push((await memory.mergeEntities(a.entity.id, b.entity.id)).id);
+            } catch (e) {
+              if (e.code !== 'INVALID_INPUT') throw e;
+            }
+            break;
+          }
+          case 'undoMerge':
+            if (!merges.length) break;
+            try {
+              await memory.undoEntityMerge(merges[op.n % merges.length]);
+            } catch (e) {
+              if (e.code !== 'INVALID_INPUT' && e.code !== 'UNDO_STALE') throw e;
+            }
+            break;
+          case 'wait':
+            t += op.days * DAY;
+            break;
+        }
+      } catch (e) {
+        if (e.seed !== undefined) throw e;
+        fail(step, `unexpected error ${e.code ?? ''}: ${e.message}`);
+      }
+      if (step % checkEvery === 0 || step === traceLength - 1) {
+        for (const v of await memory.checkInvariants()) {
+          const issue = await knownOpen(memory, v);
+          if (!issue) fail(step, `violation [${v.rule}] ${v.subject}/${v.predicate}: ${v.message}`);
+          known.set(`${v.rule} ${v.message}`, issue);
+        }
+        for (const id of acknowledged) {
+          try { await memory.why(id); } catch { fail(step, `acknowledged claim ${id} is gone`); }
+        }
+      }
+    }
+    done += trace.length;
+    traces += 1;
+  }
+  const knownCounts = {};
+  for (const issue of known.values()) knownCounts[issue] = (knownCounts[issue] ?? 0) + 1;
+  return { ops: done, traces, violations: 0, known: knownCounts };
+}
+
+let Memory;
+/** The package's Memory class (injected so the driver imports nothing itself). */
+export function useMemory(cls) {
+  Memory = cls;
+}
+
+/** The seed for this run: CREDENCE_MODEL_SEED, else a fresh one (printed by the caller). */
+export function modelSeed() {
+  const fixed = Number(process.env.CREDENCE_MODEL_SEED);
+  return Number.isInteger(fixed) && fixed > 0 ? fixed : 1 + Math.floor(Math.random() * 2 ** 31);
+}
+
+/** A merge hook that joins texts, as the Rust harness does. */
+export const joiningMerge = (entries, incoming) => [...entries.map((e) => e.object), incoming.object].join(' + ');

@@ -1,0 +1,112 @@
+// Issue #14 through the packed package: strict input, the one-shot form's
+// write options, a judge answering in the wrong shape, moot conflicts,
+// UNDO_STALE, and memory.checkInvariants().
+import { describe, expect, it } from 'vitest';
+import { Memory, MemoryStore, reconcile } from 'credence';
+
+function clock(start = Date.UTC(2026, 0, 1)) {
+  let t = start;
+  return () => new Date((t += 86_400_000)).toISOString();
+}
+
+async function refused(promise, code) {
+  const e = await promise.then(() => null, (err) => err);
+  expect(e, 'expected a CredenceError').not.toBeNull();
+  expect(e.code).toBe(code);
+  return e;
+}
+
+describe('strict input (SPEC §11)', () => {
+  it('refuses an unknown key in any input object, naming it, and writes nothing', async () => {
+    const memory = new Memory({ now: clock() });
+    let e = await refused(memory.recall('user', { asOf: '2026-01-01' }), 'INVALID_INPUT');
+    expect(e.message).toContain('asOf');
+    expect(e.field).toBe('asOf');
+    e = await refused(memory.remember({ predicate: 'timezone', object: 'CET', validfrom: '2026-01-01' }), 'INVALID_INPUT');
+    expect(e.message).toContain('validfrom');
+    e = await refused(memory.remember({ predicate: 'timezone', object: 'CET', provenance: { sourceId: 'a', trust: 0.9 } }), 'INVALID_INPUT');
+    expect(e.message).toContain('trust');
+    e = await refused(memory.remember({ predicate: 'timezone', object: 'CET' }, { expectedversion: 0 }), 'INVALID_INPUT');
+    expect(e.message).toContain('expectedversion');
+    await refused(memory.conflicts({ state: 'open' }), 'INVALID_INPUT');
+    await refused(memory.blob('timezone', { subjet: 'ana' }), 'INVALID_INPUT');
+    await refused(memory.review({ judge: {}, budgett: 3 }), 'INVALID_INPUT');
+    expect(() => new Memory({ disputeMargn: 1 })).toThrow(/disputeMargn/);
+    expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
+  });
+
+  it('refuses times outside years 0–9999 (a millisecond timestamp read as seconds)', async () => {
+    const memory = new Memory({ now: clock() });
+    const e = await refused(memory.importBlob({ key: 'notes', content: 'a', confidence: 0.7, timestamp: Date.UTC(2026, 0, 1) }), 'INVALID_TIME');
+    expect(e.field).toBe('blob.entries[0].timestamp');
+    expect(await memory.blob('notes')).toMatchObject({ content: '' });
+    const broken = new Memory({ now: () => Date.UTC(2026, 0, 1) * 1000 });
+    await refused(broken.remember({ predicate: 'timezone', object: 'CET' }), 'INVALID_TIME');
+  });
+});
+
+describe('reconcile() one-shot', () => {
+  it('passes strategy and expectedVersion as this write options', async () => {
+    const store = new MemoryStore();
+    const first = await reconcile({ predicate: 'timezone', object: 'CET' }, { store, strategy: 'append', expectedVersion: 0 });
+    expect([first.strategy, first.strategySource]).toEqual(['append', 'call']);
+    await refused(reconcile({ predicate: 'timezone', object: 'PST' }, { store, expectedVersion: 0 }), 'CONCURRENCY');
+    const second = await reconcile({ predicate: 'timezone', object: 'PST' }, { store, expectedVersion: 1 });
+    expect(second.slotVersion).toBe(2);
+  });
+});
+
+describe('review with a judge that answers in the wrong shape', () => {
+  it('is an error for the slot, which the next pass reviews again', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ predicate: 'experience.trip', object: 'flew to Oslo' }, { strategy: 'append' });
+    await memory.remember({ predicate: 'experience.trip', object: 'flew back' }, { strategy: 'append' });
+    const wrong = { findPairs: () => ({ pairs: [] }), confirmPair: () => ({ sameThing: false, newerInvalidatesEarlier: false, reason: '' }) };
+    const first = await memory.review({ judge: wrong });
+    expect(first.slotsLeft).toBeGreaterThan(0);
+    let asked = 0;
+    const right = { findPairs: (claims) => { asked += 1; return []; }, confirmPair: wrong.confirmPair };
+    await memory.review({ judge: right });
+    expect(asked).toBe(1);
+  });
+});
+
+describe('lifecycle invariants', () => {
+  it('closes an ask_user conflict as moot when a newer value supersedes it; settling it is refused', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ predicate: 'timezone', object: 'CET' });
+    const asked = await memory.remember({ predicate: 'timezone', object: 'PST' }, { strategy: 'ask_user' });
+    await memory.remember({ predicate: 'timezone', object: 'JST' });
+    const [conflict] = await memory.conflicts();
+    expect(conflict.status).toBe('moot');
+    await refused(memory.settle(asked.conflicts[0].id, 'keep_earlier'), 'CONFLICT_ALREADY_SETTLED');
+    expect((await memory.recall()).map((c) => c.object)).toEqual(['JST']);
+    expect(await memory.checkInvariants()).toEqual([]);
+  });
+
+  it('refuses a stale undo with UNDO_STALE, naming the later change', async () => {
+    const memory = new Memory({ now: clock() });
+    const cet = await memory.remember({ predicate: 'timezone', object: 'CET' });
+    const asked = await memory.remember({ predicate: 'timezone', object: 'PST' }, { strategy: 'ask_user' });
+    await memory.settle(asked.conflicts[0].id, 'keep_earlier');
+    await memory.remember({ predicate: 'timezone', object: 'JST' });
+    const e = await refused(memory.undo(asked.conflicts[0].id), 'UNDO_STALE');
+    expect(e.message).toContain(cet.claim.id);
+    expect((await memory.recall()).map((c) => c.object)).toEqual(['JST']);
+  });
+
+  it('replays an idempotent write before checking expectedVersion', async () => {
+    const memory = new Memory({ now: clock() });
+    const c = { predicate: 'timezone', object: 'CET', id: 'w1' };
+    const first = await memory.remember(c, { expectedVersion: 0 });
+    const again = await memory.remember(c, { expectedVersion: 0 });
+    expect(again.claim.id).toBe(first.claim.id);
+  });
+
+  it('checkInvariants reports nothing on a sound store', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ predicate: 'timezone', object: 'CET' });
+    await memory.remember({ predicate: 'likes', object: 'tea' });
+    expect(await memory.checkInvariants()).toEqual([]);
+  });
+});

@@ -1,0 +1,209 @@
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+//! The defects of issue #14, one test each (each failed before its fix), and
+//! the invariant checker catching a broken slot.
+mod common;
+
+use std::cell::Cell;
+
+use common::*;
+use credence::hooks::{PairRef, PairVerdict};
+use credence::invariants::{check_slot, SlotFacts};
+use credence::model::{Claim, ConflictKind, ConflictStatus, SlotRef, Status};
+use credence::{EngineConfig, ErrorCode, Store, WriteOptions};
+
+fn tz(h: &Harness, object: &str, strategy: Option<&str>) -> credence::model::Outcome {
+    let opts = strategy.map(with_strategy).unwrap_or_default();
+    h.write_with(cand("timezone", object), opts).unwrap()
+}
+
+fn versions(h: &Harness) -> Vec<u64> {
+    run(async {
+        let mut out = Vec::new();
+        for r in h.store.list_slots(None).await.unwrap() {
+            out.push(h.store.load_slot(&r).await.unwrap().version);
+        }
+        out
+    })
+}
+
+fn no_violations(h: &Harness) {
+    let v = run(h.engine.check_invariants()).unwrap();
+    assert!(v.is_empty(), "{v:?}");
+}
+
+#[test]
+fn an_ask_user_conflict_goes_moot_when_a_newer_value_supersedes_its_claims() {
+    let h = harness(EngineConfig::default());
+    tz(&h, "CET", None);
+    let asked = tz(&h, "PST", Some("ask_user"));
+    let cf = asked.conflicts[0].id.clone();
+    tz(&h, "JST", None);
+    let conflict = run(h.engine.conflicts(None)).unwrap().into_iter().find(|c| c.id == cf).unwrap();
+    assert_eq!(conflict.status, ConflictStatus::Moot);
+    let e = run(h.engine.settle(&cf, "keep_earlier", None)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ConflictAlreadySettled);
+    assert!(e.message.contains("moot"), "{}", e.message);
+    assert_eq!(h.current("timezone"), vec![("JST".to_string(), "active".to_string())]);
+    let log = run(h.engine.why(&asked.claim.id)).unwrap().log;
+    assert!(log.iter().any(|e| e.rule == "conflict_moot" && e.conflict_id.as_deref() == Some(cf.as_str())));
+    no_violations(&h);
+}
+
+#[test]
+fn undo_is_refused_when_a_restored_claim_changed_since_and_writes_nothing() {
+    let h = harness(EngineConfig::default());
+    let cet = tz(&h, "CET", None).claim.id;
+    let cf = tz(&h, "PST", Some("ask_user")).conflicts[0].id.clone();
+    run(h.engine.settle(&cf, "keep_earlier", None)).unwrap();
+    tz(&h, "JST", None);
+    let before = versions(&h);
+    let e = run(h.engine.undo(&cf)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UndoStale);
+    assert!(e.message.contains(&cet) && e.message.contains("supersede"), "names the later change: {}", e.message);
+    assert_eq!(versions(&h), before, "nothing written");
+    assert_eq!(h.current("timezone"), vec![("JST".to_string(), "active".to_string())]);
+}
+
+#[test]
+fn undo_keeps_observations_that_arrived_after_the_settlement() {
+    let h = harness(EngineConfig::default());
+    tz(&h, "CET", None);
+    let asked = tz(&h, "PST", Some("ask_user"));
+    let cf = asked.conflicts[0].id.clone();
+    run(h.engine.settle(&cf, "keep_newer", None)).unwrap();
+    h.write(from(cand("timezone", "PST"), "calendar", 0.9));
+    run(h.engine.undo(&cf)).unwrap();
+    let pst = run(h.engine.why(&asked.claim.id)).unwrap().claim;
+    assert_eq!(pst.provenance.len(), 2, "the later observation survives the undo");
+    no_violations(&h);
+}
+
+#[test]
+fn a_replayed_write_answers_before_the_expected_version_check() {
+    let h = harness(EngineConfig::default());
+    let mut c = cand("timezone", "CET");
+    c.id = Some("w1".into());
+    let opts = WriteOptions { strategy: None, expected_version: Some(0) };
+    let first = h.write_with(c.clone(), opts.clone()).unwrap();
+    let again = h.write_with(c, opts).unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.claim.id, first.claim.id);
+}
+
+#[test]
+fn imported_entries_keep_their_own_belief() {
+    let h = harness(EngineConfig::default());
+    let one = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": 1_700_000_000 });
+    let alone = run(h.engine.import_blob(&one, Some("solo"))).unwrap()[0].confidence;
+    let entries: Vec<_> = ["a", "b", "c"].iter().map(|t| serde_json::json!({ "content": t, "confidence": 0.7, "timestamp": 1_700_000_000, "status": "active" })).collect();
+    let three = serde_json::json!({ "key": "notes", "content": "", "confidence": 0.7, "timestamp": 1_700_000_000, "schema_version": 2, "entries": entries });
+    for c in run(h.engine.import_blob(&three, Some("many"))).unwrap() {
+        assert!((c.confidence - alone).abs() < 1e-9, "entries do not compete: {} vs {alone}", c.confidence);
+    }
+    no_violations(&h);
+}
+
+#[test]
+fn settling_in_a_log_like_slot_leaves_the_other_entries_alone() {
+    let h = harness(EngineConfig::default());
+    let ids: Vec<String> = ["flew to Oslo", "hiked", "flew back"]
+        .iter()
+        .map(|t| h.write_with(cand("experience.trip", t), with_strategy("append")).unwrap().claim.id)
+        .collect();
+    let pair = (ids[0].clone(), ids[2].clone());
+    let judge = ScriptedJudge {
+        pairs: Box::new(move |_: &[Claim]| Ok(vec![PairRef { earlier: pair.0.clone(), newer: pair.1.clone() }])),
+        verdict: Box::new(|_, _| Ok(PairVerdict { same_thing: true, newer_invalidates_earlier: true, reason: "same trip".into() })),
+        calls: Cell::new(0),
+    };
+    let review = run(h.engine.review(Some(&judge), 10)).unwrap();
+    assert_eq!(review.conflicts[0].kind, ConflictKind::Review);
+    let middle = || run(h.engine.why(&ids[1])).unwrap().claim.confidence;
+    let before = middle();
+    run(h.engine.settle(&review.conflicts[0].id, "keep_newer", None)).unwrap();
+    assert!((middle() - before).abs() < 1e-9, "the untouched entry's belief stays {before}, got {}", middle());
+    no_violations(&h);
+}
+
+#[test]
+fn the_checker_reports_two_current_values_and_dangling_links() {
+    let h = harness(EngineConfig::default());
+    let a = tz(&h, "CET", None).claim;
+    let slot_ref = SlotRef::new(&a.subject, "timezone");
+    let mut slot = run(h.store.load_slot(&slot_ref)).unwrap();
+    let mut b = a.clone();
+    b.id = "cl_forged".into();
+    b.object = "PST".into();
+    b.conflict_ids = vec!["cf_missing".into()];
+    slot.claims.push(b);
+    let log = run(h.store.read_log(&slot_ref)).unwrap();
+    let rules: Vec<String> = check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi: false }).into_iter().map(|v| v.rule).collect();
+    assert!(rules.contains(&"two_current_values".to_string()), "{rules:?}");
+    assert!(rules.contains(&"claim_names_unknown_conflict".to_string()), "{rules:?}");
+    assert!(check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi: true }).iter().all(|v| v.rule != "two_current_values"));
+    slot.claims[1].status = Status::Superseded;
+    slot.claims[1].object = "CET".into();
+    let rules: Vec<String> = check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi: false }).into_iter().map(|v| v.rule).collect();
+    assert!(rules.contains(&"duplicate_value".to_string()), "{rules:?}");
+}
+
+#[test]
+fn an_unknown_key_in_an_input_object_is_refused() {
+    let e = serde_json::from_str::<credence::model::Candidate>(r#"{"predicate":"p","object":"o","validfrom":"2026-01-01"}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `validfrom`"), "{e}");
+    let e = serde_json::from_str::<credence::model::Candidate>(r#"{"predicate":"p","object":"o","provenance":{"sourceId":"a","trust":0.9}}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `trust`"), "{e}");
+    let e = serde_json::from_str::<credence::RecallOptions>(r#"{"asOf":"2026-01-01"}"#).unwrap_err();
+    assert!(e.to_string().contains("unknown field `asOf`"), "{e}");
+    assert!(serde_json::from_str::<credence::WriteOptions>(r#"{"expectedversion":1}"#).is_err());
+    assert!(serde_json::from_str::<EngineConfig>(r#"{"disputeMargn":1}"#).is_err());
+}
+
+#[test]
+fn an_import_with_millisecond_timestamps_is_refused_and_writes_nothing() {
+    let h = harness(EngineConfig::default());
+    let blob = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": 1_700_000_000_000_i64 });
+    let e = run(h.engine.import_blob(&blob, None)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidTime);
+    assert_eq!(e.field.as_deref(), Some("blob.entries[0].timestamp"));
+    assert!(versions(&h).is_empty(), "nothing written");
+}
+
+struct BrokenEntropy;
+
+impl credence::hooks::IdSource for BrokenEntropy {
+    fn next_id(&self, _: &str) -> String {
+        "cl_5a5a5a".into()
+    }
+    fn health(&self) -> credence::Result<()> {
+        Err(credence::Error::new(ErrorCode::RandomSourceFailed, "no entropy"))
+    }
+}
+
+#[test]
+fn a_failing_random_source_fails_the_write_instead_of_reusing_one_id() {
+    let clock = TestClock::at("2026-01-01");
+    let store = std::rc::Rc::new(credence::MemoryStore::new());
+    let engine = credence::Engine::new(
+        store.clone(),
+        &EngineConfig::default(),
+        credence::Hooks { clock, ids: Some(std::rc::Rc::new(BrokenEntropy)), merge: None, judge: None },
+    )
+    .unwrap();
+    let e = run(engine.remember(&cand("timezone", "CET"), &WriteOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::RandomSourceFailed);
+    assert_eq!(store.claim_count(), 0);
+}
+
+#[test]
+fn merge_on_read_consolidates_entries_whose_strategy_came_from_the_call() {
+    let h = harness_with(EngineConfig::default(), Some(joining_merge()), None, std::rc::Rc::new(FlakyStore::new(std::rc::Rc::new(credence::MemoryStore::new()))));
+    for t in ["likes tea", "likes jazz"] {
+        h.write_with(cand("notes", t), with_strategy("merge_on_read")).unwrap();
+    }
+    let opts = credence::RecallOptions { predicate: Some("notes".into()), consolidate: true, ..Default::default() };
+    let read = run(h.engine.recall(None, &opts)).unwrap();
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(read[0].object, "likes tea + likes jazz");
+}
