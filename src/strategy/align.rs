@@ -165,11 +165,14 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
         }
         Step::Outweigh { winner, loser, dispute } => {
             let (bw, bl) = (b(txn, &winner), b(txn, &loser));
+            let settles_dispute = dispute.is_some();
             resolve(txn, dispute, [&winner, &loser], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
             txn.update_claim(&loser, |c| c.status = Status::Outweighed);
             activate(txn, &winner);
-            txn.log_change("outweighed", &[&loser, &winner], None, None,
-                format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+            if !settles_dispute {
+                txn.log_change("outweighed", &[&loser, &winner], None, None,
+                    format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+            }
             vec![winner, loser]
         }
         Step::Revert { history, current } => {
