@@ -5,7 +5,7 @@
 //! claim that ended it takes the slot back.
 
 use super::posterior::SlotPosterior;
-use super::reconcile::{posterior, refresh_beliefs};
+use super::reconcile::refresh_from;
 use super::same_value;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
 use crate::txn::SlotTxn;
@@ -46,20 +46,21 @@ fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
     })
 }
 
-/// Applies status changes until the slot agrees with its posterior; returns the claims changed.
-pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
+/// Applies status changes until the slot agrees with its posterior `post`
+/// (statuses do not move the posterior, so one serves every step); returns
+/// the claims changed.
+pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<String> {
     let mut changed = Vec::new();
     if ctx.spec.is_multi() {
         return changed;
     }
     for _ in 0..MAX_STEPS {
-        let post = posterior(txn, ctx, None, None);
-        let Some(step) = next_step(txn, ctx, &post) else { break };
-        changed.extend(apply(txn, step, &post));
+        let Some(step) = next_step(txn, ctx, post) else { break };
+        changed.extend(apply(txn, step, post));
     }
     if !changed.is_empty() {
         close_moot_disputes(txn);
-        refresh_beliefs(txn, ctx);
+        refresh_from(txn, post);
     }
     changed.sort();
     changed.dedup();
