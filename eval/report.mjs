@@ -3,35 +3,69 @@
 const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : '  —  ');
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
+const SHORT = [
+  ['credence, half-life fitted', 'cred. fitted'], ['credence (reconcile)', 'credence'], ['latest-observation-wins', 'latest-obs'],
+  ['last-write-wins', 'LWW'], ['majority vote, best window', 'majority*'], ['trust-weighted vote, best window', 'trust-vote*'],
+  ['recency-weighted trust vote, best window', 'recency-trust*'], ['confidence-gated', 'conf-gated'], ['Bayes filter (ceiling)', 'ceiling'],
+  ['proposed rule (JS prototype)', 'proposal'],
+];
+const short = (name) => SHORT.find(([long]) => long === name)?.[1] ?? name;
+
 export function simTable(sim, params) {
   const preds = params.predicates.map((p) => p.name);
   const lines = [];
   const queries = sim.rows[0].n;
   lines.push(`simulation: seed ${sim.seed}, ${params.subjects} subjects × ${preds.length} predicates = ${sim.slots} slots, ` +
     `${sim.reports} reports (${pct(sim.reportAccuracy)} correct, ${pct(sim.late / sim.reports)} late), ${queries} slot-queries, ${sim.seconds.toFixed(1)} s`);
-  const head = ['method'.padEnd(30), 'accuracy', ...preds.map((p) => p.padStart(11)), '   ECE ', ' Brier'];
+  const head = ['method'.padEnd(42), 'accuracy', ...preds.map((p) => p.padStart(11)), '   ECE ', ' Brier', ' false-repl.'];
   lines.push(head.join(' '));
   lines.push('-'.repeat(head.join(' ').length));
   for (const row of sim.rows) {
-    lines.push([row.name.padEnd(30), `  ${f3(row.accuracy)} `, ...preds.map((p) => f3(row.by[p]).padStart(11)), `  ${f3(row.ece)}`, ` ${f3(row.brier)}`].join(' '));
+    lines.push([row.name.padEnd(42), `  ${f3(row.accuracy)} `, ...preds.map((p) => f3(row.by[p]).padStart(11)), `  ${f3(row.ece)}`, ` ${f3(row.brier)}`, `     ${pct(row.falseReplacementRate).padStart(6)}`].join(' '));
   }
   lines.push('ECE/Brier score each method\'s stated confidence in its answer (credence: claim.confidence; baselines: the report\'s');
-  lines.push('trust × extractorConf or the vote share; the ceiling: its posterior).');
+  lines.push('trust × extractorConf or the (weighted) vote share; the ceiling: its posterior). * best window per predicate, in hindsight:');
+  for (const row of sim.rows.filter((r) => r.windows)) lines.push(`  ${row.family}: ${row.windows}`);
+  lines.push(`false-repl. = a write that replaced a right current answer by a wrong one, per write that found it right.`);
+  lines.push(`credence disputes: ${sim.disputes} opened (${pct(sim.disputeRate)} of writes), ${sim.falseDisputes} while the ceiling gave one value ≥ 0.9 ` +
+    `(false-dispute rate ${pct(sim.falseDisputeRate)} of writes); answered from a dispute in ${pct(sim.disputedRate)} of queries`);
   const acts = Object.entries(sim.actions).sort().map(([k, v]) => `${k} ${v}`).join(', ');
-  lines.push(`credence actions: ${acts}; answered from a dispute in ${pct(sim.disputedRate)} of queries`);
+  lines.push(`credence actions: ${acts}`);
   return lines.join('\n');
+}
+
+/** Where credence trails a baseline in one run: overall or on a predicate. */
+export function trails(sim) {
+  const [cred, ...others] = sim.rows;
+  const out = [];
+  for (const o of others) {
+    if (o.name.startsWith('Bayes') || o.name.startsWith('credence') || o.name.startsWith('proposed')) continue;
+    if (cred.accuracy < o.accuracy) out.push(`${short(o.name)} overall ${f3(o.accuracy)}`);
+    for (const p of Object.keys(cred.by)) if (cred.by[p] < o.by[p]) out.push(`${short(o.name)} on ${p} ${f3(cred.by[p])} < ${f3(o.by[p])}`);
+  }
+  return out;
 }
 
 export function sweepTable(results) {
   const names = results[0].sim.rows.map((r) => r.name);
   const width = Math.max(...results.map((r) => r.label.length), 10);
-  const short = names.map((n) => n.replace('credence, half-life fitted', 'cred. fitted').replace('credence (reconcile)', 'credence')
-    .replace('latest-observation-wins', 'latest-obs').replace('last-write-wins', 'LWW').replace('majority vote (all)', 'major-all')
-    .replace('majority vote (last 5)', 'major-5').replace('confidence-gated', 'conf-gated').replace('Bayes filter (ceiling)', 'ceiling')
-    .replace('proposed rule (JS prototype)', 'proposal'));
-  const lines = [[''.padEnd(width), ...short.map((s) => s.padStart(11)), '  cred. ECE'].join(' ')];
+  const lines = [[''.padEnd(width), ...names.map((n) => short(n).padStart(14)), '  cred. ECE', ' false-repl.', ' false-disp.'].join(' ')];
   for (const { label, sim } of results) {
-    lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(11)), `      ${f3(sim.rows[0].ece)}`].join(' '));
+    const c = sim.rows[0];
+    lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(14)), `      ${f3(c.ece)}`, `     ${pct(c.falseReplacementRate).padStart(6)}`, `      ${pct(sim.falseDisputeRate).padStart(5)}`].join(' '));
+  }
+  lines.push('');
+  lines.push('per predicate (credence / best baseline / ceiling; credence ECE) and where credence trails:');
+  for (const { label, sim } of results) {
+    const c = sim.rows[0];
+    const base = sim.rows.filter((r) => !/^(credence|Bayes|proposed)/.test(r.name));
+    const ceiling = sim.rows.find((r) => r.name.startsWith('Bayes'));
+    const cells = Object.keys(c.by).map((p) => {
+      const best = base.reduce((a, b) => (b.by[p] > a.by[p] ? b : a));
+      return `${p} ${f3(c.by[p])}/${f3(best.by[p])}/${f3(ceiling.by[p])} ECE ${f3(c.eceBy[p])}`;
+    });
+    const t = trails(sim);
+    lines.push(`  ${label.padEnd(width)} ${cells.join('; ')}${t.length ? `  TRAILS: ${t.join(', ')}` : ''}`);
   }
   return lines.join('\n');
 }

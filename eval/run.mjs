@@ -1,7 +1,7 @@
 // The reconciliation benchmark (issue #3): `npm run eval [-- options]`.
 //   --quick             smaller simulation (CI); the floor keeps figures per mode
 //   --seed N            another world (figures are then not compared with the floor)
-//   --sweep             also run the simulation under other generator regimes
+//   --sweep             also run the simulation under the other generator regimes (per regime and predicate)
 //   --proposal          add a row for the JS prototype of the belief rule EVAL.md proposes
 //   --update-baseline   write the current figures as the floor for this mode
 //   --corpus-only / --sim-only
@@ -32,12 +32,17 @@ if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-n
 const params = { ...DEFAULTS, subjects: mode === 'quick' ? 40 : DEFAULTS.subjects };
 
 /** Generator regimes for --sweep: the main regime with one thing changed. */
+const slower = (k) => DEFAULTS.predicates.map((p) => (p.timeVarying ? { ...p, meanDwellDays: p.meanDwellDays * k } : p));
 const REGIMES = [
   ['main regime', {}],
   ['cleaner sources', { sources: DEFAULTS.sources.map((s) => ({ ...s, reliability: Math.min(0.99, s.reliability + 0.15) })), extractorConf: [0.8, 1.0] }],
   ['30% re-deliveries', { duplicateProbability: 0.3 }],
   ['no late reports', { lateProbability: 0 }],
-  ['changes 2× faster', { predicates: DEFAULTS.predicates.map((p) => (p.timeVarying ? { ...p, meanDwellDays: p.meanDwellDays / 2 } : p)) }],
+  ['30% stale reports', { staleProbability: 0.3 }],
+  ['correlated: b copies d', { copies: { by: 'src-b', from: 'src-d' } }],
+  ['every source states 0.8', { statedTrust: 0.8 }],
+  ['changes 2× faster', { predicates: slower(0.5) }],
+  ['changes 2× slower', { predicates: slower(2) }],
   ['sparse reports (60 d)', { meanReportGapDays: 60 }],
 ];
 

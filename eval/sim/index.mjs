@@ -2,7 +2,7 @@
 // each method's current answer per slot against ground truth at every query.
 import { Memory } from 'credence';
 import { generate, iso, truthAt } from './world.mjs';
-import { BayesFilter, ConfidenceGated, LastWriteWins, LatestObservationWins, MajorityVote } from './methods.mjs';
+import { BayesFilter, ConfidenceGated, LastWriteWins, LatestObservationWins, MajorityVote, RecencyTrustVote, TrustWeightedVote } from './methods.mjs';
 import { ProposedFilter } from './proposal.mjs';
 
 /** credence with its shipped defaults: built-in predicate specs, prior, margins, half-lives. */
@@ -25,6 +25,7 @@ class Credence {
     const key = `${slot.pred.timeVarying ? 'tv' : 'fixed'}:${outcome.action}`;
     this.actions[key] = (this.actions[key] ?? 0) + 1;
     this.answers.delete(r.slot);
+    this.opened = outcome.conflicts.filter((c) => c.kind === 'dispute' && c.status === 'open').length;
   }
   /** Reads the slot's current beliefs (active or disputed) and answers with the most believed. */
   async refresh(slotId) {
@@ -72,32 +73,65 @@ export function fittedConfig(params) {
   };
 }
 
+/** Windows tried for each windowed baseline; the report keeps, per predicate, the best in hindsight. */
+export const WINDOWS = { majority: [3, 5, 9, 15, Infinity], trust: [3, 5, 9, 15, Infinity], recency: [15, 30, 60, 120, 240, 480, 960] };
+
+function baselines(world) {
+  return [
+    new LastWriteWins(),
+    new LatestObservationWins(),
+    new ConfidenceGated(),
+    ...WINDOWS.majority.map((w) => new MajorityVote(w)),
+    ...WINDOWS.trust.map((w) => new TrustWeightedVote(w)),
+    ...WINDOWS.recency.map((h) => new RecencyTrustVote(h)),
+    new BayesFilter(world),
+  ];
+}
+
+/** The ceiling's confidence at or above which one value is "plainly right". */
+export const PLAIN = 0.9;
+
 export async function runSimulation(params, seed, { proposal = false } = {}) {
   const world = generate(params, seed);
   const clock = { day: 0 };
   const credence = new Credence(world, clock);
   const fitted = new Credence(world, clock, fittedConfig(params), 'credence, half-life fitted');
-  const methods = [
-    credence,
-    fitted,
-    new LastWriteWins(),
-    new LatestObservationWins(),
-    new MajorityVote(),
-    new MajorityVote(5),
-    new ConfidenceGated(),
-    new BayesFilter(world),
-    ...(proposal ? [new ProposedFilter(world)] : []),
-  ];
-  const score = methods.map((m) => ({ name: m.name, hits: 0, n: 0, stale: 0, by: {}, pairs: [] }));
+  const methods = [credence, fitted, ...baselines(world), ...(proposal ? [new ProposedFilter(world)] : [])];
+  const ceiling = methods.find((m) => m instanceof BayesFilter);
+  const score = methods.map((m) => ({ name: m.name, family: m.family, hits: 0, n: 0, stale: 0, by: {}, pairs: [], rightBefore: 0, falseReplacements: 0 }));
   const seen = new Set();
+  const before = methods.map(() => new Map()); // each method's answer for a slot after its last write
   let disputed = 0;
+  let disputes = 0;
+  let falseDisputes = 0;
   let next = 0;
   const started = Date.now();
+  const answerOf = async (m, slotId, day) => {
+    if (m.refresh) await m.refresh(slotId);
+    return m.answer(slotId, day)?.value;
+  };
   for (const day of world.queries) {
     for (; next < world.reports.length && world.reports[next].delivered <= day; next++) {
       const r = world.reports[next];
       clock.day = r.delivered;
-      for (const m of methods) await m.observe(r);
+      const slot = world.slots[r.slot];
+      const truth = truthAt(slot, r.delivered);
+      for (const [i, m] of methods.entries()) {
+        const was = before[i].get(r.slot);
+        await m.observe(r);
+        const now = await answerOf(m, r.slot, r.delivered);
+        before[i].set(r.slot, now);
+        // A false replacement: a right current answer replaced by a wrong one.
+        if (was === truth) {
+          score[i].rightBefore++;
+          if (now !== truth) score[i].falseReplacements++;
+        }
+      }
+      if (credence.opened) {
+        disputes += credence.opened;
+        // A false dispute: opened while the evidence plainly favoured one value.
+        if ((ceiling.answer(r.slot, r.delivered)?.confidence ?? 0) >= PLAIN) falseDisputes += credence.opened;
+      }
       seen.add(r.slot);
     }
     clock.day = day;
@@ -113,26 +147,71 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
         const s = score[i];
         s.hits += hit; s.n++;
         if (!hit && a && slot.pred.timeVarying && a.value === previousTruth(slot, day)) s.stale++;
-        const by = (s.by[slot.predicate] ??= { hits: 0, n: 0 });
+        const by = (s.by[slot.predicate] ??= { hits: 0, n: 0, pairs: [] });
         by.hits += hit; by.n++;
-        if (a?.confidence !== undefined) s.pairs.push([a.confidence, hit]);
+        if (a?.confidence !== undefined) {
+          s.pairs.push([a.confidence, hit]);
+          by.pairs.push([a.confidence, hit]);
+        }
       });
     }
   }
   const rows = score.map((s) => {
     const { ece, brier, bins } = calibration(s.pairs);
     const by = Object.fromEntries(Object.entries(s.by).map(([k, v]) => [k, v.hits / v.n]));
-    return { name: s.name, accuracy: s.hits / s.n, by, ece, brier, n: s.n, staleRate: s.stale / s.n, bins };
+    const eceBy = Object.fromEntries(Object.entries(s.by).map(([k, v]) => [k, calibration(v.pairs).ece]));
+    return {
+      name: s.name, family: s.family, accuracy: s.hits / s.n, by, eceBy, ece, brier, n: s.n, staleRate: s.stale / s.n, bins,
+      falseReplacementRate: s.rightBefore ? s.falseReplacements / s.rightBefore : NaN,
+      perPredicate: s.by,
+    };
   });
   return {
     seed,
-    rows,
+    rows: withBestWindows(rows),
+    allRows: rows,
     slots: world.slots.length,
     reports: world.reports.length,
     late: world.reports.filter((r) => r.delivered > r.obs).length,
     reportAccuracy: world.reports.filter((r) => r.correct).length / world.reports.length,
     disputedRate: disputed / score[0].n,
+    disputes,
+    falseDisputes,
+    falseDisputeRate: falseDisputes / world.reports.length,
+    disputeRate: disputes / world.reports.length,
     actions: credence.actions,
     seconds: (Date.now() - started) / 1000,
   };
+}
+
+/**
+ * Collapses each windowed family to its strongest form, chosen in hindsight:
+ * for every predicate the window with the best accuracy on it, so credence is
+ * held against the best-tuned version of each baseline.
+ */
+function withBestWindows(rows) {
+  const out = [];
+  const done = new Set();
+  for (const row of rows) {
+    if (!row.family) { out.push(row); continue; }
+    if (done.has(row.family)) continue;
+    done.add(row.family);
+    const members = rows.filter((r) => r.family === row.family);
+    const preds = Object.keys(row.perPredicate);
+    const pick = Object.fromEntries(preds.map((p) => [p, members.reduce((a, b) => (b.by[p] > a.by[p] ? b : a))]));
+    let hits = 0; let n = 0; const pairs = [];
+    for (const p of preds) {
+      const v = pick[p].perPredicate[p];
+      hits += v.hits; n += v.n; pairs.push(...v.pairs);
+    }
+    const { ece, brier } = calibration(pairs);
+    const windows = preds.map((p) => `${p} ${pick[p].name.slice(row.family.length + 2, -1)}`).join(', ');
+    out.push({
+      name: `${row.family}, best window`, family: row.family, windows, accuracy: hits / n, ece, brier, n,
+      by: Object.fromEntries(preds.map((p) => [p, pick[p].by[p]])),
+      eceBy: Object.fromEntries(preds.map((p) => [p, pick[p].eceBy[p]])),
+      falseReplacementRate: members.reduce((a, b) => (b.accuracy > a.accuracy ? b : a)).falseReplacementRate,
+    });
+  }
+  return out;
 }

@@ -31,6 +31,7 @@ export class LatestObservationWins {
 export class MajorityVote {
   constructor(window = Infinity) {
     this.window = window;
+    this.family = 'majority vote';
     this.name = window === Infinity ? 'majority vote (all)' : `majority vote (last ${window})`;
     this.state = new Map();
   }
@@ -75,8 +76,8 @@ export class ConfidenceGated {
 /**
  * The ceiling: an exact forward filter over the generator's own model. It
  * knows the domain, the change rate of each predicate, that a report is right
- * with probability trust × extractorConf and otherwise uniform over the wrong
- * values; it places late reports at their observation time and ignores
+ * with probability reliability × extractorConf (the true reliability, even
+ * where the stated trust is not) and otherwise uniform over the wrong values; it places late reports at their observation time and ignores
  * re-deliveries of an observation it has already seen.
  */
 export class BayesFilter {
@@ -114,7 +115,7 @@ export class BayesFilter {
       p = BayesFilter.propagate(p, r.obs - t, pred);
       t = r.obs;
       const hit = pred.domain.indexOf(r.value);
-      p = p.map((x, i) => x * (i === hit ? r.quality : (1 - r.quality) / (k - 1)));
+      p = p.map((x, i) => x * (i === hit ? r.trueQuality : (1 - r.trueQuality) / (k - 1)));
       const z = p.reduce((a, b) => a + b, 0);
       p = p.map((x) => x / z);
     }
@@ -130,4 +131,65 @@ export class BayesFilter {
     for (let i = 1; i < p.length; i++) if (p[i] > p[best]) best = i;
     return { value: this.slots[slot].pred.domain[best], confidence: p[best] };
   }
+}
+
+/**
+ * Trust-weighted vote over a slot's last `window` reports (by observation
+ * time): each report adds its stated trust × extractorConf to its value.
+ */
+export class TrustWeightedVote {
+  constructor(window = Infinity) {
+    this.window = window;
+    this.family = 'trust-weighted vote';
+    this.name = `${this.family} (${window === Infinity ? 'all' : `last ${window}`})`;
+    this.state = new Map();
+  }
+  observe(r) {
+    const list = this.state.get(r.slot) ?? [];
+    list.push(r);
+    list.sort((a, b) => a.obs - b.obs);
+    if (list.length > this.window) list.shift();
+    this.state.set(r.slot, list);
+  }
+  answer(slot) {
+    const list = this.state.get(slot);
+    return list && weightedAnswer(list.map((r) => [r.value, r.quality, r.obs]));
+  }
+}
+
+/**
+ * Recency-weighted trust vote: each report adds trust × extractorConf ×
+ * 2^(−age/halfLife) to its value, age measured from its observation to the
+ * time asked (late reports land where they belong).
+ */
+export class RecencyTrustVote {
+  constructor(halfLifeDays) {
+    this.halfLife = halfLifeDays;
+    this.family = 'recency-weighted trust vote';
+    this.name = `${this.family} (h ${halfLifeDays} d)`;
+    this.state = new Map();
+  }
+  observe(r) {
+    const list = this.state.get(r.slot) ?? [];
+    list.push(r);
+    this.state.set(r.slot, list);
+  }
+  answer(slot, day) {
+    const list = this.state.get(slot);
+    return list && weightedAnswer(list.map((r) => [r.value, r.quality * 0.5 ** (Math.max(0, day - r.obs) / this.halfLife), r.obs]));
+  }
+}
+
+/** The value with the most weight (ties to the latest observed); confidence = its share. */
+function weightedAnswer(votes) {
+  const by = new Map();
+  let total = 0;
+  for (const [value, w, obs] of votes) {
+    const v = by.get(value) ?? { w: 0, last: -Infinity };
+    by.set(value, { w: v.w + w, last: Math.max(v.last, obs) });
+    total += w;
+  }
+  let best;
+  for (const [value, v] of by) if (!best || v.w > best.w || (v.w === best.w && v.last > best.last)) best = { value, ...v };
+  return best && { value: best.value, confidence: total > 0 ? best.w / total : 1 / by.size };
 }

@@ -39,6 +39,15 @@ export const DEFAULTS = {
   // idempotency key): same source, same observation. Off in the main regime.
   duplicateProbability: 0,
   duplicateDelayDays: [1, 60],
+  // A stale report repeats the value its source last reported for the slot
+  // instead of looking again. Off in the main regime.
+  staleProbability: 0,
+  // { by, from }: source `by` copies the value `from` last reported for the
+  // slot (stating its own trust), a correlated source. Off in the main regime.
+  copies: null,
+  // Trust every source states, whatever its reliability (null: honest). The
+  // ceiling still knows the true reliabilities.
+  statedTrust: null,
 };
 
 const exponential = (rand, mean) => -mean * Math.log(1 - rand());
@@ -65,6 +74,8 @@ export function generate(params, seed) {
   // re-deliveries) sees the same truths and the same reports.
   const rand = mulberry32(seed);
   const post = mulberry32(seed ^ 0x5eed5eed);
+  // Staleness and copying draw from a third stream: those regimes keep the same truths.
+  const habit = mulberry32(seed ^ 0x57a1e57a);
   const slots = [];
   const reports = [];
   for (let s = 0; s < params.subjects; s++) {
@@ -79,16 +90,23 @@ export function generate(params, seed) {
         }
       }
       slots.push(slot);
+      const lastSaid = new Map(); // source → the value it last reported for this slot
       for (let obs = exponential(rand, params.meanReportGapDays); obs < params.horizonDays; obs += exponential(rand, params.meanReportGapDays)) {
         const source = pick(rand, params.sources);
         const conf = Math.round(between(rand, params.extractorConf) * 100) / 100;
-        const quality = source.reliability * conf;
+        const trueQuality = source.reliability * conf;
         const truth = truthAt(slot, obs);
-        const value = rand() < quality ? truth : pick(rand, pred.domain.filter((v) => v !== truth));
+        let value = rand() < trueQuality ? truth : pick(rand, pred.domain.filter((v) => v !== truth));
+        const stale = params.staleProbability && habit() < params.staleProbability && lastSaid.has(source.id);
+        if (stale) value = lastSaid.get(source.id);
+        if (params.copies?.by === source.id && lastSaid.has(params.copies.from)) value = lastSaid.get(params.copies.from);
+        lastSaid.set(source.id, value);
+        const trust = params.statedTrust ?? source.reliability;
+        const quality = trust * conf;
         const late = post() < params.lateProbability;
         const delivered = late ? obs + between(post, params.lateDelayDays) : obs;
         if (delivered >= params.horizonDays) continue;
-        const report = { obsId: reports.length, slot: slot.id, obs, delivered, source: source.id, trust: source.reliability, conf, quality, value, correct: value === truth };
+        const report = { obsId: reports.length, slot: slot.id, obs, delivered, source: source.id, trust, conf, quality, trueQuality, value, correct: value === truth };
         reports.push(report);
         if (params.duplicateProbability && post() < params.duplicateProbability) {
           const again = delivered + between(post, params.duplicateDelayDays);

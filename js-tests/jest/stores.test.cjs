@@ -14,7 +14,9 @@ describe('stores via require()', () => {
     await memory.remember({ predicate: 'located_in', object: 'Berlin', validFrom: '2030-01-01' });
     expect(readdirSync(path.join(dir, 'claims'))).toEqual(['user~located_in.md']);
     const again = new Memory({ store: new OkfStore(dir) });
-    expect((await again.recall('user')).map((c) => c.object)).toEqual(['Berlin']);
+    // Berlin from 2030 is a scheduled change (SPEC §3): NYC holds until then.
+    expect((await again.recall('user')).map((c) => c.object)).toEqual(['NYC']);
+    expect((await again.recall('user', { at: '2030-06-01' })).map((c) => c.object)).toEqual(['Berlin']);
   });
 
   test('PostgresStore and its schema are exported', () => {

@@ -1,11 +1,11 @@
 //! Later evidence settles a single-valued slot (SPEC §3): after each write the
 //! posterior decides whether an outweighed newer value now reaches the
 //! current one (it supersedes), whether a dispute's gap has passed
-//! `disputeMargin`, and whether history the filter now believes again by more
-//! than the margin takes the slot back from the claim that ended it.
+//! `disputeMargin`, and whether history the filter now believes more than the
+//! claim that ended it takes the slot back.
 
 use super::posterior::SlotPosterior;
-use super::reconcile::{posterior, refresh_beliefs};
+use super::reconcile::refresh_from;
 use super::same_value;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
 use crate::txn::SlotTxn;
@@ -32,26 +32,35 @@ enum Step {
     Supersede { later: String, earlier: String, dispute: Option<String> },
     /// `winner` becomes current, `loser` is outweighed.
     Outweigh { winner: String, loser: String, dispute: Option<String> },
-    /// A history claim takes the slot back from the claim that ended it.
+    /// A history claim takes the slot back from the claim that ended it (the mirror of `Supersede`).
     Revert { history: String, current: String },
     /// Two claims within the margin: both disputed.
     Dispute { earlier: String, newer: String },
+    /// A disputed claim whose disputes all closed and that nothing beats.
+    Activate { id: String },
 }
 
-/// Applies status changes until the slot agrees with its posterior; returns the claims changed.
-pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
+fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
+    txn.slot.conflicts.iter().any(|c| {
+        c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open && (c.earlier_id == id || c.newer_id == id)
+    })
+}
+
+/// Applies status changes until the slot agrees with its posterior `post`
+/// (statuses do not move the posterior, so one serves every step); returns
+/// the claims changed.
+pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<String> {
     let mut changed = Vec::new();
     if ctx.spec.is_multi() {
         return changed;
     }
     for _ in 0..MAX_STEPS {
-        let post = posterior(txn, ctx, None, None);
-        let Some(step) = next_step(txn, ctx, &post) else { break };
-        changed.extend(apply(txn, step, &post));
+        let Some(step) = next_step(txn, ctx, post) else { break };
+        changed.extend(apply(txn, step, post));
     }
     if !changed.is_empty() {
         close_moot_disputes(txn);
-        refresh_beliefs(txn, ctx);
+        refresh_from(txn, post);
     }
     changed.sort();
     changed.dedup();
@@ -87,15 +96,22 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
             return Some(Step::Outweigh { winner: winner.id.clone(), loser: loser.id.clone(), dispute });
         }
     }
-    let current = txn
-        .slot
-        .claims
-        .iter()
-        .filter(|c| c.status == Status::Active && free(c))
-        .max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)))?;
     if txn.slot.claims.iter().any(|c| c.status.is_current() && !free(c)) {
         return None;
     }
+    let currents: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).collect();
+    // A claim left disputed after its disputes closed: current if nothing beats it.
+    if let Some(d) = currents.iter().find(|c| c.status == Status::Disputed && !in_open_dispute(txn, &c.id)) {
+        let better = currents
+            .iter()
+            .filter(|c| c.id != d.id && belief(post, c) > belief(post, d))
+            .max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)));
+        return Some(match better {
+            Some(w) => Step::Outweigh { winner: w.id.clone(), loser: d.id.clone(), dispute: None },
+            None => Step::Activate { id: d.id.clone() },
+        });
+    }
+    let current = currents.iter().copied().max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)))?;
     let bc = belief(post, current);
     // An outweighed value that evidence has lifted.
     let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
@@ -108,8 +124,14 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
             }
         } else if bo > bc + margin {
             return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
-        } else if (bo - bc).abs() <= margin && !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
-            return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
+        } else if (bo - bc).abs() <= margin {
+            // A pair is disputed once; after that the better-believed value is current.
+            if !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
+                return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
+            }
+            if bo > bc + EPS {
+                return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
+            }
         }
     }
     // History that the evidence now prefers to the claim that ended it.
@@ -120,7 +142,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
                 && s.superseded_by.as_deref() == Some(current.id.as_str())
                 && s.valid_to == Some(current.effective_from())
                 && !txn.slot.claims.iter().any(|o| o.id != s.id && same_value(o, s) && o.effective_from() > s.effective_from())
-                && belief(post, s) > bc + margin
+                && belief(post, s) > bc + EPS
         });
         if let Some(s) = history.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b))) {
             return Some(Step::Revert { history: s.id.clone(), current: current.id.clone() });
@@ -138,9 +160,7 @@ fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: Str
 
 /// Active unless another open dispute still holds it.
 fn activate(txn: &mut SlotTxn, id: &str) {
-    let disputed = txn.slot.conflicts.iter().any(|c| {
-        c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open && (c.earlier_id == id || c.newer_id == id)
-    });
+    let disputed = in_open_dispute(txn, id);
     txn.update_claim(id, |c| c.status = if disputed { Status::Disputed } else { Status::Active });
 }
 
@@ -165,11 +185,15 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
         }
         Step::Outweigh { winner, loser, dispute } => {
             let (bw, bl) = (b(txn, &winner), b(txn, &loser));
+            let settles_dispute = dispute.is_some();
             resolve(txn, dispute, [&winner, &loser], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
             txn.update_claim(&loser, |c| c.status = Status::Outweighed);
+            close_disputes(txn, &loser, "another value is better believed");
             activate(txn, &winner);
-            txn.log_change("outweighed", &[&loser, &winner], None, None,
-                format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+            if !settles_dispute {
+                txn.log_change("outweighed", &[&loser, &winner], None, None,
+                    format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+            }
             vec![winner, loser]
         }
         Step::Revert { history, current } => {
@@ -183,6 +207,11 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
             txn.log_change("supersede_reverted", &[&history, &current], None, None,
                 format!("later evidence says the earlier value still holds ({bh:.2} vs {bc:.2} log-odds): the newer one is kept inactive"));
             vec![history, current]
+        }
+        Step::Activate { id } => {
+            txn.update_claim(&id, |c| c.status = Status::Active);
+            txn.log_change("active", &[&id], None, None, "its disputes closed and no other value is better believed".into());
+            vec![id]
         }
         Step::Dispute { earlier, newer } => {
             let (be, bn) = (b(txn, &earlier), b(txn, &newer));

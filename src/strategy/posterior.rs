@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::{refines, same_value};
+use super::refines;
+use crate::normalize::tokens;
 use crate::belief::{self, BeliefParams, FilterState, Observation};
 use crate::model::{Claim, Status};
 use crate::time::Timestamp;
@@ -23,14 +24,14 @@ fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
 fn counts(claim: &Claim, all: &[&Claim]) -> bool {
     match claim.status {
         Status::Retired => false,
-        Status::Superseded => !claim
-            .superseded_by
-            .as_deref()
-            .is_some_and(|by| all.iter().any(|c| c.id == by && refines(claim, c))),
+        // A refinement leaves no `validTo`; a change of value always does.
+        Status::Superseded => !(claim.valid_to.is_none()
+            && claim.superseded_by.as_deref().is_some_and(|by| all.iter().any(|c| c.id == by && refines(claim, c)))),
         _ => true,
     }
 }
 
+#[derive(Clone)]
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
     state: FilterState,
@@ -39,14 +40,21 @@ pub struct SlotPosterior {
 impl SlotPosterior {
     /// The posterior at `at` over every counted claim of `claims` as rivals for one value.
     pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp) -> Self {
-        let mut representatives: Vec<&Claim> = Vec::new();
+        // One value key per claim (normalizing text is the costly part), then
+        // `same_value`'s rule: the same entity when both name one, else the same text.
+        let mut representatives: Vec<(Option<&str>, Vec<String>)> = Vec::new();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         for claim in claims.iter().copied().filter(|c| counts(c, claims)) {
-            let value = match representatives.iter().position(|r| same_value(r, claim)) {
+            let key = (claim.object_entity.as_deref(), tokens(&claim.object));
+            let same = |r: &(Option<&str>, Vec<String>)| match (r.0, key.0) {
+                (Some(x), Some(y)) => x == y,
+                _ => r.1 == key.1,
+            };
+            let value = match representatives.iter().position(same) {
                 Some(v) => v,
                 None => {
-                    representatives.push(claim);
+                    representatives.push(key);
                     representatives.len() - 1
                 }
             };
@@ -68,6 +76,18 @@ impl SlotPosterior {
         let mut alone = Self::of_rivals(&[claim], params, half_life, time_varying, at);
         alone.value_of.insert(claim.id.clone(), 0);
         alone.log_odds(&claim.id).unwrap_or(belief::to_log_odds(params.prior))
+    }
+
+    /// The same posterior carried forward to `at` (never backward).
+    pub fn advanced_to(&self, at: Timestamp) -> Self {
+        let mut later = self.clone();
+        later.state.advance(at);
+        later
+    }
+
+    /// The time the posterior speaks about.
+    pub fn time(&self) -> Option<Timestamp> {
+        self.state.at()
     }
 
     /// Log-odds that the claim's value holds at the filter's time.

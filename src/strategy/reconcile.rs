@@ -48,8 +48,46 @@ pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
     refresh(txn, ctx, false);
 }
 
+/// Sets every live claim's belief from the slot posterior `post`, carried forward to now.
+pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
+    let at = post.time().map_or(txn.now, |t| t.max(txn.now));
+    let now = post.advanced_to(at);
+    let live: Vec<(String, f64)> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| c.status.is_live())
+        .filter_map(|c| now.log_odds(&c.id).map(|l| (c.id.clone(), l)))
+        .collect();
+    for (id, l) in live {
+        txn.update_claim(&id, |c| {
+            if (c.log_odds - l).abs() > 1e-12 {
+                set_belief(c, l);
+            }
+        });
+    }
+}
+
+/// The slot posterior a single-valued slot's statuses follow (`None` for a multi-valued one).
+fn rivals_posterior(txn: &SlotTxn, ctx: &WriteCtx) -> Option<SlotPosterior> {
+    (!ctx.spec.is_multi()).then(|| posterior(txn, ctx, None, None))
+}
+
+/// Beliefs from `post` when there is one, else each claim on its own evidence.
+fn refresh_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: Option<&SlotPosterior>) {
+    match post {
+        Some(p) => refresh_from(txn, p),
+        None => refresh_beliefs(txn, ctx),
+    }
+}
+
 fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
-    let beliefs = beliefs_at(&txn.slot.claims, ctx, rivals, None, txn.now, |c| c.status.is_live());
+    if rivals {
+        let post = posterior(txn, ctx, None, None);
+        refresh_from(txn, &post);
+        return;
+    }
+    let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
     for (id, l) in beliefs {
         txn.update_claim(&id, |c| {
             if (c.log_odds - l).abs() > 1e-12 {
@@ -115,7 +153,9 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim) -> Appli
     if current.is_empty() {
         let id = draft.id.clone();
         txn.add_claim(draft);
-        let affected = align(txn, ctx);
+        let post = posterior(txn, ctx, None, None);
+        refresh_from(txn, &post);
+        let affected = align(txn, ctx, &post);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("add", &[&id], Some((0.0, after)), None, "no current claim in the slot".into());
         return Applied::stored(Action::Added, None, id, affected);
@@ -148,12 +188,13 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     if existing.status == Status::Superseded {
         set_history_belief(txn, ctx, &id);
     }
-    refresh_beliefs(txn, ctx);
+    let post = rivals_posterior(txn, ctx);
+    refresh_with(txn, ctx, post.as_ref());
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(before);
     let period = if existing.status == Status::Superseded { " for the period it already covers" } else { "" };
     txn.log_change("confirm", &[&id], Some((before, after)), None,
         format!("{:?} corroborates {:?}{period}", draft.object, existing.object));
-    let mut affected = align(txn, ctx);
+    let mut affected = post.map(|p| align(txn, ctx, &p)).unwrap_or_default();
     affected.retain(|a| a != &id);
     Applied::stored(Action::Confirmed, Some(Relation::Confirm), id, affected)
 }
@@ -213,15 +254,15 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     if current.iter().any(|c| pinned(txn, &c.id)) || mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
-        refresh_beliefs(txn, ctx);
+        refresh_from(txn, &post);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("outweighed", &[&id, &rival.id], Some((0.0, after)), None,
             format!("newer but less believed ({mine:.2} vs {theirs:.2} log-odds) than the current claim {:?}: kept inactive", rival.object));
-        let affected = align(txn, ctx);
+        let affected = align(txn, ctx, &post);
         return Applied::stored(Action::Outweighed, Some(Relation::Supersede), id, affected);
     }
     if mine + EPS < theirs {
-        return dispute(txn, ctx, draft, current, Relation::Supersede, (mine, theirs));
+        return dispute(txn, &post, draft, current, Relation::Supersede, (mine, theirs));
     }
     let from = draft.effective_from();
     draft.supersedes = current.first().map(|c| c.id.clone());
@@ -239,8 +280,8 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
             format!("{object:?} replaces {:?} from {} ({mine:.2} vs {theirs:.2} log-odds): the world changed, the old claim is history", old.object, from.to_iso()));
         affected.push(old.id.clone());
     }
-    refresh_beliefs(txn, ctx);
-    affected.extend(align(txn, ctx));
+    refresh_from(txn, &post);
+    affected.extend(align(txn, ctx, &post));
     Applied::stored(Action::Superseded, Some(Relation::Supersede), id, affected)
 }
 
@@ -252,7 +293,7 @@ fn strongest<'a>(post: &SlotPosterior, current: &[&'a Claim]) -> Option<(&'a Cla
 }
 
 /// Both sides disputed, a `dispute` conflict per current claim.
-fn dispute(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&Claim], relation: Relation, (mine, theirs): (f64, f64)) -> Applied {
+fn dispute(txn: &mut SlotTxn, post: &SlotPosterior, mut draft: Claim, current: &[&Claim], relation: Relation, (mine, theirs): (f64, f64)) -> Applied {
     let id = draft.id.clone();
     draft.status = Status::Disputed;
     txn.add_claim(draft);
@@ -263,7 +304,7 @@ fn dispute(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&Clai
         let reason = format!("{:?} and {object:?}: belief too close to call ({theirs:.2} vs {mine:.2} log-odds)", c.object);
         conflicts.extend(txn.open_conflict(ConflictKind::Dispute, &c.id, &id, reason));
     }
-    refresh_beliefs(txn, ctx);
+    refresh_from(txn, post);
     let mut applied = Applied::stored(Action::Disputed, Some(relation), id, current.iter().map(|c| c.id.clone()).collect());
     applied.conflicts = conflicts;
     applied
@@ -296,10 +337,11 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     let object = draft.object.clone();
     txn.add_claim(draft);
     set_history_belief(txn, ctx, &id);
-    refresh_beliefs(txn, ctx);
+    let post = posterior(txn, ctx, None, None);
+    refresh_from(txn, &post);
     txn.log_change("historical", &[&id], None, None,
         format!("{object:?} holds from {}, before the current claim: recorded as history", from.to_iso()));
-    let affected = align(txn, ctx);
+    let affected = align(txn, ctx, &post);
     Applied::stored(Action::Historical, Some(Relation::Supersede), id, affected)
 }
 
@@ -314,7 +356,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
         // later keep_both with one of them never leaves it unasked beside another.
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
-        refresh_beliefs(txn, ctx);
+        refresh_from(txn, &post);
         let object = txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default();
         let mut conflicts = Vec::new();
         for kept in current {
@@ -326,7 +368,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
         return applied;
     }
     if (mine - theirs).abs() <= ctx.settings.dispute_margin {
-        return dispute(txn, ctx, draft, current, Relation::Contradict, (mine, theirs));
+        return dispute(txn, &post, draft, current, Relation::Contradict, (mine, theirs));
     }
     if mine > theirs {
         txn.add_claim(draft);
@@ -338,15 +380,15 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
             affected.push(c.id.clone());
         }
         close_moot_disputes(txn);
-        refresh_beliefs(txn, ctx);
-        affected.extend(align(txn, ctx));
+        refresh_from(txn, &post);
+        affected.extend(align(txn, ctx, &post));
         return Applied::stored(Action::Added, Some(Relation::Contradict), id, affected);
     }
     draft.status = Status::Outweighed;
     txn.add_claim(draft);
-    refresh_beliefs(txn, ctx);
+    refresh_from(txn, &post);
     txn.log_change("outweighed", &[&id, &rival.id], None, None,
         format!("contradicts {:?}, which is better believed ({theirs:.2} vs {mine:.2} log-odds): kept inactive", rival.object));
-    let affected = align(txn, ctx);
+    let affected = align(txn, ctx, &post);
     Applied::stored(Action::Outweighed, Some(Relation::Contradict), id, affected)
 }
