@@ -23,6 +23,7 @@ pub enum ErrorCode {
     InvalidSettlement,
     ClaimNotFound,
     JudgeMissing,
+    UndoStale,
 }
 
 impl ErrorCode {
@@ -42,6 +43,7 @@ impl ErrorCode {
             ErrorCode::InvalidSettlement => "INVALID_SETTLEMENT",
             ErrorCode::ClaimNotFound => "CLAIM_NOT_FOUND",
             ErrorCode::JudgeMissing => "JUDGE_MISSING",
+            ErrorCode::UndoStale => "UNDO_STALE",
         }
     }
 }

@@ -15,7 +15,8 @@ export type CredenceErrorCode =
   | 'CONFLICT_NOT_SETTLED'
   | 'INVALID_SETTLEMENT'
   | 'CLAIM_NOT_FOUND'
-  | 'JUDGE_MISSING';
+  | 'JUDGE_MISSING'
+  | 'UNDO_STALE';
 
 /** Every failure reaching JS is a CredenceError with a stable `code`. */
 export declare class CredenceError extends Error {
