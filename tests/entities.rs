@@ -362,3 +362,30 @@ fn an_undo_cut_short_finishes_when_asked_again() {
     assert_eq!(undone.state, credence::entities::MergeState::Undone);
     assert_eq!(facts(&h), before);
 }
+
+#[test]
+fn the_review_judge_answers_same_entity_questions_within_its_budget() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Jonathan Smith", "person", "born_on", "1980-02-02"));
+    let typo = h.write(about("Jonathon Smith", "person", "likes", "golf"));
+    h.write(about("Ireland", "country", "capital", "Dublin"));
+    let iceland = h.write(about("Iceland", "country", "capital", "Reykjavik"));
+    let judge = ScriptedJudge {
+        pairs: Box::new(|_: &[credence::model::Claim]| Ok(Vec::new())),
+        verdict: Box::new(|e: &credence::model::Claim, n: &credence::model::Claim| {
+            let same = e.object.ends_with("Smith") && n.object.ends_with("Smith");
+            Ok(credence::hooks::PairVerdict { same_thing: same, newer_invalidates_earlier: false, reason: String::new() })
+        }),
+        calls: std::cell::Cell::new(0),
+    };
+    let first = run(h.engine.review(Some(&judge), 1)).unwrap();
+    assert_eq!((first.calls, first.conflicts.len(), first.stopped.as_deref()), (1, 1, Some("budget")));
+    let second = run(h.engine.review(Some(&judge), 10)).unwrap();
+    assert_eq!((second.calls, second.conflicts.len(), second.stopped), (1, 1, None), "the other question, asked once");
+    let settled: Vec<(String, Option<Settlement>, Option<String>)> = run(h.engine.conflicts(Some(ConflictStatus::Settled))).unwrap().into_iter().map(|c| (c.id, c.settlement, c.settled_by)).collect();
+    assert!(settled.contains(&(typo.conflicts[0].id.clone(), Some(Settlement::Same), Some("judge".into()))));
+    assert!(settled.contains(&(iceland.conflicts[0].id.clone(), Some(Settlement::Different), Some("judge".into()))));
+    assert_eq!(recall_as(&h, "Jonathon Smith", "person").len(), 2, "the judge's \"same\" merged the typo into Jonathan");
+    assert_eq!(recall_as(&h, "Ireland", "country"), vec!["Dublin"]);
+    assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty());
+}

@@ -22,6 +22,8 @@ use super::{Applied, Engine, WriteCtx};
 use crate::entities::{self, ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
+use super::ReviewReport;
+use crate::hooks::Judge;
 use crate::strategy;
 use crate::txn::SlotTxn;
 
@@ -440,6 +442,40 @@ impl Engine {
             }
         }
         self.conflict_in(slot_ref, conflict_id).await
+    }
+
+    /// The review pass's part for entities: each open `same_entity` question
+    /// goes to `judge.confirmPair(earlier name, newer name)`; `sameThing`
+    /// settles it "same" (a merge), otherwise "different", by "judge", undoable
+    /// like any settlement. One call per question, within the pass's budget.
+    pub(crate) async fn judge_same_entity(&self, judge: &dyn Judge, budget: u32, report: &mut ReviewReport) -> Result<()> {
+        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            let open = slot.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity && c.status == ConflictStatus::Open);
+            for record in open {
+                let (Some(earlier), Some(newer)) = (slot.claim(&record.earlier_id), slot.claim(&record.newer_id)) else { continue };
+                if report.calls >= budget {
+                    report.stopped.get_or_insert_with(|| "budget".into());
+                    return Ok(());
+                }
+                report.calls += 1;
+                let verdict = match judge.confirm_pair(earlier, newer).await {
+                    Ok(v) => v,
+                    Err(e) => {
+                        report.stopped = Some(e.message);
+                        return Ok(());
+                    }
+                };
+                let settlement = if verdict.same_thing { Settlement::Same } else { Settlement::Different };
+                match self.settle_same_entity(&slot_ref, &record.id, settlement, "judge").await {
+                    Ok(settled) => report.conflicts.push(settled),
+                    // Settled meanwhile by someone else, or its entity merged away: nothing to do.
+                    Err(e) if matches!(e.code, ErrorCode::ConflictAlreadySettled | ErrorCode::InvalidInput) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
     }
 
     async fn conflict_in(&self, slot_ref: &SlotRef, conflict_id: &str) -> Result<Conflict> {
