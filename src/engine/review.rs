@@ -145,7 +145,7 @@ impl Engine {
             );
         }
         if !stopped {
-            self.judge_same_entity(judge, budget, &mut report).await?;
+            self.judge_same_entity(judge, budget, &mut report).await.map_err(|e| partial(e, committed))?;
         }
         Ok(report)
     }
