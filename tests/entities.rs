@@ -236,3 +236,156 @@ impl credence::store::Store for FailRegistry {
         self.0.read_log(slot).await
     }
 }
+
+/// Passes everything through until `budget` commits have succeeded; then every commit fails (a crash).
+struct CrashAfter(Rc<FlakyStore>, std::cell::Cell<Option<u32>>);
+
+#[async_trait::async_trait(?Send)]
+impl credence::store::Store for CrashAfter {
+    async fn load_slot(&self, slot: &credence::model::SlotRef) -> credence::Result<credence::model::Slot> {
+        self.0.load_slot(slot).await
+    }
+    async fn commit_slot(&self, commit: &credence::model::SlotCommit) -> credence::Result<bool> {
+        match self.1.get() {
+            Some(0) => return Err(credence::Error::new(ErrorCode::StoreFailed, "crash")),
+            Some(n) => self.1.set(Some(n - 1)),
+            None => {}
+        }
+        self.0.commit_slot(commit).await
+    }
+    async fn find_claim(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_claim(id).await
+    }
+    async fn find_conflict(&self, id: &str) -> credence::Result<Option<credence::model::SlotRef>> {
+        self.0.find_conflict(id).await
+    }
+    async fn list_slots(&self, subject: Option<&str>) -> credence::Result<Vec<credence::model::SlotRef>> {
+        self.0.list_slots(subject).await
+    }
+    async fn read_log(&self, slot: &credence::model::SlotRef) -> credence::Result<Vec<credence::model::LogEntry>> {
+        self.0.read_log(slot).await
+    }
+}
+
+/// Two people who are one, with a shared and an own fact.
+fn bob_and_robert() -> Harness {
+    let h = harness(EngineConfig::default());
+    h.write(from(about("Bob Smith", "person", "born_on", "1980-01-01"), "a", 0.8));
+    h.write(from(about("Robert Smith", "person", "born_on", "1980-01-01"), "b", 0.8));
+    h.write(from(about("Robert Smith", "person", "likes", "golf"), "b", 0.8));
+    h
+}
+
+/// What both people's facts say, leaving out claims a merge created and undo retired.
+fn facts(h: &Harness) -> Vec<(String, String, String, String, usize)> {
+    let mut out = Vec::new();
+    for subject in ["person:bob-smith", "person:robert-smith"] {
+        let opts = RecallOptions { include_history: true, ..Default::default() };
+        for c in run(h.engine.recall(Some(subject), &opts)).unwrap() {
+            if c.status != credence::model::Status::Retired {
+                out.push((c.subject, c.predicate, c.object, c.status.as_str().to_string(), c.provenance.len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn crashing_engine(h: &Harness, budget: u32) -> (credence::engine::Engine, Rc<CrashAfter>) {
+    let store = Rc::new(CrashAfter(h.store.clone(), std::cell::Cell::new(Some(budget))));
+    let hooks = credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None };
+    (credence::engine::Engine::new(store.clone(), &EngineConfig::default(), hooks).unwrap(), store)
+}
+
+#[test]
+fn a_merge_cut_short_at_any_commit_resumes_to_the_same_result_or_rolls_back_exactly() {
+    let clean = bob_and_robert();
+    let before = facts(&clean);
+    run(clean.engine.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+    let merged = facts(&clean);
+    assert_ne!(before, merged);
+    for crash_at in 0..12 {
+        for roll_back in [false, true] {
+            let h = bob_and_robert();
+            let (engine, _) = crashing_engine(&h, crash_at);
+            let result = run(engine.merge_entities("person:bob-smith", "person:robert-smith"));
+            let unfinished = run(h.engine.unfinished_entity_merges()).unwrap();
+            if result.is_ok() {
+                assert!(unfinished.is_empty());
+                assert_eq!(facts(&h), merged, "crash budget {crash_at} not reached");
+                continue;
+            }
+            match unfinished.first() {
+                None => assert_eq!(facts(&h), before, "crash at commit {crash_at}: nothing recorded, nothing changed"),
+                Some(m) if roll_back => {
+                    run(h.engine.undo_entity_merge(&m.id)).unwrap();
+                    assert_eq!(facts(&h), before, "crash at commit {crash_at}, rolled back");
+                    assert_eq!(recall_as(&h, "Robert Smith", "person").len(), 2, "the names are apart again");
+                }
+                Some(m) => {
+                    let done = run(h.engine.resume_entity_merge(&m.id)).unwrap();
+                    assert_eq!(done.state, credence::entities::MergeState::Done);
+                    assert_eq!(facts(&h), merged, "crash at commit {crash_at}, resumed");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn undo_of_a_merge_is_refused_once_a_claim_it_changed_has_changed_and_never_drops_a_later_observation() {
+    let h = bob_and_robert();
+    let m = run(h.engine.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+    h.write(from(about("Bob Smith", "person", "born_on", "1980-01-01"), "passport", 0.9));
+    let after = facts(&h);
+    let err = run(h.engine.undo_entity_merge(&m.id)).unwrap_err();
+    assert_eq!((err.code, err.field.as_deref()), (ErrorCode::UndoStale, Some("mergeId")));
+    assert!(err.message.contains("person:bob-smith/born_on"), "{}", err.message);
+    assert_eq!(facts(&h), after, "nothing written");
+    assert!(run(h.engine.unfinished_entity_merges()).unwrap().is_empty());
+}
+
+#[test]
+fn an_undo_cut_short_finishes_when_asked_again() {
+    let h = bob_and_robert();
+    let before = facts(&h);
+    let m = run(h.engine.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+    for crash_at in 1..4 {
+        let (engine, _) = crashing_engine(&h, crash_at);
+        match run(engine.undo_entity_merge(&m.id)) {
+            Ok(_) => break,
+            Err(e) => assert_eq!(e.code, ErrorCode::StoreFailed, "{e:?}"),
+        }
+        assert_eq!(run(h.engine.unfinished_entity_merges()).unwrap().len(), 1, "recorded as undoing");
+    }
+    let undone = run(h.engine.resume_entity_merge(&m.id)).unwrap();
+    assert_eq!(undone.state, credence::entities::MergeState::Undone);
+    assert_eq!(facts(&h), before);
+}
+
+#[test]
+fn the_review_judge_answers_same_entity_questions_within_its_budget() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Jonathan Smith", "person", "born_on", "1980-02-02"));
+    let typo = h.write(about("Jonathon Smith", "person", "likes", "golf"));
+    h.write(about("Ireland", "country", "capital", "Dublin"));
+    let iceland = h.write(about("Iceland", "country", "capital", "Reykjavik"));
+    let judge = ScriptedJudge {
+        pairs: Box::new(|_: &[credence::model::Claim]| Ok(Vec::new())),
+        verdict: Box::new(|e: &credence::model::Claim, n: &credence::model::Claim| {
+            let same = e.object.ends_with("Smith") && n.object.ends_with("Smith");
+            Ok(credence::hooks::PairVerdict { same_thing: same, newer_invalidates_earlier: false, reason: String::new() })
+        }),
+        calls: std::cell::Cell::new(0),
+    };
+    let first = run(h.engine.review(Some(&judge), 1)).unwrap();
+    assert_eq!((first.calls, first.conflicts.len(), first.stopped.as_deref()), (1, 1, Some("budget")));
+    let second = run(h.engine.review(Some(&judge), 10)).unwrap();
+    assert_eq!((second.calls, second.conflicts.len(), second.stopped), (1, 1, None), "the other question, asked once");
+    let settled: Vec<(String, Option<Settlement>, Option<String>)> = run(h.engine.conflicts(Some(ConflictStatus::Settled))).unwrap().into_iter().map(|c| (c.id, c.settlement, c.settled_by)).collect();
+    assert!(settled.contains(&(typo.conflicts[0].id.clone(), Some(Settlement::Same), Some("judge".into()))));
+    assert!(settled.contains(&(iceland.conflicts[0].id.clone(), Some(Settlement::Different), Some("judge".into()))));
+    assert_eq!(recall_as(&h, "Jonathon Smith", "person").len(), 2, "the judge's \"same\" merged the typo into Jonathan");
+    assert_eq!(recall_as(&h, "Ireland", "country"), vec!["Dublin"]);
+    assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty());
+}

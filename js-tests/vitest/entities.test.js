@@ -52,4 +52,18 @@ describe('entities', () => {
     }
     expect(refused).toMatchObject({ code: 'INVALID_INPUT', field: 'entityAliases.country[1]' });
   });
+
+  it('an entity merge is undone exactly, or refused with UNDO_STALE once its claims changed; nothing is unfinished', async () => {
+    const memory = new Memory();
+    await memory.remember({ subject: 'Bob Smith', subjectType: 'person', predicate: 'born_on', object: '1980-01-01', provenance: { sourceId: 'a' } });
+    await memory.remember({ subject: 'Robert Smith', subjectType: 'person', predicate: 'born_on', object: '1980-01-01', provenance: { sourceId: 'b' } });
+    const merge = await memory.mergeEntities('person:bob-smith', 'person:robert-smith');
+    expect(merge).toMatchObject({ state: 'done', into: 'person:bob-smith', from: 'person:robert-smith', slotsDone: ['born_on'] });
+    expect(await memory.unfinishedEntityMerges()).toEqual([]);
+    await memory.remember({ subject: 'Robert Smith', subjectType: 'person', predicate: 'born_on', object: '1980-01-01', provenance: { sourceId: 'passport' } });
+    await expect(memory.undoEntityMerge(merge.id)).rejects.toMatchObject({ code: 'UNDO_STALE', field: 'mergeId' });
+    const [born] = await memory.recall('person:bob-smith');
+    expect(born.provenance.map((p) => p.sourceId)).toEqual(['a', 'b', 'passport']);
+    expect((await memory.resumeEntityMerge(merge.id)).state).toBe('done');
+  });
 });

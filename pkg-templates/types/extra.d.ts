@@ -18,8 +18,7 @@ export type CredenceErrorCode =
   | 'INVALID_SETTLEMENT'
   | 'CLAIM_NOT_FOUND'
   | 'JUDGE_MISSING'
-  | 'CLAIM_NOT_LIVE'
-  | 'UNDO_STALE';
+  | 'CLAIM_NOT_LIVE';
 
 /** Every failure reaching JS is a CredenceError with a stable `code`. */
 export declare class CredenceError extends Error {

@@ -65,8 +65,12 @@ impl Engine {
             if matches!(o.action, Action::Skipped | Action::Rejected) {
                 o.resolutions = names.into_iter().map(|n| n.resolution).collect();
             } else {
-                o.resolutions = self.record_names(&names).await?;
-                o.conflicts.extend(self.conflicts_of(&o.resolutions).await?);
+                let already = |mut e: Error| {
+                    e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
+                    e
+                };
+                o.resolutions = self.record_names(&names).await.map_err(already)?;
+                o.conflicts.extend(self.conflicts_of(&o.resolutions).await.map_err(already)?);
             }
             out.push(o);
         }

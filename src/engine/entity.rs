@@ -1,5 +1,6 @@
-//! Entities in the engine: names resolved before the slot is chosen, the
-//! registry kept in one slot per type, and a person's merge (undoable).
+//! Entities in the engine: names resolved before the slot is chosen, and
+//! recorded in their type's registry slot once the write is kept. Merges and
+//! `same_entity` settlements live in `entity_merge.rs`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,15 +1,33 @@
 //! Entity merges: a person's `mergeEntities`, and the `same_entity` conflict
 //! settled "same" (a merge) or "different" (remembered, never asked again).
-//! Both are undoable: undo restores what the merge changed.
+//!
+//! A merge touches many slots, and a store commits one slot at a time, so it
+//! runs as a recorded operation in its registry slot:
+//! 1. the merge is recorded `pending` and the names move to `into` (new
+//!    writes of either name land on `into` from then on);
+//! 2. per slot of `from`: what the move will change is written to the record
+//!    first, then the target slot is committed with one idempotency key per
+//!    moved claim (so "did this move happen?" is a look-up), then the source
+//!    claims are marked superseded by their copies;
+//! 3. the record becomes `done`.
+//!
+//! A crash part-way leaves a `pending` record: `resume_entity_merge` finishes
+//! it and `undo_entity_merge` rolls back what happened. Undo restores exactly
+//! the claims the merge changed, only while they are as it left them
+//! (`UNDO_STALE` otherwise, nothing written), so it never deletes an
+//! observation that arrived later.
 
 use super::entity::{registry, type_of, unknown};
-use super::{Engine, WriteCtx};
-use crate::entities::{self, ClaimRevert, EntityMerge, ENTITY_REGISTRY};
+use super::{Applied, Engine, WriteCtx};
+use crate::entities::{self, ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, Status};
+use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
+use super::ReviewReport;
+use crate::hooks::Judge;
 use crate::strategy;
+use crate::txn::SlotTxn;
 
-/// A `same_entity` settlement to record in the merge's registry commit.
+/// A `same_entity` settlement to record with the merge.
 struct SettleWith<'a> {
     conflict_id: &'a str,
     settlement: Settlement,
@@ -22,6 +40,34 @@ fn already_settled(id: &str) -> Error {
 
 fn not_found(id: &str) -> Error {
     Error::new(ErrorCode::ConflictNotFound, format!("no conflict with id {id:?}")).with_field("conflictId")
+}
+
+fn no_merge(id: &str) -> Error {
+    Error::invalid("mergeId", format!("no entity merge {id:?}"))
+}
+
+/// The idempotency key of one claim's move: "moved" is a look-up in the target slot.
+fn move_key(merge_id: &str, claim_id: &str) -> String {
+    format!("{merge_id}:{claim_id}")
+}
+
+fn revert_of(slot: &SlotRef, before: &Claim, created: bool, write_id: &str) -> ClaimRevert {
+    ClaimRevert {
+        subject: slot.subject.clone(),
+        predicate: slot.predicate.clone(),
+        claim_id: before.id.clone(),
+        created,
+        status: before.status,
+        provenance_len: before.provenance.len(),
+        log_odds: before.log_odds,
+        superseded_by: before.superseded_by.clone(),
+        after: None,
+        write_id: Some(write_id.to_string()),
+    }
+}
+
+fn merge_in<'s>(slot: &'s mut Slot, id: &str) -> Result<&'s mut EntityMerge> {
+    slot.merges.iter_mut().find(|m| m.id == id).ok_or_else(|| no_merge(id))
 }
 
 impl Engine {
@@ -37,125 +83,270 @@ impl Engine {
         if type_of(from) != Some(t) || into == from {
             return Err(Error::invalid("entities", format!("{into:?} and {from:?} must be two entities of one type")));
         }
-        let registry_slot = self.store.load_slot(&registry(t)).await?;
-        let target = registry_slot.entities.iter().find(|e| e.id == into).ok_or_else(|| unknown(into))?;
-        let source = registry_slot.entities.iter().find(|e| e.id == from).ok_or_else(|| unknown(from))?;
-        if source.merged_into.is_some() {
-            return Err(Error::invalid("entities", format!("{from:?} was already merged")));
-        }
-        let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
-        let mut reverts = Vec::new();
-        for slot_ref in self.store.list_slots(Some(from)).await? {
-            let spec = self.spec_of(&slot_ref.predicate);
-            let to = SlotRef::new(into, &slot_ref.predicate);
-            let moving: Vec<Claim> = self.store.load_slot(&slot_ref).await?.claims.into_iter().filter(|c| c.status.is_current()).collect();
-            let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{from} → {into}")), ..Default::default() };
-            let ctx = WriteCtx { spec: &spec, settings: &self.settings };
-            let (landed, _) = self
-                .commit_with_retry(&to, cause.clone(), |txn| {
-                    let mut landed = Vec::new();
-                    for c in &moving {
-                        let before = txn.slot.claims.clone();
-                        let mut draft = c.clone();
-                        draft.id = txn.new_id("cl");
-                        draft.subject = into.to_string();
-                        draft.conflict_ids.clear();
-                        let applied = if txn.slot.claims.iter().any(|x| x.status.is_current()) {
-                            strategy::apply_reconcile(txn, &ctx, draft)
-                        } else {
-                            let id = draft.id.clone();
-                            txn.add_claim(draft);
-                            strategy::refresh_beliefs(txn, &ctx);
-                            txn.log_change("entity_merge", &[&id], None, None, format!("moved from {from}"));
-                            super::Applied::stored(crate::model::Action::Added, None, id, vec![])
-                        };
-                        for old in &before {
-                            if txn.claim(&old.id) != Some(old) {
-                                reverts.push(revert_of(&to, old, false));
-                            }
-                        }
-                        for new in txn.slot.claims.iter().filter(|n| !before.iter().any(|o| o.id == n.id)) {
-                            reverts.push(revert_of(&to, new, true));
-                        }
-                        landed.push((c.id.clone(), applied.claim_id));
-                    }
-                    Ok(landed)
-                })
-                .await?;
-            self.commit_with_retry(&slot_ref, cause, |txn| {
-                for (old, new) in &landed {
-                    if let Some(c) = txn.claim(old) {
-                        reverts.push(revert_of(&slot_ref, c, false));
-                    }
-                    let new = new.clone();
-                    txn.update_claim(old, |c| {
-                        c.status = Status::Superseded;
-                        c.superseded_by = Some(new);
-                    });
-                    txn.log_change("entity_merge", &[old], None, None, format!("{from} merged into {into}"));
-                }
-                Ok(())
-            })
-            .await?;
-        }
-        let conflict_id = settle.as_ref().map(|s| s.conflict_id.to_string());
-        let merge = EntityMerge { id: self.ids.next_id("em"), into: into.into(), from: from.into(), aliases_added, reverts, undone: false, conflict_id };
-        let record = merge.clone();
-        let cause = LogCause { op: "merge_entities".into(), by: settle.as_ref().map(|s| s.by.to_string()), ..Default::default() };
-        self.commit_with_retry(&registry(t), cause, |txn| {
+        let reg = registry(t);
+        let merge_id = self.ids.next_id("em");
+        let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{from} → {into}")), by: settle.as_ref().map(|s| s.by.to_string()), ..Default::default() };
+        self.commit_with_retry(&reg, cause, |txn| {
+            let target = txn.slot.entities.iter().find(|e| e.id == into).ok_or_else(|| unknown(into))?;
+            let source = txn.slot.entities.iter().find(|e| e.id == from).ok_or_else(|| unknown(from))?;
+            if source.merged_into.is_some() || target.merged_into.is_some() {
+                return Err(Error::invalid("entities", format!("{:?} was already merged into another entity", if source.merged_into.is_some() { from } else { into })));
+            }
             if let Some(s) = &settle {
-                settle_in(txn, s)?;
-            }
-            for e in txn.slot.entities.iter_mut() {
-                if e.id == record.into {
-                    e.aliases.extend(record.aliases_added.iter().cloned());
-                } else if e.id == record.from {
-                    e.merged_into = Some(record.into.clone());
+                if txn.slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
+                    return Err(already_settled(s.conflict_id));
                 }
             }
-            txn.slot.merges.push(record.clone());
-            txn.log_change("entity_merge", &[], None, None, format!("{} merged into {}", record.from, record.into));
+            let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
+            for e in txn.slot.entities.iter_mut() {
+                if e.id == into {
+                    e.aliases.extend(aliases_added.iter().cloned());
+                } else if e.id == from {
+                    e.merged_into = Some(into.to_string());
+                }
+            }
+            txn.slot.merges.push(EntityMerge {
+                id: merge_id.clone(),
+                into: into.into(),
+                from: from.into(),
+                aliases_added,
+                reverts: Vec::new(),
+                undone: false,
+                conflict_id: settle.as_ref().map(|s| s.conflict_id.to_string()),
+                state: MergeState::Pending,
+                slots_done: Vec::new(),
+                by: settle.as_ref().map(|s| s.by.to_string()),
+            });
+            txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({merge_id})"));
             Ok(())
         })
         .await?;
-        Ok(merge)
+        self.drive_merge(&reg, &merge_id).await
     }
 
-    /// Reverts a merge: names and claims back as they were; claims the merge
-    /// created are retired (kept for the audit trail).
-    pub async fn undo_entity_merge(&self, merge_id: &str) -> Result<EntityMerge> {
-        self.undo_entity_merge_reopening(merge_id, None).await
+    /// Finishes a merge a crash interrupted (a `pending` one); a finished merge is returned as it is.
+    pub async fn resume_entity_merge(&self, merge_id: &str) -> Result<EntityMerge> {
+        let (reg, merge) = self.find_merge(merge_id).await?;
+        match merge.state {
+            MergeState::Pending => self.drive_merge(&reg, merge_id).await,
+            MergeState::Undoing => self.undo_entity_merge(merge_id).await,
+            MergeState::Done | MergeState::Undone => Ok(merge),
+        }
     }
 
-    async fn undo_entity_merge_reopening(&self, merge_id: &str, reopen: Option<&str>) -> Result<EntityMerge> {
-        let mut found = None;
+    /// Merges a crash interrupted (`pending`, or `undoing`): resume or undo each.
+    pub async fn unfinished_entity_merges(&self) -> Result<Vec<EntityMerge>> {
+        let mut out = Vec::new();
+        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            out.extend(slot.merges.into_iter().filter(|m| matches!(m.state, MergeState::Pending | MergeState::Undoing)));
+        }
+        Ok(out)
+    }
+
+    async fn find_merge(&self, merge_id: &str) -> Result<(SlotRef, EntityMerge)> {
+        // One registry slot per entity type: few, whatever the size of the store.
         for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
             let slot = self.store.load_slot(&slot_ref).await?;
             if let Some(m) = slot.merges.iter().find(|m| m.id == merge_id) {
-                found = Some((slot_ref, m.clone()));
+                return Ok((slot_ref, m.clone()));
             }
         }
-        let (reg, merge) = found.ok_or_else(|| Error::invalid("mergeId", format!("no entity merge {merge_id:?}")))?;
-        if merge.undone {
+        Err(no_merge(merge_id))
+    }
+
+    async fn merge_record(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
+        let slot = self.store.load_slot(reg).await?;
+        slot.merges.iter().find(|m| m.id == merge_id).cloned().ok_or_else(|| no_merge(merge_id))
+    }
+
+    /// Moves every slot of `from` not moved yet, then marks the merge done
+    /// (settling the `same_entity` conflict that asked for it, if any).
+    async fn drive_merge(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
+        let merge = self.merge_record(reg, merge_id).await?;
+        for slot_ref in self.store.list_slots(Some(&merge.from)).await? {
+            if !merge.slots_done.contains(&slot_ref.predicate) {
+                self.move_slot(reg, &merge, &slot_ref).await?;
+            }
+        }
+        let cause = LogCause { op: "merge_entities".into(), by: merge.by.clone(), ..Default::default() };
+        let (done, _) = self
+            .commit_with_retry(reg, cause, |txn| {
+                let m = merge_in(&mut txn.slot, merge_id)?;
+                m.state = MergeState::Done;
+                let done = m.clone();
+                if let Some(conflict_id) = &done.conflict_id {
+                    if txn.slot.conflict(conflict_id).is_some_and(|c| c.status == ConflictStatus::Open) {
+                        let by = done.by.clone().unwrap_or_else(|| "user".into());
+                        settle_in(txn, &SettleWith { conflict_id, settlement: Settlement::Same, by: &by })?;
+                    }
+                }
+                txn.log_change("entity_merge", &[], None, None, format!("{} merged into {} ({merge_id})", done.from, done.into));
+                Ok(done)
+            })
+            .await?;
+        Ok(done)
+    }
+
+    /// Moves one slot of `from` into `into`'s slot of the same predicate.
+    async fn move_slot(&self, reg: &SlotRef, merge: &EntityMerge, source_ref: &SlotRef) -> Result<()> {
+        let target_ref = SlotRef::new(&merge.into, &source_ref.predicate);
+        let spec = self.spec_of(&source_ref.predicate);
+        let ctx = WriteCtx { spec: &spec, settings: &self.settings };
+        let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{} → {}", merge.from, merge.into)), by: merge.by.clone(), ..Default::default() };
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let source = self.store.load_slot(source_ref).await?;
+            let target = self.store.load_slot(&target_ref).await?;
+            let moved = |c: &Claim| target.writes.iter().any(|w| w.id == move_key(&merge.id, &c.id));
+            let pending: Vec<Claim> = source.claims.iter().filter(|c| c.status.is_current() && !moved(c)).cloned().collect();
+            if pending.is_empty() {
+                break;
+            }
+            let committed: Vec<String> = target.writes.iter().map(|w| w.id.clone()).collect();
+            let mut txn = SlotTxn::new(target, self.now()?, cause.clone(), self.ids.clone());
+            let mut reverts = Vec::new();
+            for c in &pending {
+                let key = move_key(&merge.id, &c.id);
+                let before = txn.slot.claims.clone();
+                let applied = land(&mut txn, &ctx, c, &merge.into);
+                txn.slot.writes.push(WriteRecord { id: key.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
+                for old in &before {
+                    if txn.claim(&old.id) != Some(old) {
+                        reverts.push(revert_of(&target_ref, old, false, &key));
+                    }
+                }
+                for new in txn.slot.claims.iter().filter(|n| !before.iter().any(|o| o.id == n.id)) {
+                    reverts.push(revert_of(&target_ref, new, true, &key));
+                }
+                let mut source_revert = revert_of(source_ref, c, false, &key);
+                source_revert.after = Some(ClaimMark { status: Status::Superseded, provenance_len: c.provenance.len(), superseded_by: Some(applied.claim_id) });
+                reverts.push(source_revert);
+            }
+            // Reverts record the claim as the merge leaves it, for undo's staleness check.
+            for r in reverts.iter_mut().filter(|r| r.subject == target_ref.subject) {
+                r.after = txn.claim(&r.claim_id).map(ClaimMark::of);
+            }
+            // Write-ahead: the record names what this commit will change before it is made.
+            let record_cause = LogCause { op: "merge_entities".into(), ..Default::default() };
+            self.commit_with_retry(reg, record_cause, |rtxn| {
+                let m = merge_in(&mut rtxn.slot, &merge.id)?;
+                // Reverts of an earlier attempt at this slot that never committed are dropped.
+                m.reverts.retain(|r| r.predicate != source_ref.predicate || r.write_id.as_ref().is_none_or(|w| committed.contains(w)));
+                m.reverts.extend(reverts.iter().cloned());
+                rtxn.log_change("entity_merge_step", &[], None, None, format!("moving {} claim(s) of {}/{}", pending.len(), merge.from, source_ref.predicate));
+                Ok(())
+            })
+            .await?;
+            let commit = txn.into_commit(target_ref.clone());
+            if self.store.commit_slot(&commit).await? {
+                break;
+            }
+            if attempts > self.settings.retries {
+                return Err(super::gave_up(&target_ref, attempts));
+            }
+        }
+        // The originals give way to their copies; idempotent, so a resume can repeat it.
+        let target = self.store.load_slot(&target_ref).await?;
+        self.commit_with_retry(source_ref, cause, |txn| {
+            let landed: Vec<(String, String)> = txn
+                .slot
+                .claims
+                .iter()
+                .filter_map(|c| target.writes.iter().find(|w| w.id == move_key(&merge.id, &c.id)).map(|w| (c.id.clone(), w.claim_id.clone())))
+                .collect();
+            for (old, new) in landed {
+                if txn.claim(&old).is_some_and(|c| c.superseded_by.as_deref() != Some(new.as_str())) {
+                    txn.update_claim(&old, |c| {
+                        c.status = Status::Superseded;
+                        c.superseded_by = Some(new.clone());
+                    });
+                    txn.log_change("entity_merge", &[&old], None, None, format!("{} merged into {}", merge.from, merge.into));
+                }
+            }
+            Ok(())
+        })
+        .await?;
+        let cause = LogCause { op: "merge_entities".into(), ..Default::default() };
+        self.commit_with_retry(reg, cause, |txn| {
+            let m = merge_in(&mut txn.slot, &merge.id)?;
+            if !m.slots_done.contains(&source_ref.predicate) {
+                m.slots_done.push(source_ref.predicate.clone());
+                txn.log_change("entity_merge_step", &[], None, None, format!("{}/{} moved", merge.from, source_ref.predicate));
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Reverts a merge (or rolls back one a crash interrupted): names and
+    /// claims back as they were; claims the merge created are retired (kept
+    /// for the audit trail). Refused with `UNDO_STALE`, writing nothing, when
+    /// a claim it changed has changed since.
+    pub async fn undo_entity_merge(&self, merge_id: &str) -> Result<EntityMerge> {
+        self.undo_entity_merge_reopening(merge_id, false).await
+    }
+
+    async fn undo_entity_merge_reopening(&self, merge_id: &str, reopen: bool) -> Result<EntityMerge> {
+        let (reg, merge) = self.find_merge(merge_id).await?;
+        if merge.state == MergeState::Undone || merge.undone {
             return Err(Error::invalid("mergeId", format!("entity merge {merge_id:?} was already undone")));
         }
-        let mut slots: Vec<SlotRef> = merge.reverts.iter().map(|r| SlotRef::new(&r.subject, &r.predicate)).collect();
-        slots.dedup();
-        let mut mooted_by_merge = Vec::new();
-        for slot_ref in &slots {
-            let log = self.store.read_log(slot_ref).await?;
-            if let Some(err) = super::settle::changed_since_merge(&log, &merge, slot_ref) {
-                return Err(err);
+        // Only the moves that happened (their key is in the target slot) are reverted.
+        let mut slots: Vec<SlotRef> = Vec::new();
+        for r in &merge.reverts {
+            let s = SlotRef::new(&r.subject, &r.predicate);
+            if !slots.contains(&s) {
+                slots.push(s);
             }
-            mooted_by_merge.push(super::settle::mooted_by_merge(&log));
         }
-        for (slot_ref, mooted) in slots.into_iter().zip(mooted_by_merge) {
-            let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
-            self.commit_with_retry(&slot_ref, cause, |txn| {
-                for cf in &mooted {
-                    txn.update_conflict(cf, |c| c.status = crate::model::ConflictStatus::Open);
+        let mut happened: Vec<&ClaimRevert> = Vec::new();
+        for r in &merge.reverts {
+            let target = self.store.load_slot(&SlotRef::new(&merge.into, &r.predicate)).await?;
+            if r.write_id.as_ref().is_none_or(|w| target.writes.iter().any(|x| &x.id == w)) {
+                happened.push(r);
+            }
+        }
+        for slot_ref in &slots {
+            let slot = self.store.load_slot(slot_ref).await?;
+            for r in happened.iter().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+                let Some(c) = slot.claim(&r.claim_id) else { continue };
+                // As the merge left it, or already as before it (a step that
+                // never reached this claim, or an undo cut short).
+                let as_left = r.after.as_ref().is_none_or(|a| *a == ClaimMark::of(c));
+                if !as_left && !is_reverted(r, c) {
+                    return Err(Error::new(
+                        ErrorCode::UndoStale,
+                        format!("entity merge {merge_id:?} can't be undone: claim {} in {}/{} changed after the merge", r.claim_id, r.subject, r.predicate),
+                    )
+                    .with_field("mergeId"));
                 }
-                for r in merge.reverts.iter().rev().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+            }
+        }
+        let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
+        self.commit_with_retry(&reg, cause.clone(), |txn| {
+            merge_in(&mut txn.slot, merge_id)?.state = MergeState::Undoing;
+            txn.log_change("undo_merge_started", &[], None, None, format!("undoing entity merge {merge_id}"));
+            Ok(())
+        })
+        .await?;
+        for slot_ref in &slots {
+            // Conflicts the merge closed as moot ask their question again.
+            let mooted = super::settle::mooted_by_merge(&self.store.read_log(slot_ref).await?);
+            self.commit_with_retry(slot_ref, cause.clone(), |txn| {
+                for cf in &mooted {
+                    txn.update_conflict(cf, |c| {
+                        if c.status == crate::model::ConflictStatus::Moot {
+                            c.status = crate::model::ConflictStatus::Open;
+                        }
+                    });
+                }
+                for r in happened.iter().rev().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+                    if txn.claim(&r.claim_id).is_some_and(|c| is_reverted(r, c)) {
+                        continue;
+                    }
                     txn.update_claim(&r.claim_id, |c| {
                         if r.created {
                             c.status = Status::Retired;
@@ -172,7 +363,6 @@ impl Engine {
             })
             .await?;
         }
-        let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
         let (undone, _) = self
             .commit_with_retry(&reg, cause, |txn| {
                 // Names the merge brought, and spellings of them seen since, go back.
@@ -192,10 +382,11 @@ impl Engine {
                         }
                     }
                 }
-                let m = txn.slot.merges.iter_mut().find(|m| m.id == merge_id).ok_or_else(|| Error::invalid("mergeId", "vanished"))?;
+                let m = merge_in(&mut txn.slot, merge_id)?;
+                m.state = MergeState::Undone;
                 m.undone = true;
                 let out = m.clone();
-                if let Some(id) = reopen {
+                if let (true, Some(id)) = (reopen, &out.conflict_id) {
                     reopen_in(txn, id);
                 }
                 txn.log_change("undo_merge", &[], None, None, format!("{} split from {}", merge.from, merge.into));
@@ -246,10 +437,9 @@ impl Engine {
         if record.status != ConflictStatus::Settled {
             return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
         }
-        let merge = slot.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && !m.undone);
-        match merge {
+        match slot.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
             Some(m) => {
-                self.undo_entity_merge_reopening(&m.id.clone(), Some(conflict_id)).await?;
+                self.undo_entity_merge_reopening(&m.id.clone(), true).await?;
             }
             None => {
                 let cause = LogCause { op: "undo".into(), ..Default::default() };
@@ -263,14 +453,76 @@ impl Engine {
         self.conflict_in(slot_ref, conflict_id).await
     }
 
+    /// The review pass's part for entities: each open `same_entity` question
+    /// goes to `judge.confirmPair(earlier name, newer name)`; `sameThing`
+    /// settles it "same" (a merge), otherwise "different", by "judge", undoable
+    /// like any settlement. One call per question, within the pass's budget.
+    pub(crate) async fn judge_same_entity(&self, judge: &dyn Judge, budget: u32, report: &mut ReviewReport) -> Result<()> {
+        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+            let slot = self.store.load_slot(&slot_ref).await?;
+            let open = slot.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity && c.status == ConflictStatus::Open);
+            for record in open {
+                let (Some(earlier), Some(newer)) = (slot.claim(&record.earlier_id), slot.claim(&record.newer_id)) else { continue };
+                if report.calls >= budget {
+                    report.stopped.get_or_insert_with(|| "budget".into());
+                    return Ok(());
+                }
+                report.calls += 1;
+                let verdict = match judge.confirm_pair(earlier, newer).await {
+                    Ok(v) => v,
+                    Err(e) => {
+                        report.stopped = Some(e.message);
+                        return Ok(());
+                    }
+                };
+                let settlement = if verdict.same_thing { Settlement::Same } else { Settlement::Different };
+                match self.settle_same_entity(&slot_ref, &record.id, settlement, "judge").await {
+                    Ok(settled) => report.conflicts.push(settled),
+                    // Settled meanwhile by someone else, or its entity merged away: nothing to do.
+                    Err(e) if matches!(e.code, ErrorCode::ConflictAlreadySettled | ErrorCode::InvalidInput) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    }
+
     async fn conflict_in(&self, slot_ref: &SlotRef, conflict_id: &str) -> Result<Conflict> {
         let slot = self.store.load_slot(slot_ref).await?;
         slot.conflict(conflict_id).and_then(|r| super::read::conflict_view(&slot, slot_ref, r)).ok_or_else(|| not_found(conflict_id))
     }
 }
 
+/// One claim of `from` lands in `into`'s slot through the normal rules
+/// (corroborating an equal value, superseding, disputing, …) as a copy.
+fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied {
+    let mut draft = claim.clone();
+    draft.id = txn.new_id("cl");
+    draft.subject = into.to_string();
+    draft.conflict_ids.clear();
+    draft.superseded_by = None;
+    draft.supersedes = None;
+    if txn.slot.claims.iter().any(|x| x.status.is_current()) {
+        return strategy::apply_reconcile(txn, ctx, draft);
+    }
+    let id = draft.id.clone();
+    txn.add_claim(draft);
+    strategy::refresh_beliefs(txn, ctx);
+    txn.log_change("entity_merge", &[&id], None, None, format!("moved from {}", claim.subject));
+    Applied::stored(Action::Added, None, id, vec![])
+}
+
+/// True when the claim is as it was before the merge.
+fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
+    if r.created {
+        c.status == Status::Retired
+    } else {
+        c.status == r.status && c.provenance.len() == r.provenance_len && c.superseded_by == r.superseded_by
+    }
+}
+
 /// Records a `same_entity` settlement in the registry slot's transaction.
-fn settle_in(txn: &mut crate::txn::SlotTxn, s: &SettleWith) -> Result<()> {
+fn settle_in(txn: &mut SlotTxn, s: &SettleWith) -> Result<()> {
     let record = txn.slot.conflict(s.conflict_id).ok_or_else(|| not_found(s.conflict_id))?;
     if record.kind != ConflictKind::SameEntity || record.status != ConflictStatus::Open {
         return Err(already_settled(s.conflict_id));
@@ -288,27 +540,22 @@ fn settle_in(txn: &mut crate::txn::SlotTxn, s: &SettleWith) -> Result<()> {
     Ok(())
 }
 
-fn reopen_in(txn: &mut crate::txn::SlotTxn, conflict_id: &str) {
+fn reopen_in(txn: &mut SlotTxn, conflict_id: &str) {
     let Some(record) = txn.slot.conflict(conflict_id).cloned() else { return };
+    if record.status != ConflictStatus::Settled {
+        return;
+    }
     txn.update_conflict(conflict_id, |c| {
         c.status = c.settled_from.take().unwrap_or(ConflictStatus::Open);
         c.settled_at = None;
         c.settled_by = None;
         c.settlement = None;
     });
-    txn.log_change("undo", &[&record.earlier_id, &record.newer_id], None, Some(conflict_id),
-        format!("settlement {} undone; conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?")));
-}
-
-fn revert_of(slot: &SlotRef, c: &Claim, created: bool) -> ClaimRevert {
-    ClaimRevert {
-        subject: slot.subject.clone(),
-        predicate: slot.predicate.clone(),
-        claim_id: c.id.clone(),
-        created,
-        status: c.status,
-        provenance_len: c.provenance.len(),
-        log_odds: c.log_odds,
-        superseded_by: c.superseded_by.clone(),
-    }
+    txn.log_change(
+        "undo",
+        &[&record.earlier_id, &record.newer_id],
+        None,
+        Some(conflict_id),
+        format!("settlement {} undone; conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
+    );
 }

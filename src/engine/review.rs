@@ -60,6 +60,9 @@ impl Engine {
             e
         };
         for slot_ref in self.store.list_slots(None).await? {
+            if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+                continue; // entity names are judged as same_entity questions, below
+            }
             let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
             if slot.claims.len() <= slot.reviewed {
                 continue;
@@ -140,6 +143,9 @@ impl Engine {
             report.conflicts.extend(
                 opened.iter().filter_map(|id| after.conflict(id)).filter_map(|r| super::read::conflict_view(&after, &slot_ref, r)),
             );
+        }
+        if !stopped {
+            self.judge_same_entity(judge, budget, &mut report).await.map_err(|e| partial(e, committed))?;
         }
         Ok(report)
     }

@@ -327,24 +327,6 @@ fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants:
     (opened, reopened)
 }
 
-/// `UNDO_STALE` when a slot an entity merge touched changed after the merge:
-/// undoing it would overwrite (or drop observations of) that later change.
-pub(super) fn changed_since_merge(log: &[LogEntry], merge: &crate::entities::EntityMerge, slot_ref: &SlotRef) -> Option<Error> {
-    let tag = format!("{} → {}", merge.from, merge.into);
-    let merged_at = log.iter().rposition(|e| e.cause.op == "merge_entities" && e.cause.object.as_deref() == Some(tag.as_str()))?;
-    let later = log[merged_at + 1..].iter().find(|e| e.cause.op != "merge_entities")?;
-    Some(
-        Error::new(
-            ErrorCode::UndoStale,
-            format!(
-                "cannot undo entity merge {:?}: {}/{} changed since (`{}` at {}: {}); nothing was changed",
-                merge.id, slot_ref.subject, slot_ref.predicate, later.rule, later.at.to_iso(), later.note
-            ),
-        )
-        .with_field("mergeId"),
-    )
-}
-
 /// Conflicts the latest (not yet undone) entity merge closed as moot in a slot.
 pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
     let since = log.iter().rposition(|e| e.cause.op == "undo_merge").map_or(0, |i| i + 1);

@@ -162,7 +162,21 @@ pub fn new_id(entities: &[Entity], name: &str, entity_type: &str) -> String {
 /// The subject of the entity-registry slots (one per entity type).
 pub const ENTITY_REGISTRY: &str = "\u{1f}entities";
 
-/// A person's merge of `from` into `into`, with what `undo` must restore.
+/// Where an entity merge stands. A merge is recorded (`pending`) before it
+/// changes any fact, so a crash part-way can be resumed or rolled back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum MergeState {
+    Pending,
+    #[default]
+    Done,
+    /// An undo started and did not finish; undo again to finish it.
+    Undoing,
+    Undone,
+}
+
+/// A merge of entity `from` into `into`, with what `undo` must restore.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -171,13 +185,38 @@ pub struct EntityMerge {
     pub into: String,
     pub from: String,
     pub aliases_added: Vec<String>,
-    /// Claims the merge touched, as they were before it.
+    /// Claims the merge changed: written here before each change is committed.
     pub reverts: Vec<ClaimRevert>,
     #[serde(default)]
     pub undone: bool,
     /// The `same_entity` conflict whose "same" settlement made this merge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conflict_id: Option<String>,
+    #[serde(default)]
+    pub state: MergeState,
+    /// Predicates of `from` whose facts have moved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slots_done: Vec<String>,
+    /// Who merged (for the settlement a "same" merge completes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// The parts of a claim a merge changes, to check that nothing changed since.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ClaimMark {
+    pub status: crate::model::Status,
+    pub provenance_len: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+impl ClaimMark {
+    pub fn of(c: &crate::model::Claim) -> Self {
+        ClaimMark { status: c.status, provenance_len: c.provenance.len(), superseded_by: c.superseded_by.clone() }
+    }
 }
 
 /// A claim's mutable parts before a merge: undo puts them back; a claim the
@@ -195,6 +234,13 @@ pub struct ClaimRevert {
     pub log_odds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// The claim as the merge left it; undo refuses (`UNDO_STALE`) if it changed since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<ClaimMark>,
+    /// The idempotency key the move wrote into the target slot: the change
+    /// happened if and only if the target slot holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_id: Option<String>,
 }
 
 #[cfg(test)]

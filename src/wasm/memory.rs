@@ -299,7 +299,9 @@ impl Memory {
         self.spawn(args, move |engine, (into, from)| async move { engine.merge_entities(&into, &from).await })
     }
 
-    /// Reverts an entity merge exactly (claims the merge created are retired, not deleted).
+    /// Reverts an entity merge exactly (claims the merge created are retired,
+    /// not deleted), or rolls back one a crash cut short; `UNDO_STALE` when a
+    /// claim it changed has changed since.
     #[wasm_bindgen(js_name = undoEntityMerge, unchecked_return_type = "Promise<EntityMerge>")]
     pub fn undo_entity_merge(&self, #[wasm_bindgen(unchecked_param_type = "string")] merge_id: JsValue) -> Promise {
         self.spawn(string_arg(&merge_id, "mergeId"), move |engine, id| async move { engine.undo_entity_merge(&id).await })
@@ -311,6 +313,18 @@ impl Memory {
     #[wasm_bindgen(js_name = checkInvariants, unchecked_return_type = "Promise<Violation[]>")]
     pub fn check_invariants(&self) -> Promise {
         self.spawn(Ok(()), move |engine, ()| async move { engine.check_invariants().await })
+    }
+
+    /// Finishes an entity merge (or an undo of one) that a crash cut short.
+    #[wasm_bindgen(js_name = resumeEntityMerge, unchecked_return_type = "Promise<EntityMerge>")]
+    pub fn resume_entity_merge(&self, #[wasm_bindgen(unchecked_param_type = "string")] merge_id: JsValue) -> Promise {
+        self.spawn(string_arg(&merge_id, "mergeId"), move |engine, id| async move { engine.resume_entity_merge(&id).await })
+    }
+
+    /// Entity merges a crash cut short (`pending` or `undoing`).
+    #[wasm_bindgen(js_name = unfinishedEntityMerges, unchecked_return_type = "Promise<EntityMerge[]>")]
+    pub fn unfinished_entity_merges(&self) -> Promise {
+        self.spawn(Ok(()), move |engine, ()| async move { engine.unfinished_entity_merges().await })
     }
 
     /// The Memoir-compatible v2 blob of a slot.
