@@ -83,7 +83,10 @@ fn retracting_the_employer_flags_too_and_undoing_it_withdraws_the_flag() {
         other => panic!("{other:?}"),
     }
     assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty(), "the flags it raised are withdrawn");
-    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Moot))).unwrap().len(), 2);
+    let moot = run(h.engine.conflicts(Some(ConflictStatus::Moot))).unwrap();
+    assert_eq!(moot.len(), 2);
+    let refused = run(h.engine.settle(&moot[0].id, "keep_newer", None)).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ConflictAlreadySettled, "a closed flag is not settled");
 }
 
 #[test]

@@ -77,6 +77,9 @@ impl Engine {
                     )
                     .with_field("conflictId"));
                 }
+                if record.status == ConflictStatus::Moot {
+                    return Err(Error::new(ErrorCode::ConflictAlreadySettled, format!("conflict {conflict_id:?} is moot: what it asked about no longer stands")).with_field("conflictId"));
+                }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
                 match settlement {
