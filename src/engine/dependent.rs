@@ -104,7 +104,7 @@ pub(super) fn settle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &Confl
     }
     let reason = format!("settled {} keep_newer: {}", record.id, record.reason);
     let now = txn.now;
-    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason))?;
+    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason), Some(&record.id))?;
     txn.update_conflict(&record.id, |c| c.retraction = Some(retraction.id));
     Ok(())
 }

@@ -20,10 +20,11 @@ impl Memory {
     pub fn erase(
         &self,
         #[wasm_bindgen(unchecked_param_type = "EraseTarget")] target: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "EraseOptions")] options: JsValue,
+        // Not named `options`: the declarations make those optional, and this one is required.
+        #[wasm_bindgen(unchecked_param_type = "EraseOptions")] request: JsValue,
     ) -> js_sys::Promise {
         let args = from_js::<EraseTarget>(target, "target", ErrorCode::InvalidInput)
-            .and_then(|t| Ok((t, from_js::<EraseOptions>(options, "options", ErrorCode::InvalidInput)?)));
+            .and_then(|t| Ok((t, from_js::<EraseOptions>(request, "options", ErrorCode::InvalidInput)?)));
         self.spawn(args, move |engine, (target, options)| async move { engine.erase(&target, &options).await })
     }
 }
