@@ -67,8 +67,9 @@ impl Engine {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
-        let ((), slot) = self
+        let (current_before, slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
+                let current_before = super::dependent::current_ids(&txn.slot);
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
                 if record.status == ConflictStatus::Settled {
                     return Err(Error::new(
@@ -128,9 +129,11 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
-                Ok(())
+                Ok(current_before)
             })
             .await?;
+        // A settlement that changed the current value flags what hangs on it.
+        self.flag_dependents(&slot_ref, &current_before, &slot, self.now()?).await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
 
