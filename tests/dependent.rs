@@ -83,7 +83,10 @@ fn retracting_the_employer_flags_too_and_undoing_it_withdraws_the_flag() {
         other => panic!("{other:?}"),
     }
     assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty(), "the flags it raised are withdrawn");
-    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Moot))).unwrap().len(), 2);
+    let moot = run(h.engine.conflicts(Some(ConflictStatus::Moot))).unwrap();
+    assert_eq!(moot.len(), 2);
+    let refused = run(h.engine.settle(&moot[0].id, "keep_newer", None)).unwrap_err();
+    assert_eq!(refused.code, ErrorCode::ConflictAlreadySettled, "a closed flag is not settled");
 }
 
 #[test]
@@ -131,4 +134,19 @@ fn user_specs_add_and_override_dependencies() {
     bad.depends_on = vec![" ".into()];
     let err = credence::engine::Engine::new(std::rc::Rc::new(credence::MemoryStore::new()), &EngineConfig { predicates: vec![bad], ..Default::default() }, credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None }).err().unwrap();
     assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidInput, Some("predicates[0].dependsOn[0]")));
+}
+
+#[test]
+fn a_person_settling_the_employer_flags_what_hangs_on_it() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("works_at", "Acme"));
+    h.write(cand("manager", "Dana"));
+    let asked = h.write_with(cand("works_at", "Globex"), with_strategy("ask_user")).unwrap();
+    assert!(asked.conflicts.iter().all(|c| c.kind == ConflictKind::AskUser), "asking is not a change yet");
+    h.clock.advance_days(1.0);
+    run(h.engine.settle(&asked.conflicts[0].id, "keep_newer", Some("ana"))).unwrap();
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(open.len(), 1);
+    assert_eq!((open[0].kind, open[0].earlier.object.as_str(), open[0].newer.object.as_str()), (ConflictKind::Dependent, "Dana", "Globex"));
+    assert!(open[0].reason.contains("from \"Acme\" to \"Globex\""), "{}", open[0].reason);
 }

@@ -106,3 +106,21 @@ fn a_stated_past_end_is_kept_and_retracting_twice_is_refused() {
     let r2 = run(h.engine.retract(&id, &RetractOptions::default())).unwrap();
     assert_ne!(r2.id, r.id, "a second retraction has its own id");
 }
+
+#[test]
+fn retracting_one_side_of_a_dispute_closes_it_and_undo_reopens_it() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("born_on", "1990-01-01"), "a", 0.8));
+    let disputed = h.write(from(cand("born_on", "1991-02-02"), "b", 0.8));
+    let conflict = disputed.conflicts[0].id.clone();
+    let before = h.all("born_on");
+    let r = run(h.engine.retract(&disputed.claim.id, &opts("typo"))).unwrap();
+    assert_eq!(h.current("born_on"), vec![("1990-01-01".into(), "active".into())], "the rival stands alone");
+    let closed = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(closed[0].status, credence::model::ConflictStatus::Moot);
+    assert_eq!(run(h.engine.settle(&conflict, "keep_newer", None)).unwrap_err().code, ErrorCode::ConflictAlreadySettled);
+    run(h.engine.undo_any(&r.id)).unwrap();
+    let after: Vec<_> = h.all("born_on").into_iter().map(|c| (c.id, c.status)).collect();
+    assert_eq!(after, before.into_iter().map(|c| (c.id, c.status)).collect::<Vec<_>>());
+    assert_eq!(run(h.engine.conflicts(None)).unwrap()[0].status, credence::model::ConflictStatus::Open);
+}

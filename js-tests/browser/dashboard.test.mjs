@@ -200,6 +200,8 @@ describe('browser assistant: the Conflicts tab', () => {
     page.once('dialog', (d) => d.accept('left Globex, no new job yet'));
     await page.getByRole('button', { name: 'Retract: user works_at Globex' }).click();
     await page.waitForFunction(() => document.getElementById('status').textContent.includes('Retracted “Globex”'));
+    // Re-rendered, with focus on the way back for keyboard users.
+    await page.waitForFunction(() => document.activeElement?.id === 'undo-retraction');
     assert.equal(await page.getByRole('button', { name: 'Retract: user works_at Globex' }).count(), 0, 'no Retract button on a retracted claim');
     let rows = await beliefs();
     assert.deepEqual(rows.filter(([o]) => o === 'Globex'), [['Globex', 'retracted']]);
@@ -210,8 +212,10 @@ describe('browser assistant: the Conflicts tab', () => {
     assert.match(await dialog.locator('.log').textContent(), /retract[\s\S]*left Globex, no new job yet/);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
+    const renders = await page.getAttribute('body', 'data-renders');
     await page.getByRole('button', { name: 'Undo retraction' }).click();
     await page.waitForFunction(() => document.getElementById('status').textContent.includes('“Globex” holds again'));
+    await page.waitForFunction((n) => document.body.dataset.renders !== n, renders);
     rows = await beliefs();
     assert.deepEqual(rows.filter(([o]) => o === 'Globex'), [['Globex', 'active']]);
     // A cancelled prompt retracts nothing.

@@ -267,6 +267,39 @@ export function indexedDbCases({ api, indexedDB, freshName }) {
       eq((await one.recall('user', { predicate: 'likes' })).length, 1, 'written once');
     }],
 
+    ['erase leaves no trace of the text in any record of any object store', async () => {
+      const SECRET = '12 Quiet Lane';
+      const s = store();
+      const memory = new Memory({ store: s });
+      const first = await memory.remember({ predicate: 'home_address', object: SECRET, provenance: { sourceId: 'crm-export-7' } });
+      await memory.remember({ predicate: 'home_address', object: '7 Loud Street' });
+      await memory.remember({ predicate: 'likes', object: 'green tea' });
+      const everyRecord = () => new Promise((resolve, reject) => {
+        const req = indexedDB.open(s.name);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          const names = [...db.objectStoreNames];
+          const tx = db.transaction(names, 'readonly');
+          const parts = [];
+          for (const n of names) {
+            const all = tx.objectStore(n).getAll();
+            all.onsuccess = () => parts.push(JSON.stringify(all.result));
+          }
+          tx.oncomplete = () => { db.close(); resolve({ names, text: parts.join('\n') }); };
+          tx.onerror = () => reject(tx.error);
+        };
+      });
+      ok((await everyRecord()).text.includes(SECRET), 'the text is there before');
+      const done = await memory.erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked', by: 'dpo' });
+      eq(done.tombstones.length, 2, 'two tombstones');
+      const after = await everyRecord();
+      eq(after.names.sort(), ['claims', 'conflicts', 'log', 'slots'], 'object stores read');
+      for (const gone of [SECRET, '7 Loud Street', 'crm-export-7']) ok(!after.text.includes(gone), `${gone} gone from every object store`);
+      ok(after.text.includes('green tea'), 'other facts kept');
+      eq((await memory.why(first.claim.id)).tombstone.by, 'dpo', 'why shows the tombstone');
+    }],
+
     ['two Memory instances writing one slot concurrently lose nothing', async () => {
       const name = freshName();
       const engines = [0, 1].map(() => new Memory({ store: store(name), retries: 50 }));

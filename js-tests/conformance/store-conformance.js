@@ -251,6 +251,51 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(checked.problems).toEqual([]);
       });
 
+      it('erases a subject\'s text from everything the store keeps; tombstones remain and writes go on', async () => {
+        const { store, reopen, raw } = await fresh();
+        const SECRET = '12 Quiet Lane';
+        const predicates = [{ name: 'home_phone', cardinality: 'single', timeVarying: true, dependsOn: ['home_address'] }];
+        const one = new Memory({ store, predicates });
+        const first = await one.remember({ predicate: 'home_address', object: SECRET, provenance: { sourceId: 'crm-export-7' } });
+        await one.remember({ predicate: 'home_phone', object: '555-0100' });
+        await new Promise((r) => setTimeout(r, 5));
+        const moved = await one.remember({ predicate: 'home_address', object: '7 Loud Street' });
+        expect(moved.conflicts[0].reason).toContain(SECRET);
+        await one.remember({ predicate: 'likes', object: 'green tea' });
+        const gone = [SECRET, '7 Loud Street', 'crm-export-7'];
+        const everything = async (s) => {
+          const parts = [];
+          for (const r of await s.listSlots({})) parts.push(JSON.stringify(await s.loadSlot(r)), JSON.stringify(await s.readLog(r)));
+          return parts.join('\n');
+        };
+        expect(await everything(store)).toContain(SECRET);
+        if (raw) expect(await raw()).toContain(SECRET);
+
+        const done = await one.erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked to be forgotten', by: 'dpo' });
+        expect(done.tombstones.map((t) => t.claimId)).toEqual([first.claim.id, moved.claim.id]);
+        for (const s of [store, reopen()]) {
+          const text = await everything(s);
+          for (const g of gone) expect(text, g).not.toContain(g);
+          expect(text).toContain('green tea');
+          expect(text).toContain('555-0100');
+        }
+        if (raw) {
+          const bytes = await raw();
+          for (const g of gone) expect(bytes, `${g} in the store's raw bytes`).not.toContain(g);
+          expect(bytes).toContain('green tea');
+        }
+        const two = new Memory({ store: reopen(), predicates });
+        const why = await two.why(first.claim.id);
+        expect(why.tombstone).toMatchObject({ claimId: first.claim.id, by: 'dpo', reason: 'asked to be forgotten', predicate: 'home_address' });
+        expect(why.claim.object).toBe('');
+        expect(await two.recall('user', { predicate: 'home_address', includeHistory: true })).toEqual([]);
+        const [flag] = await two.conflicts({ status: 'open' });
+        expect(flag.reason).toContain('[erased]');
+        const again = await two.remember({ predicate: 'home_address', object: '3 New Road' });
+        expect(again.action).toBe('added');
+        expect((await one.erase({ subject: 'user', predicate: 'home_address', claimId: first.claim.id }, { reason: 'again', by: 'dpo' })).tombstones).toEqual([]);
+      });
+
       it('keeps entities across a reopen: names still resolve to the same slot', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });

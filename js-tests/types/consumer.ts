@@ -1,5 +1,5 @@
 // A TypeScript consumer of the packed package, type-checked with tsc --noEmit.
-import { Memory, MemoryStore, CredenceError, type Claim, type ClaimStore, type Conflict, type Outcome, type Candidate, type Retraction } from 'credence';
+import { Memory, MemoryStore, CredenceError, type Claim, type ClaimStore, type Conflict, type Outcome, type Candidate, type Retraction, type Erasure } from 'credence';
 
 const store: ClaimStore = new MemoryStore();
 const memory = new Memory({ store, strategy: 'reconcile', now: () => new Date() });
@@ -24,6 +24,13 @@ async function main(): Promise<void> {
   const reopened: Conflict = await memory.undo('cf_1');
   // @ts-expect-error an unknown retract option is a type error (and INVALID_INPUT at run time)
   void memory.retract(outcome.claim.id, { asOf: '2026-01-01' });
+  const erased: Erasure = await memory.erase({ subject: 'user', predicate: 'likes' }, { reason: 'asked', by: 'support' });
+  const gone: string = erased.tombstones[0].claimId;
+  // @ts-expect-error reason and by are required
+  void memory.erase({ subject: 'user' }, { by: 'support' });
+  // @ts-expect-error so is the second argument
+  void memory.erase({ subject: 'user' });
+  void gone;
   void action;
   void first;
   void restored.undone;

@@ -6,12 +6,36 @@ import { runStoreConformance } from '../conformance/store-conformance.js';
 
 const indexedDB = new IDBFactory();
 
+/** Every record of every object store of the database, as JSON. */
+function databaseBytes(name) {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(name);
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const db = req.result;
+      const names = [...db.objectStoreNames];
+      const tx = db.transaction(names, 'readonly');
+      const parts = [];
+      for (const n of names) {
+        const all = tx.objectStore(n).getAll();
+        all.onsuccess = () => parts.push(JSON.stringify(all.result));
+      }
+      tx.oncomplete = () => {
+        db.close();
+        resolve(parts.join('\n'));
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+  });
+}
+
 runStoreConformance('IndexedDbStore (fake-indexeddb)', async ({ scope }) => {
   const open = () => new IndexedDbStore('credence-conformance', { scope, indexedDB });
   const store = open();
   const reopened = [];
   return {
     store,
+    raw: () => databaseBytes('credence-conformance'),
     reopen: () => {
       const s = open();
       reopened.push(s);

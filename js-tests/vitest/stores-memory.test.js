@@ -15,6 +15,7 @@ runStoreConformance('MemoryStore behind a JS object', async () => {
     findConflict: (id) => inner.findConflict(id),
     listSlots: (f) => inner.listSlots(f),
     readLog: (r) => inner.readLog(r),
+    eraseSlot: (c, log) => inner.eraseSlot(c, log),
   });
   return { store: wrap(), reopen: wrap };
 });

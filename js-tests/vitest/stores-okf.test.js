@@ -1,10 +1,11 @@
 // OkfStore: the conformance suite, then what only a markdown bundle has —
 // readable files, a fresh reader, broken files, atomic writes.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
@@ -19,10 +20,20 @@ const bundle = () => path.join(root, `b${++n}`);
 
 // Scopes of one parent directory share it, as tenants of one bundle root would.
 const shared = path.join(root, 'shared');
-runStoreConformance('OkfStore', async ({ scope }) => ({
-  store: new OkfStore(shared, { scope }),
-  reopen: () => new OkfStore(shared, { scope }),
-}));
+/** Every byte of every file under `dir` (slot files, log.md, locks, temps, anything else). */
+function bundleBytes(dir) {
+  if (!existsSync(dir)) return '';
+  if (statSync(dir).isFile()) return readFileSync(dir, 'latin1');
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => readFileSync(path.join(d.parentPath ?? d.path, d.name), 'latin1'))
+    .join('\n');
+}
+
+runStoreConformance('OkfStore', async ({ scope }) => {
+  const store = new OkfStore(shared, { scope });
+  return { store, reopen: () => new OkfStore(shared, { scope }), raw: async () => bundleBytes(store.dir) };
+});
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const reader = path.join(here, '..', 'workers', 'okf-dump.mjs');
@@ -170,5 +181,79 @@ describe('OkfStore — the bundle on disk', () => {
     const patient = new Memory({ store: new OkfStore(dir, { lockTimeoutMs: 5000, staleLockMs: 200 }) });
     expect((await patient.remember({ predicate: 'likes', object: 'pie' })).action).toBe('added');
     expect((await memory.recall('user')).map((c) => c.object)).toEqual(['tea', 'cake', 'pie']);
+  });
+});
+
+describe('OkfStore — erasure survives a killed writer', () => {
+  const SECRET = '12 Quiet Lane';
+  const eraser = path.join(here, '..', 'workers', 'okf-eraser.mjs');
+
+  async function seeded() {
+    const dir = bundle();
+    const memory = new Memory({ store: new OkfStore(dir) });
+    await memory.remember({ predicate: 'home_address', object: SECRET, provenance: { sourceId: 'crm' } });
+    await memory.remember({ predicate: 'home_address', object: '7 Loud Street' });
+    await memory.remember({ predicate: 'likes', object: 'green tea' });
+    return dir;
+  }
+
+  /** Spawns the eraser and SIGKILLs it `delayMs` after it is ready; resolves whether it finished first. */
+  function eraseAndKill(dir, delayMs) {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [eraser, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('ready') && !child.killTimer) child.killTimer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+      });
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        clearTimeout(child.killTimer);
+        if (code !== 0 && signal !== 'SIGKILL') reject(new Error(`eraser failed (${code}): ${err}`));
+        else resolve(out.includes('done'));
+      });
+    });
+  }
+
+  it('leaves the old state or the erased one, never a half; erasing again finishes it', async () => {
+    const outcomes = new Set();
+    for (let i = 0; i < 10; i++) {
+      const dir = await seeded();
+      await eraseAndKill(dir, i * 30);
+      // What a fresh reader sees (it finishes an erasure left past its marker).
+      const seen = JSON.parse(execFileSync(process.execPath, [reader, dir], { encoding: 'utf8' }));
+      const slots = JSON.stringify(seen.slots);
+      const logs = JSON.stringify(seen.logs);
+      const files = ['claims', 'log.md'].map((f) => bundleBytes(path.join(dir, f))).join('\n');
+      const state = [slots, logs, files].map((t) => t.includes(SECRET));
+      assert(state.every(Boolean) || state.every((x) => !x), `run ${i}: half-erased (slots, log, files) = ${state}`);
+      outcomes.add(state[0] ? 'old' : 'erased');
+      if (process.env.SHOW_OUTCOMES) process.stderr.write(`erase-kill run ${i}: ${state[0] ? 'old' : 'erased'}\n`);
+      expect(slots).toContain('green tea');
+      const memory = new Memory({ store: new OkfStore(dir) });
+      await memory.erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked', by: 'dpo' });
+      expect(bundleBytes(dir)).not.toContain(SECRET);
+      expect((await memory.recall('user')).map((c) => c.object)).toEqual(['green tea']);
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a writer killed past its marker, with log.md already replaced, is finished by the next reader', async () => {
+    // The worst instant to die: the scrubbed log.md is in place, the slot file still old.
+    const dir = await seeded();
+    const erased = await seeded();
+    await new Memory({ store: new OkfStore(erased) }).erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked', by: 'dpo' });
+    const name = readdirSync(path.join(dir, 'claims')).find((n) => n.includes('home_address'));
+    writeFileSync(path.join(dir, 'claims', `.${name}.erase`), readFileSync(path.join(erased, 'claims', name)));
+    writeFileSync(path.join(dir, '.erase-pending.json'), JSON.stringify({ slot: `claims/${name}` }));
+    writeFileSync(path.join(dir, 'log.md'), readFileSync(path.join(erased, 'log.md')));
+    expect(readFileSync(path.join(dir, 'claims', name), 'utf8')).toContain(SECRET);
+    const seen = JSON.parse(execFileSync(process.execPath, [reader, dir], { encoding: 'utf8' }));
+    expect(JSON.stringify(seen)).not.toContain(SECRET);
+    expect(bundleBytes(dir)).not.toContain(SECRET);
+    expect(existsSync(path.join(dir, '.erase-pending.json'))).toBe(false);
+    expect(seen.slots[`user\u001fhome_address`].erasures).toHaveLength(2);
   });
 });

@@ -14,9 +14,20 @@ beforeAll(async () => {
 }, 60000);
 afterAll(() => db.close());
 
+/** Every row of every table of the schema for one scope, as text. */
+async function tableBytes(scope) {
+  const out = [];
+  for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log', 'memory_entities']) {
+    const { rows } = await db.query(`SELECT t::text AS row FROM ${table} t WHERE scope = $1`, [scope]);
+    out.push(...rows.map((r) => r.row));
+  }
+  return out.join('\n');
+}
+
 runStoreConformance('PostgresStore on PGlite', async ({ scope }) => ({
   store: new PostgresStore(db, { scope }),
   reopen: () => new PostgresStore(db, { scope }),
+  raw: () => tableBytes(scope),
 }));
 
 describe('PostgresStore on PGlite — schema and options', () => {

@@ -31,14 +31,26 @@ describe.skipIf(!url)('PostgreSQL server', () => {
     await Promise.all([...pools.map((p) => p.end()), ...clients.map((c) => c.end())]);
   });
 
+  /** Every row of every table for one scope, as the server returns it (text). */
+  async function tableBytes(scope) {
+    const out = [];
+    for (const table of Object.values(tables)) {
+      const { rows } = await pools[0].query(`SELECT t::text AS row FROM ${table} t WHERE scope = $1`, [scope]);
+      out.push(...rows.map((r) => r.row));
+    }
+    return out.join('\n');
+  }
+
   runStoreConformance('PostgresStore on pg.Pool', async ({ scope }) => ({
     store: new PostgresStore(pools[0], { scope, tables }),
     reopen: () => new PostgresStore(pools[1], { scope, tables }),
+    raw: () => tableBytes(scope),
   }), { writers: 6, writes: 36 });
 
   runStoreConformance('PostgresStore on pg.Client', async ({ scope }) => ({
     store: new PostgresStore(clients[0], { scope, tables }),
     reopen: () => new PostgresStore(clients[1], { scope, tables }),
+    raw: () => tableBytes(scope),
   }), { writers: 4, writes: 24 });
 
   it('commits in one statement on the pool, checking out no client', async () => {

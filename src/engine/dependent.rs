@@ -23,11 +23,13 @@ pub(super) fn current_ids(slot: &Slot) -> Vec<String> {
 }
 
 /// What changed in a slot: the fact to name as `newer` and a sentence, when a
-/// claim current before is current no longer.
-fn change_of(slot_ref: &SlotRef, before: &[String], after: &Slot) -> Option<(Claim, String)> {
+/// claim current before is current no longer. In a single-valued slot a claim
+/// still current (say, the side a person kept) is the new value.
+fn change_of(slot_ref: &SlotRef, before: &[String], after: &Slot, multi: bool) -> Option<(Claim, String)> {
     let left: Vec<&Claim> = before.iter().filter_map(|id| after.claim(id)).filter(|c| !c.status.is_current()).collect();
     let gone = left.first()?;
-    let came = after.claims.iter().find(|c| c.status.is_current() && !before.contains(&c.id));
+    let mut current = after.claims.iter().filter(|c| c.status.is_current());
+    let came = current.clone().find(|c| !before.contains(&c.id)).or_else(|| if multi { None } else { current.next() });
     Some(match came {
         Some(new) => (new.clone(), format!("{} changed from {:?} to {:?}", slot_ref.predicate, gone.object, new.object)),
         None => ((*gone).clone(), format!("{} {:?} is {} and nothing replaced it", slot_ref.predicate, gone.object, gone.status.as_str())),
@@ -47,11 +49,13 @@ impl Engine {
         if dependents.is_empty() {
             return Ok(Vec::new());
         }
-        let Some((changed, what)) = change_of(changed_ref, before, after) else {
+        let Some((changed, what)) = change_of(changed_ref, before, after, self.spec_of(&changed_ref.predicate).is_multi()) else {
             return Ok(Vec::new());
         };
+        // Only the dependent slots the subject has (one index look-up, not one load per dependent).
+        let held: Vec<String> = self.store.list_slots(Some(&changed_ref.subject)).await?.into_iter().map(|r| r.predicate).collect();
         let mut out = Vec::new();
-        for predicate in dependents {
+        for predicate in dependents.into_iter().filter(|p| held.contains(p)) {
             let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
             let cause = LogCause { op: "flag_dependents".into(), ..Default::default() };
             let (ids, slot) = self
@@ -104,7 +108,7 @@ pub(super) fn settle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &Confl
     }
     let reason = format!("settled {} keep_newer: {}", record.id, record.reason);
     let now = txn.now;
-    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason))?;
+    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason), Some(&record.id))?;
     txn.update_conflict(&record.id, |c| c.retraction = Some(retraction.id));
     Ok(())
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::settle::diff;
 use super::{Engine, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{LogCause, Retraction, RetractionRecord, Slot, SlotRef, Status};
+use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Slot, SlotRef, Status};
 use crate::strategy;
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -74,9 +74,30 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
         .map(|c| format!("claim {:?} ({:?}) became {} since", c.id, c.object, c.status.as_str()))
 }
 
+/// Closes the open conflicts about a claim that left the live set (`moot`):
+/// a rival it disputed with alone is current on its own again.
+fn close_conflicts_about(txn: &mut SlotTxn, claim_id: &str, settling: Option<&str>) -> Vec<String> {
+    let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+        .filter(|c| c.status == ConflictStatus::Open && (c.earlier_id == claim_id || c.newer_id == claim_id) && Some(c.id.as_str()) != settling)
+        .cloned().collect();
+    for r in &open {
+        txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Moot);
+        txn.log_change("conflict_moot", &[&r.earlier_id, &r.newer_id], None, Some(&r.id), format!("{claim_id} was retracted, so this {} no longer stands", crate::txn::kind_name(r.kind)));
+        let rival = if r.earlier_id == claim_id { &r.newer_id } else { &r.earlier_id };
+        let still_disputed = txn.slot.conflicts.iter().any(|c| {
+            c.status == ConflictStatus::Open && c.kind == ConflictKind::Dispute && (&c.earlier_id == rival || &c.newer_id == rival)
+        });
+        if r.kind == ConflictKind::Dispute && !still_disputed && txn.claim(rival).is_some_and(|c| c.status == Status::Disputed) {
+            txn.update_claim(rival, |c| c.status = Status::Active);
+        }
+    }
+    open.into_iter().map(|r| r.id).collect()
+}
+
 /// Retracts `claim_id` inside `txn` (shared by `retract` and a dependent
-/// conflict settled keep_newer) and records what it changed.
-pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str, at: Timestamp, by: &str, reason: Option<&str>) -> Result<RetractionRecord> {
+/// conflict settled keep_newer, named by `settling`, which stays for the
+/// settlement to close) and records what it changed.
+pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str, at: Timestamp, by: &str, reason: Option<&str>, settling: Option<&str>) -> Result<RetractionRecord> {
     let claim = txn.claim(claim_id).cloned().ok_or_else(|| claim_not_found(claim_id))?;
     if !claim.status.is_live() {
         return Err(Error::new(
@@ -94,6 +115,7 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
         c.status = Status::Retracted;
         c.valid_to = Some(valid_to);
     });
+    let mooted = close_conflicts_about(txn, claim_id, settling);
     strategy::refresh_beliefs(txn, ctx);
     let n = txn.slot.retractions.iter().filter(|r| r.claim_id == claim_id).count() + 1;
     let record = RetractionRecord {
@@ -106,6 +128,7 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
         valid_to_before: claim.valid_to,
         changes: diff(&before, txn),
         current_after: txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| c.id.clone()).collect(),
+        mooted,
         undone_at: None,
     };
     txn.slot.retractions.push(record.clone());
@@ -131,6 +154,9 @@ pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> 
     }
     let valid_to = record.valid_to_before;
     txn.update_claim(&record.claim_id, |c| c.valid_to = valid_to);
+    for cf in &record.mooted {
+        txn.update_conflict(cf, |c| c.status = ConflictStatus::Open);
+    }
     // Belief is recomputed from the evidence now, so an observation that
     // arrived after the retraction still counts.
     strategy::refresh_beliefs(txn, ctx);
@@ -157,7 +183,7 @@ impl Engine {
         let spec = self.spec_of(&slot_ref.predicate);
         let (record, slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
-                apply_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, claim_id, at, &by, reason.as_deref())
+                apply_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, claim_id, at, &by, reason.as_deref(), None)
             })
             .await?;
         let dependents = self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, record.recorded_at).await?;

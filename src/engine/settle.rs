@@ -86,8 +86,9 @@ impl Engine {
             return Err(Error::new(ErrorCode::InvalidSettlement, format!("{:?} settles only a same_entity conflict; {conflict_id:?} is about a fact", settlement.as_str())).with_field("settlement"));
         }
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
-        let ((), slot) = self
+        let (current_before, slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
+                let current_before = super::dependent::current_ids(&txn.slot);
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
                 if record.status.is_closed() || left_live_set(txn, &record).is_some() || overtaken(txn, &record).is_some() {
                     return Err(already_closed(conflict_id, &record, txn));
@@ -132,9 +133,11 @@ impl Engine {
                     c.opened = opened;
                     c.reopened = reopened;
                 });
-                Ok(())
+                Ok(current_before)
             })
             .await?;
+        // A settlement that changed the current value flags what hangs on it.
+        self.flag_dependents(&slot_ref, &current_before, &slot, self.now()?).await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
 

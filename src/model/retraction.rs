@@ -29,6 +29,9 @@ pub struct RetractionRecord {
     /// list arrived later, and undoing would put two values side by side.
     #[serde(default)]
     pub current_after: Vec<String>,
+    /// Open conflicts about the claim that it closed (`moot`); undo reopens them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mooted: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub undone_at: Option<Timestamp>,

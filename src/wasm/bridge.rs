@@ -94,6 +94,17 @@ impl Store for JsStore {
         let v = self.call("readLog", &[arg(slot)?]).await?;
         if absent(&v) { Ok(Vec::new()) } else { self.read(v, "readLog") }
     }
+
+    async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
+        // Optional in ClaimStore: a store without it cannot erase, and says so.
+        if !Reflect::get(&self.0, &"eraseSlot".into()).is_ok_and(|f| f.is_function()) {
+            return Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot(commit, log)"));
+        }
+        let v = self.call("eraseSlot", &[arg(commit)?, arg(&log)?]).await?;
+        v.as_bool().ok_or_else(|| {
+            Error::new(ErrorCode::MalformedStoreData, "store.eraseSlot() result: must be true (written) or false (version moved on)")
+        })
+    }
 }
 
 /// `now` from config, or `Date.now()`.

@@ -110,6 +110,21 @@ impl MemoryStore {
         run!(async move { store.list_slots(subject.as_deref()).await })
     }
 
+    /// Privacy erasure: `commitSlot`, with the slot's log replaced by `log` in the same step.
+    #[wasm_bindgen(js_name = eraseSlot, unchecked_return_type = "Promise<boolean>")]
+    pub fn erase_slot(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SlotCommit")] commit: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "LogEntry[]")] log: JsValue,
+    ) -> Promise {
+        let store = self.inner.clone();
+        run!(async move {
+            let commit = from_js::<SlotCommit>(commit, "commit", ErrorCode::InvalidInput)?;
+            let log = from_js::<Vec<crate::model::LogEntry>>(log, "log", ErrorCode::InvalidInput)?;
+            store.erase_slot(&commit, &log).await
+        })
+    }
+
     #[wasm_bindgen(js_name = readLog, unchecked_return_type = "Promise<LogEntry[]>")]
     pub fn read_log(&self, #[wasm_bindgen(unchecked_param_type = "SlotRef")] slot: JsValue) -> Promise {
         let store = self.inner.clone();

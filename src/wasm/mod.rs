@@ -8,6 +8,7 @@ mod errors;
 mod headroom;
 mod memory;
 mod memory_store;
+mod erase;
 mod retract;
 
 pub use memory::{reconcile, upgrade_blob, Memory};
@@ -32,6 +33,7 @@ const TS_INTERFACES: &'static str = r#"
  * - `findClaim` / `findConflict` map an id to the slot holding it.
  * - `listSlots` lists every slot (or one subject's), ordered by key.
  * - `readLog` returns a slot's log, oldest first.
+ * - `eraseSlot` (optional) is `commitSlot` that also rewrites the slot's log, for `erase`.
  */
 export interface ClaimStore {
   loadSlot(ref: SlotRef): Promise<Slot | null | undefined> | Slot | null | undefined;
@@ -40,6 +42,13 @@ export interface ClaimStore {
   findConflict(conflictId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
   listSlots(filter: { subject?: string }): Promise<SlotRef[]> | SlotRef[];
   readLog(ref: SlotRef): Promise<LogEntry[]> | LogEntry[];
+  /**
+   * Privacy erasure (optional; `memory.erase` refuses without it): like
+   * `commitSlot`, and in the same atomic step the slot's stored log is
+   * replaced by `log` (the same entries in order, scrubbed) before
+   * `commit.log` is appended. Nothing of the replaced text may remain.
+   */
+  eraseSlot?(commit: SlotCommit, log: LogEntry[]): Promise<boolean> | boolean;
 }
 
 /** Consolidates the active entries (oldest first) with the incoming one. */

@@ -105,9 +105,22 @@ export class IndexedDbStore {
   }
 
   async commitSlot(commit) {
+    return this.#commit('commitSlot', commit, null);
+  }
+
+  /**
+   * Privacy erasure: commitSlot, and in the same transaction the slot's log
+   * records are deleted and `log` (the scrubbed entries) written in their place.
+   */
+  async eraseSlot(commit, log) {
+    if (!Array.isArray(log)) throw new CredenceError('IndexedDbStore.eraseSlot: log must be an array of entries', { code: 'INVALID_INPUT', field: 'log' });
+    return this.#commit('eraseSlot', commit, log);
+  }
+
+  async #commit(method, commit, rewrite) {
     const scope = this.#scope;
     const { ref } = commit;
-    return this.#withDb('commitSlot', (db) => new Promise((resolve, reject) => {
+    return this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
       let stale = false;
       let failure = null;
@@ -131,7 +144,24 @@ export class IndexedDbStore {
           const conflicts = tx.objectStore('conflicts');
           for (const id of commit.changedConflicts) conflicts.put({ ...at, id });
           const log = tx.objectStore('log');
-          for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
+          const append = () => {
+            for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
+          };
+          if (rewrite) {
+            const keys = log.index('bySlot').getAllKeys([scope, ref.key]);
+            keys.onsuccess = () => {
+              try {
+                for (const k of keys.result) log.delete(k);
+                for (const entry of rewrite) log.add({ scope, key: ref.key, entry });
+                append();
+              } catch (err) {
+                failure = err;
+                tx.abort();
+              }
+            };
+          } else {
+            append();
+          }
         } catch (err) {
           // e.g. DataCloneError: undo the puts already queued.
           failure = err;

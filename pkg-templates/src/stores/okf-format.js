@@ -115,6 +115,10 @@ function renderBody(subject, predicate, slot) {
   for (const c of slot.claims) {
     const valid = c.validFrom || c.validTo ? ` · valid ${day(c.validFrom)} → ${day(c.validTo)}` : '';
     const sources = [...new Set((c.provenance ?? []).map((p) => p.sourceId))].join(', ');
+    if (slot.erasures?.some((t) => t.claimId === c.id)) {
+      lines.push(`- *(erased)* — ${c.status} · \`${c.id}\``);
+      continue;
+    }
     lines.push(`- **${oneLine(c.object)}** — ${c.status}, confidence ${pct(c.confidence)}${valid} · from ${sources || '?'} · \`${c.id}\``);
   }
   if (slot.entities?.length) {
@@ -149,6 +153,7 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
+    ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
   };
   // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
   const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
@@ -175,6 +180,7 @@ const CONFLICT = {
 };
 const WRITE = { id: 's', claimId: 's', action: ACTION };
 const RETRACTION = { id: 's', claimId: 's', at: 's', recordedAt: 's', by: 's', reason: 's?', changes: listOf(CHANGE), undoneAt: 's?' };
+const TOMBSTONE = { claimId: 's', subject: 's', predicate: 's', erasedAt: 's', by: 's', reason: 's' };
 const ENTITY = { id: 's', type: 's', name: 's', aliases: listOf('s'), mergedInto: 's?' };
 
 function check(value, spec, where) {
@@ -236,6 +242,9 @@ export function parseSlotFile(text, file) {
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);
   if (data.retractions?.length) slot.retractions = data.retractions;
+  const erasureProblem = check(data.erasures ?? [], listOf(TOMBSTONE), 'erasures');
+  if (erasureProblem) throw malformed(file, erasureProblem);
+  if (data.erasures?.length) slot.erasures = data.erasures;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
 

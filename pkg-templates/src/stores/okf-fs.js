@@ -26,7 +26,7 @@ const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
 const tempName = (file) => path.join(path.dirname(file), `.${path.basename(file)}.${HOST_TAG}-${process.pid}.${randomToken()}.tmp`);
 const TEMP = /^\..+\.([0-9a-f]{8})-(\d+)\.[0-9a-f]{16}\.tmp$/;
 
-async function syncDir(dir) {
+export async function syncDir(dir) {
   let handle;
   try {
     handle = await fs.open(dir, 'r');

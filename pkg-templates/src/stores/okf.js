@@ -11,7 +11,8 @@
 //
 // A commit takes the slot's lock file, re-reads the slot and compares versions
 // (a mismatch is `false`: the engine reloads and retries), appends its log
-// block to log.md, then replaces the slot file atomically. A writer killed
+// block to log.md (under log.md's lock, which an erasure takes to rewrite the
+// file), then replaces the slot file atomically. A writer killed
 // between the two leaves log records of a version the slot never reached, or a
 // second block for a version that was later committed again; readLog keeps,
 // per version, only the last block and only versions the slot file has. The
@@ -24,6 +25,7 @@ import {
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
 import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
+import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
 
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -76,6 +78,7 @@ export class OkfStore {
 
   async loadSlot(ref) {
     checkRef(ref);
+    await this.#recover();
     const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
     if (!entry) return null;
     this.#expectRef(entry, ref);
@@ -86,13 +89,16 @@ export class OkfStore {
     const ref = checkRef(commit.ref);
     const { expectedVersion, slot } = commit;
     await this.#ensureBundle();
+    await this.#recover();
     const name = fileNameOf(ref.subject, ref.predicate);
     const file = path.join(this.#claimsDir, name);
     return withLock(`${file}.lock`, this.#lockOptions, async () => {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
+      // log.md's own lock: an erasure rewrites the whole file, and no append may land in between.
+      await withLock(`${this.#logFile}.lock`, this.#lockOptions, () =>
+        appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log)));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
       this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
@@ -100,15 +106,52 @@ export class OkfStore {
     });
   }
 
+  /**
+   * Privacy erasure: the slot file and log.md rewritten without the erased
+   * text, both or neither (see okf-erase.js for the crash protocol).
+   */
+  async eraseSlot(commit, log) {
+    const ref = checkRef(commit.ref);
+    const { expectedVersion, slot } = commit;
+    if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
+    await this.#ensureBundle();
+    await this.#recover();
+    const name = fileNameOf(ref.subject, ref.predicate);
+    const file = path.join(this.#claimsDir, name);
+    return withLock(`${file}.lock`, this.#lockOptions, async () => {
+      const current = await this.#read(name);
+      if (current) this.#expectRef(current, ref);
+      if ((current ? current.slot.version : 0) !== expectedVersion) return false;
+      return withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+        await sweepEraseTemps(this.#root, this.#claimsDir);
+        const byVersion = new Map();
+        for (const e of log) {
+          if (!byVersion.has(e.version)) byVersion.set(e.version, []);
+          byVersion.get(e.version).push(e);
+        }
+        const blocks = [...byVersion].map(([v, entries]) => renderLogBlock(ref, v, randomToken(), entries));
+        blocks.push(renderLogBlock(ref, slot.version, randomToken(), commit.log));
+        const logText = rewriteLog((await readText(this.#logFile)) ?? LOG_HEADER, ref.key, blocks, this.#relative('log.md'));
+        const text = renderSlotFile(ref.subject, ref.predicate, slot);
+        await eraseFiles(this.#root, file, text, this.#logFile, logText);
+        this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+        return true;
+      });
+    });
+  }
+
   async findClaim(claimId) {
+    await this.#recover();
     return this.#find(this.#claims, claimId);
   }
 
   async findConflict(conflictId) {
+    await this.#recover();
     return this.#find(this.#conflicts, conflictId);
   }
 
   async listSlots(filter = {}) {
+    await this.#recover();
     const subject = filter?.subject;
     const refs = [];
     for (const name of await this.#slotFiles()) {
@@ -121,6 +164,7 @@ export class OkfStore {
 
   async readLog(ref) {
     checkRef(ref);
+    await this.#recover();
     const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
     if (!entry) return [];
     this.#expectRef(entry, ref);
@@ -136,6 +180,14 @@ export class OkfStore {
   }
 
   // ---- internals ------------------------------------------------------------
+
+  /** Finishes an erasure a killed writer left half-way (one stat when there is none). */
+  async #recover() {
+    if (!(await erasePending(this.#root))) return;
+    const slot = await pendingSlot(this.#root);
+    const finish = () => withLock(`${this.#logFile}.lock`, this.#lockOptions, () => finishErase(this.#root));
+    await (slot ? withLock(`${path.join(this.#root, slot)}.lock`, this.#lockOptions, finish) : finish());
+  }
 
   #relative(file) {
     return path.join(this.#root, file);

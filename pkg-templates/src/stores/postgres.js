@@ -176,6 +176,20 @@ function sql(t) {
       WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
     ), ${commitRows(t)}
     SELECT version FROM won`,
+    // Privacy erasure: the commit above, plus the slot's existing log rows
+    // rewritten in place, matched by position (version, seq order) with $11.
+    eraseUpdate: `WITH won AS (
+      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
+    ), ${commitRows(t)}, old_log AS (
+      SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
+      FROM ${t.log} WHERE scope = $1 AND slot_key = $2
+    ), log_scrub AS (
+      UPDATE ${t.log} AS l SET entry = x.value, rule = x.value->>'rule'
+      FROM won, old_log AS o JOIN jsonb_array_elements($11::jsonb) WITH ORDINALITY AS x(value, ord) ON x.ord = o.ord
+      WHERE l.scope = $1 AND l.slot_key = $2 AND l.version = o.version AND l.seq = o.seq
+    )
+    SELECT version FROM won`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
@@ -287,6 +301,28 @@ export class PostgresStore {
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
+      if (RETRYABLE.has(err?.code)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Privacy erasure: commitSlot, and in the same statement the slot's log
+   * rows rewritten with `log` (the same entries in order, scrubbed). Claim
+   * and conflict rows follow the slot as in every commit. PostgreSQL keeps
+   * the old row versions on disk until VACUUM reclaims them.
+   */
+  async eraseSlot(commit, log) {
+    const { ref, expectedVersion, slot } = commit;
+    if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
+    if (expectedVersion === 0) return this.commitSlot(commit);
+    const values = [
+      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
+      commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(log),
+    ];
+    try {
+      return (await this.#query(this.#sql.eraseUpdate, values)).rows.length > 0;
+    } catch (err) {
       if (RETRYABLE.has(err?.code)) return false;
       throw err;
     }
