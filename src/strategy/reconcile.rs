@@ -251,7 +251,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     let Some((rival, theirs)) = strongest(&post, current) else { return Applied::skipped(draft.id) };
     let id = draft.id.clone();
     let margin = ctx.settings.dispute_margin;
-    if current.iter().any(|c| pinned(txn, &c.id)) || mine < theirs - margin {
+    if mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
         refresh_from(txn, &post);
