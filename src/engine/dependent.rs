@@ -79,14 +79,15 @@ impl Engine {
         Ok(out)
     }
 
-    /// Undoing a change withdraws the flags it raised that nobody settled yet (status `moot`).
-    pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str) -> Result<()> {
+    /// Undoing a change withdraws the flags it raised (those about `changed_claim`
+    /// opened since the change, `since`) that nobody settled yet (status `moot`).
+    pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str, since: Timestamp) -> Result<()> {
         for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
             let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
             let cause = LogCause { op: "undo".into(), ..Default::default() };
             self.commit_with_retry(&dep_ref, cause, |txn| {
                 let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
-                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.newer_id == changed_claim)
+                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.newer_id == changed_claim && c.opened_at >= since)
                     .cloned().collect();
                 for r in open {
                     txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Moot);

@@ -203,7 +203,7 @@ impl Engine {
                 revert_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, id)
             })
             .await?;
-        self.withdraw_dependents(&slot_ref, &record.claim_id, id).await?;
+        self.withdraw_dependents(&slot_ref, &record.claim_id, id, record.recorded_at).await?;
         let record = slot.retractions.iter().find(|r| r.id == record.id).unwrap_or(&record);
         view(&slot, record)
     }
