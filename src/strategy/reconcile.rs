@@ -301,7 +301,7 @@ fn dispute(txn: &mut SlotTxn, post: &SlotPosterior, mut draft: Claim, current: &
     let mut conflicts = Vec::new();
     for c in current {
         txn.update_claim(&c.id, |c| c.status = Status::Disputed);
-        let reason = format!("{:?} and {object:?}: belief too close to call ({theirs:.2} vs {mine:.2} log-odds)", c.object);
+        let reason = format!("{:?} and {object:?} contradict with belief too close to call ({theirs:.2} vs {mine:.2} log-odds)", c.object);
         conflicts.extend(txn.open_conflict(ConflictKind::Dispute, &c.id, &id, reason));
     }
     refresh_from(txn, post);
