@@ -13,7 +13,7 @@
 // process must be able to write every slot at once, and its first commit must
 // sweep every temp file the dead writers left.
 // Exits 1 on any violation; prints a summary line `crash-okf: {json}`.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Memory, OkfStore } from 'credence';
@@ -32,11 +32,23 @@ const totals = { runs: 0, kills: 0, finishedBeforeKill: 0, acked: 0, settles: 0,
   locksLeft: 0, orphanLogBlocks: 0, tempFilesLeft: 0, losses: 0, violations: 0 };
 let failed = false;
 
+/** The bundle's claims/ files; none yet when every writer was killed before its first commit. */
+function claimFiles(dir) {
+  try {
+    return readdirSync(path.join(dir, 'claims'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
 /** Log blocks a reader must ignore: versions the slot never reached, or superseded by a later block. */
 function orphanBlocks(dir, slots) {
   const winners = new Map();
   const all = new Set();
-  for (const line of readFileSync(path.join(dir, 'log.md'), 'utf8').split('\n')) {
+  const log = path.join(dir, 'log.md');
+  if (!existsSync(log)) return 0; // no commit yet
+  for (const line of readFileSync(log, 'utf8').split('\n')) {
     if (!line.startsWith('<!-- credence:log ')) continue;
     const r = JSON.parse(line.slice('<!-- credence:log '.length, -' -->'.length));
     all.add(`${r.k}|${r.v}|${r.c}`);
@@ -70,7 +82,7 @@ for (let bundle = 0; bundle * RUNS_PER_BUNDLE < RUNS; bundle++) {
     }
     for (const w of writers) events.push(...w.events);
     totals.runs++;
-    const locks = readdirSync(path.join(dir, 'claims')).filter((f) => f.endsWith('.lock'));
+    const locks = claimFiles(dir).filter((f) => f.endsWith('.lock'));
     totals.locksLeft += locks.length;
     let dump;
     try {
@@ -97,7 +109,7 @@ for (let bundle = 0; bundle * RUNS_PER_BUNDLE < RUNS; bundle++) {
   totals.acked += acks.filter((e) => e.op !== 'settle').length;
   totals.settles += acks.filter((e) => e.op === 'settle').length;
   totals.attempted += events.filter((e) => e.kind === 'try').length;
-  totals.tempFilesLeft += readdirSync(path.join(dir, 'claims')).filter((f) => f.endsWith('.tmp')).length;
+  totals.tempFilesLeft += claimFiles(dir).filter((f) => f.endsWith('.tmp')).length;
   // The bundle stays writable after the kills: stale locks are broken at once.
   const store = new OkfStore(dir, { lockTimeoutMs: 3000 });
   const memory = new Memory({ store });
@@ -109,7 +121,7 @@ for (let bundle = 0; bundle * RUNS_PER_BUNDLE < RUNS; bundle++) {
     failed = true;
   }
   // ...and its first commit swept the temp files the killed writers left.
-  const debris = readdirSync(path.join(dir, 'claims')).filter((f) => f.endsWith('.tmp'));
+  const debris = claimFiles(dir).filter((f) => f.endsWith('.tmp'));
   if (debris.length) {
     console.error(`bundle ${bundle}: temp files of dead writers not swept: ${debris.join(', ')}`);
     failed = true;
