@@ -176,8 +176,14 @@ impl Engine {
                         }
                     });
                 }
-                // Claims written since may rely on what the settlement retired.
-                if let Some(clash) = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| !before.contains(v)) {
+                // Claims written or changed since may rely on what the settlement
+                // retired: restoring must not make one current beside them. (A
+                // clash among the settlement's own claims is the state it found.)
+                let own = |id: &String| record.changes.iter().any(|c| &c.claim_id == id);
+                let clash = invariants::check_slot(&txn.slot, &facts)
+                    .into_iter()
+                    .find(|v| v.rule == "two_current_values" && !before.contains(v) && !v.ids.iter().all(own));
+                if let Some(clash) = clash {
                     return Err(Error::new(
                         ErrorCode::UndoStale,
                         format!("cannot undo conflict {conflict_id:?}: the slot changed since it was settled and restoring it would break an invariant ({}); nothing was changed", clash.message),
