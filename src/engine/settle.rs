@@ -177,12 +177,15 @@ impl Engine {
                     });
                 }
                 // Claims written or changed since may rely on what the settlement
-                // retired: restoring must not make one current beside them. (A
-                // clash among the settlement's own claims is the state it found.)
-                let own = |id: &String| record.changes.iter().any(|c| &c.claim_id == id);
-                let clash = invariants::check_slot(&txn.slot, &facts)
-                    .into_iter()
-                    .find(|v| v.rule == "two_current_values" && !before.contains(v) && !v.ids.iter().all(own));
+                // retired: restoring must not clash with them (two current values,
+                // or a value restored beside its later copy). A clash among claims
+                // untouched since is the state the settlement found.
+                let later = touched_since_settlement(&log, &record.id);
+                let clash = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| {
+                    matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
+                        && !before.contains(v)
+                        && v.ids.iter().any(|id| later.contains(id))
+                });
                 if let Some(clash) = clash {
                     return Err(Error::new(
                         ErrorCode::UndoStale,
@@ -340,4 +343,14 @@ pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
         .filter(|e| e.rule == "conflict_moot" && e.cause.op == "merge_entities")
         .filter_map(|e| e.conflict_id.clone())
         .collect()
+}
+
+/// Claims named by log entries after the latest settlement of `conflict_id`.
+fn touched_since_settlement(log: &[LogEntry], conflict_id: &str) -> Vec<String> {
+    let Some(at) = log.iter().rposition(|e| e.rule == "settle" && e.conflict_id.as_deref() == Some(conflict_id)) else {
+        return Vec::new();
+    };
+    let version = log[at].version;
+    // Entries of the settlement's own commit (moot closings, questions it asked) are not later.
+    log[at + 1..].iter().filter(|e| e.version > version).flat_map(|e| e.claim_ids.iter().cloned()).collect()
 }
