@@ -204,10 +204,10 @@ impl Engine {
         let mut mooted_by_merge = Vec::new();
         for slot_ref in &slots {
             let log = self.store.read_log(slot_ref).await?;
-            if let Some(err) = super::settle::changed_since_merge(&log, &merge, slot_ref) {
+            if let Some(err) = super::undo_guard::changed_since_merge(&log, &merge, slot_ref) {
                 return Err(err);
             }
-            mooted_by_merge.push(super::settle::mooted_by_merge(&log));
+            mooted_by_merge.push(super::undo_guard::mooted_by_merge(&log));
         }
         for (slot_ref, mooted) in slots.into_iter().zip(mooted_by_merge) {
             let cause = LogCause { op: "undo_merge".into(), ..Default::default() };

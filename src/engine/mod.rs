@@ -10,6 +10,7 @@ mod entity;
 mod import;
 mod review;
 mod settle;
+mod undo_guard;
 
 pub use read::{RecallOptions, Why};
 pub use entity::EntityView;

@@ -2,7 +2,7 @@
 //! Settlement changes statuses only (never belief), and records each change
 //! so that `undo` restores exactly what it changed.
 
-use super::{Engine, WriteCtx};
+use super::{undo_guard, Engine, WriteCtx};
 use crate::belief;
 use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
@@ -139,7 +139,7 @@ impl Engine {
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
-                if let Some(err) = stale_change(txn, &record, &log) {
+                if let Some(err) = undo_guard::stale_change(txn, &record, &log) {
                     return Err(err);
                 }
                 let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
@@ -180,7 +180,7 @@ impl Engine {
                 // retired: restoring must not clash with them (two current values,
                 // or a value restored beside its later copy). A clash among claims
                 // untouched since is the state the settlement found.
-                let later = touched_since_settlement(&log, &record.id);
+                let later = undo_guard::touched_since_settlement(&log, &record.id);
                 let clash = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| {
                     matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
                         && !before.contains(v)
@@ -255,41 +255,6 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
     }
 }
 
-/// `UNDO_STALE` naming the later change when a claim the settlement changed
-/// (or a conflict it made moot) is no longer as the settlement left it.
-fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
-    if let Some(cf) = record.opened.iter().chain(&record.reopened).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
-        return Some(
-            Error::new(
-                ErrorCode::UndoStale,
-                format!("cannot undo conflict {:?}: conflict {} it opened is {:?} since; undo that first; nothing was changed", record.id, cf.id, cf.status),
-            )
-            .with_field("conflictId"),
-        );
-    }
-    let moved = record.changes.iter().find_map(|ch| {
-        let claim = txn.claim(&ch.claim_id)?;
-        (claim.status != ch.after).then_some((claim, ch.after))
-    })?;
-    let (claim, left) = moved;
-    let later = log
-        .iter()
-        .rev()
-        .find(|e| e.claim_ids.iter().any(|id| id == &claim.id) && e.conflict_id.as_deref() != Some(record.id.as_str()))
-        .map(|e| format!(" by `{}` at {} ({})", e.rule, e.at.to_iso(), e.note))
-        .unwrap_or_default();
-    Some(
-        Error::new(
-            ErrorCode::UndoStale,
-            format!(
-                "cannot undo conflict {:?}: claim {} was left {} by the settlement but is now {}{later}; nothing was changed",
-                record.id, claim.id, left.as_str(), claim.status.as_str()
-            ),
-        )
-        .with_field("conflictId"),
-    )
-}
-
 /// A claim the settlement kept may clash with a value that became current
 /// after the conflict opened: rather than leave two current values
 /// unexplained, each such pair is put to the person as a new conflict.
@@ -315,42 +280,4 @@ fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants:
         opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
     }
     (opened, reopened)
-}
-
-/// `UNDO_STALE` when a slot an entity merge touched changed after the merge:
-/// undoing it would overwrite (or drop observations of) that later change.
-pub(super) fn changed_since_merge(log: &[LogEntry], merge: &crate::entities::EntityMerge, slot_ref: &SlotRef) -> Option<Error> {
-    let tag = format!("{} → {}", merge.from, merge.into);
-    let merged_at = log.iter().rposition(|e| e.cause.op == "merge_entities" && e.cause.object.as_deref() == Some(tag.as_str()))?;
-    let later = log[merged_at + 1..].iter().find(|e| e.cause.op != "merge_entities")?;
-    Some(
-        Error::new(
-            ErrorCode::UndoStale,
-            format!(
-                "cannot undo entity merge {:?}: {}/{} changed since (`{}` at {}: {}); nothing was changed",
-                merge.id, slot_ref.subject, slot_ref.predicate, later.rule, later.at.to_iso(), later.note
-            ),
-        )
-        .with_field("mergeId"),
-    )
-}
-
-/// Conflicts the latest (not yet undone) entity merge closed as moot in a slot.
-pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
-    let since = log.iter().rposition(|e| e.cause.op == "undo_merge").map_or(0, |i| i + 1);
-    log[since..]
-        .iter()
-        .filter(|e| e.rule == "conflict_moot" && e.cause.op == "merge_entities")
-        .filter_map(|e| e.conflict_id.clone())
-        .collect()
-}
-
-/// Claims named by log entries after the latest settlement of `conflict_id`.
-fn touched_since_settlement(log: &[LogEntry], conflict_id: &str) -> Vec<String> {
-    let Some(at) = log.iter().rposition(|e| e.rule == "settle" && e.conflict_id.as_deref() == Some(conflict_id)) else {
-        return Vec::new();
-    };
-    let version = log[at].version;
-    // Entries of the settlement's own commit (moot closings, questions it asked) are not later.
-    log[at + 1..].iter().filter(|e| e.version > version).flat_map(|e| e.claim_ids.iter().cloned()).collect()
 }
