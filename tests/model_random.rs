@@ -574,6 +574,14 @@ fn regressions() {
             Write(w(1, 1, 4, 3, Year(2023), 3, Some(84), false)),
             Settle(3, 2),
         ]),
+        ("undo restored a retired value beside the copy written after it (now UNDO_STALE)", vec![
+            Write(w(1, 2, 2, 3, Unstated, 5, None, false)),
+            Write(w(1, 2, 3, 3, Days(-169), 1, None, false)),
+            Review(0),
+            Settle(0, 0),
+            Write(w(1, 2, 2, 2, Days(-350), 5, Some(94), false)),
+            Undo(3),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

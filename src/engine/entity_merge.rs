@@ -334,7 +334,7 @@ impl Engine {
         .await?;
         for slot_ref in &slots {
             // Conflicts the merge closed as moot ask their question again.
-            let mooted = super::settle::mooted_by_merge(&self.store.read_log(slot_ref).await?);
+            let mooted = super::undo_guard::mooted_by_merge(&self.store.read_log(slot_ref).await?);
             self.commit_with_retry(slot_ref, cause.clone(), |txn| {
                 for cf in &mooted {
                     txn.update_conflict(cf, |c| {

@@ -14,6 +14,7 @@ mod import;
 mod review;
 mod retract;
 mod settle;
+mod undo_guard;
 
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};

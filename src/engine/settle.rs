@@ -2,7 +2,7 @@
 //! Settlement changes statuses only (never belief), and records each change
 //! so that `undo` restores exactly what it changed.
 
-use super::{Engine, WriteCtx};
+use super::{undo_guard, Engine, WriteCtx};
 use crate::belief;
 use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
@@ -158,7 +158,7 @@ impl Engine {
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
-                if let Some(err) = stale_change(txn, &record, &log) {
+                if let Some(err) = undo_guard::stale_change(txn, &record, &log) {
                     return Err(err);
                 }
                 let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
@@ -197,8 +197,17 @@ impl Engine {
                         }
                     });
                 }
-                // Claims written since may rely on what the settlement retired.
-                if let Some(clash) = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| !before.contains(v)) {
+                // Claims written or changed since may rely on what the settlement
+                // retired: restoring must not clash with them (two current values,
+                // or a value restored beside its later copy). A clash among claims
+                // untouched since is the state the settlement found.
+                let later = undo_guard::touched_since_settlement(&log, &record.id);
+                let clash = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| {
+                    matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
+                        && !before.contains(v)
+                        && v.ids.iter().any(|id| later.contains(id))
+                });
+                if let Some(clash) = clash {
                     return Err(Error::new(
                         ErrorCode::UndoStale,
                         format!("cannot undo conflict {conflict_id:?}: the slot changed since it was settled and restoring it would break an invariant ({}); nothing was changed", clash.message),
@@ -268,41 +277,6 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
     }
 }
 
-/// `UNDO_STALE` naming the later change when a claim the settlement changed
-/// (or a conflict it made moot) is no longer as the settlement left it.
-fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
-    if let Some(cf) = record.opened.iter().chain(&record.reopened).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
-        return Some(
-            Error::new(
-                ErrorCode::UndoStale,
-                format!("cannot undo conflict {:?}: conflict {} it opened is {:?} since; undo that first; nothing was changed", record.id, cf.id, cf.status),
-            )
-            .with_field("conflictId"),
-        );
-    }
-    let moved = record.changes.iter().find_map(|ch| {
-        let claim = txn.claim(&ch.claim_id)?;
-        (claim.status != ch.after).then_some((claim, ch.after))
-    })?;
-    let (claim, left) = moved;
-    let later = log
-        .iter()
-        .rev()
-        .find(|e| e.claim_ids.iter().any(|id| id == &claim.id) && e.conflict_id.as_deref() != Some(record.id.as_str()))
-        .map(|e| format!(" by `{}` at {} ({})", e.rule, e.at.to_iso(), e.note))
-        .unwrap_or_default();
-    Some(
-        Error::new(
-            ErrorCode::UndoStale,
-            format!(
-                "cannot undo conflict {:?}: claim {} was left {} by the settlement but is now {}{later}; nothing was changed",
-                record.id, claim.id, left.as_str(), claim.status.as_str()
-            ),
-        )
-        .with_field("conflictId"),
-    )
-}
-
 /// A claim the settlement kept may clash with a value that became current
 /// after the conflict opened: rather than leave two current values
 /// unexplained, each such pair is put to the person as a new conflict.
@@ -328,14 +302,4 @@ fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants:
         opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
     }
     (opened, reopened)
-}
-
-/// Conflicts the latest (not yet undone) entity merge closed as moot in a slot.
-pub(super) fn mooted_by_merge(log: &[LogEntry]) -> Vec<String> {
-    let since = log.iter().rposition(|e| e.cause.op == "undo_merge").map_or(0, |i| i + 1);
-    log[since..]
-        .iter()
-        .filter(|e| e.rule == "conflict_moot" && e.cause.op == "merge_entities")
-        .filter_map(|e| e.conflict_id.clone())
-        .collect()
 }
