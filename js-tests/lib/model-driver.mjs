@@ -15,6 +15,8 @@ const OBJECTS = ['Oslo', 'oslo', 'Oslo, Norway', 'Rome', 'Lima', 'CET'];
 const SOURCES = [['a', 0.9], ['b', 0.8], ['c', 0.6], ['d', 0.3]];
 const STRATEGIES = [undefined, undefined, undefined, undefined, 'reconcile', 'ask_user', 'append', 'replace', 'confidence_gated', 'llm_merge', 'merge_on_read', 'reject'];
 const SETTLEMENTS = ['keep_newer', 'keep_earlier', 'keep_both'];
+// A same_entity conflict asks whether two names are one entity.
+const ENTITY_SETTLEMENTS = ['same', 'different'];
 const DAY = 86_400_000;
 
 /** Says the first and last entries of a slot are the same thing, the later one newer. */
@@ -150,7 +152,8 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const c = all[op.pick % all.length];
             const before = await versions();
             try {
-              await memory.settle(c.id, SETTLEMENTS[op.how], { by: 'model' });
+              const how = c.kind === 'same_entity' ? ENTITY_SETTLEMENTS[op.how % 2] : SETTLEMENTS[op.how];
+              await memory.settle(c.id, how, { by: 'model' });
               if (c.status === 'settled' || c.status === 'moot') fail(step, `settled closed conflict ${c.id} (${c.status})`);
             } catch (e) {
               if (e.code !== 'CONFLICT_ALREADY_SETTLED' || c.status === 'open') throw e;
