@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};
+use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
 use crate::store_index::MemoryIndex;
 
 #[async_trait(?Send)]
@@ -98,7 +98,8 @@ impl Store for MemoryStore {
         for id in &commit.changed_conflicts {
             inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
         }
-        inner.index.apply(&commit.slot_ref, &commit.index);
+        // Derived from the slot itself: a commit built by hand (JS) may carry no index.
+        inner.index.apply(&commit.slot_ref, &SlotIndex::of(&commit.slot));
         inner.logs.entry(key.clone()).or_default().extend(commit.log.iter().cloned());
         inner.slots.insert(key, (commit.slot_ref.clone(), commit.slot.clone()));
         Ok(true)

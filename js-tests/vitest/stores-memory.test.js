@@ -15,6 +15,8 @@ runStoreConformance('MemoryStore behind a JS object', async () => {
     findConflict: (id) => inner.findConflict(id),
     listSlots: (f) => inner.listSlots(f),
     readLog: (r) => inner.readLog(r),
+    listConflicts: (q) => inner.listConflicts(q),
+    dirtySlots: (q) => inner.dirtySlots(q),
   });
   return { store: wrap(), reopen: wrap };
 });

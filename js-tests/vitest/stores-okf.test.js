@@ -22,6 +22,7 @@ const shared = path.join(root, 'shared');
 runStoreConformance('OkfStore', async ({ scope }) => ({
   store: new OkfStore(shared, { scope }),
   reopen: () => new OkfStore(shared, { scope }),
+  dropIndexes: () => rmSync(path.join(shared, 'scopes', scope, 'index'), { recursive: true, force: true }),
 }));
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -18,6 +18,7 @@ export type CredenceErrorCode =
   | 'CLAIM_NOT_FOUND'
   | 'JUDGE_MISSING'
   | 'CLAIM_NOT_LIVE'
+  | 'STORE_V1'
   | 'UNDO_STALE';
 
 /** Every failure reaching JS is a CredenceError with a stable `code`. */
@@ -35,3 +36,10 @@ export declare class ConcurrencyError extends CredenceError {
 }
 
 export declare function isCredenceError(value: unknown): value is CredenceError;
+
+/**
+ * Wraps a store written against ClaimStore v1 (no `listConflicts`/`dirtySlots`)
+ * so the engine accepts it. The adapter answers by loading every slot: correct,
+ * but `conflicts()` and `review()` then slow down as the store grows.
+ */
+export declare function adaptV1Store(store: Omit<ClaimStore, 'listConflicts' | 'dirtySlots'>): ClaimStore;

@@ -15,6 +15,7 @@ use crate::time::Timestamp;
 pub struct ConflictEntry {
     pub id: String,
     pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub opened_at: Timestamp,
 }
 
@@ -50,6 +51,7 @@ impl SlotIndex {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ConflictCursor {
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub opened_at: Timestamp,
     pub id: String,
 }
@@ -72,6 +74,7 @@ pub struct ConflictQuery {
 pub struct IndexedConflict {
     pub id: String,
     pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub opened_at: Timestamp,
     #[serde(rename = "ref")]
     pub slot_ref: SlotRef,

@@ -7,6 +7,8 @@
 //   <dir>/entities/*.md                     entities (SPEC §9)
 //   <dir>/log.md                            append-only, readable, with the
 //                                          structured entries as comments
+//   <dir>/index/                            derived index (okf-index.js):
+//                                          rebuilt from the markdown when missing
 // With `{ scope }` the bundle is <dir>/scopes/<scope>/.
 //
 // A commit takes the slot's lock file, re-reads the slot and compares versions
@@ -24,6 +26,8 @@ import {
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
 import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
+import { OkfIndex } from './okf-index.js';
+import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -56,6 +60,7 @@ export class OkfStore {
   #claims = new Map();
   #conflicts = new Map();
   #log = { ino: null, offset: 0, line: 1, byKey: new Map() };
+  #index;
 
   constructor(dir, options = {}) {
     if (typeof dir !== 'string' || dir.length === 0) throw invalid('dir', 'must be a non-empty directory path');
@@ -67,6 +72,7 @@ export class OkfStore {
     this.#claimsDir = path.join(this.#root, 'claims');
     this.#logFile = path.join(this.#root, 'log.md');
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
+    this.#index = new OkfIndex(this.#root);
   }
 
   /** The bundle directory. */
@@ -92,10 +98,14 @@ export class OkfStore {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
+      // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
+      const index = indexOf(commit);
+      await this.#index.addMarkers(name, index);
       await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
       this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+      await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
       return true;
     });
   }
@@ -117,6 +127,36 @@ export class OkfStore {
       if (ref && (subject === undefined || subject === null || ref.subject === subject)) refs.push(ref);
     }
     return refs.sort((a, b) => compareKeys(a.key, b.key));
+  }
+
+  async listConflicts({ status, after, limit }) {
+    await this.#indexReady();
+    const candidates = (await this.#index.conflicts(status)).filter((c) => isAfter(c, after)).sort(byOpenedAt);
+    const out = [];
+    for (const c of candidates) {
+      if (out.length >= limit) break;
+      // A marker is a hint; the slot file decides (stale markers are skipped).
+      const entry = await this.#read(c.slotFile);
+      const record = entry?.slot.conflicts.find((r) => r.id === c.id);
+      if (record?.status === status && record.openedAt === c.openedAt) {
+        out.push({ id: c.id, status, openedAt: c.openedAt, ref: { ...entry.ref } });
+      }
+    }
+    return out;
+  }
+
+  async dirtySlots({ after, limit }) {
+    await this.#indexReady();
+    const candidates = [];
+    for (const name of await this.#index.dirty()) {
+      const entry = await this.#read(name);
+      if (entry && indexOf({ slot: entry.slot }).unreviewed) candidates.push(entry.ref);
+    }
+    return candidates
+      .filter((r) => after === undefined || after === null || compareKeys(r.key, after) > 0)
+      .sort((a, b) => compareKeys(a.key, b.key))
+      .slice(0, limit)
+      .map((r) => ({ ...r }));
   }
 
   async readLog(ref) {
@@ -146,6 +186,17 @@ export class OkfStore {
       const file = this.#relative(path.join('claims', fileNameOf(ref.subject, ref.predicate)));
       throw malformed(file, `holds ${JSON.stringify(entry.ref.subject)} / ${JSON.stringify(entry.ref.predicate)}, not the slot its name stands for`);
     }
+  }
+
+  /** Rebuilds the derived index from the markdown when it is missing. */
+  async #indexReady() {
+    if (await this.#index.isReady()) return;
+    await this.#index.rebuild(async (visit) => {
+      for (const name of await this.#slotFiles()) {
+        const entry = await this.#read(name);
+        if (entry) await visit(name, indexOf({ slot: entry.slot }));
+      }
+    });
   }
 
   #ensureBundle() {
