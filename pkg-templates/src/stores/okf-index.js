@@ -3,8 +3,12 @@
 // review pass has not seen" without parsing every slot file.
 //
 //   index/READY                              written after a full rebuild
-//   index/conflicts/<status>/<openedAt>~<id> one per conflict; content: slot file name
+//   index/conflicts/<status>/<openedAt>~<id> one per conflict; content: slot file name, id
 //   index/dirty/<slot file name>             one per slot with unreviewed entries
+//   index/by-id/{claims,conflicts}/<id>      content: the slot file holding it, id
+//                                            (ids never move between slots)
+// An id too long for a file name is stored as a prefix and its hash; the
+// full id is in the content.
 //
 // The markdown stays the source of truth. Markers are kept a SUPERSET of the
 // truth across crashes: a commit creates the markers its new slot needs before
@@ -17,6 +21,7 @@
 // power loss, delete index/ to rebuild it.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { randomToken } from './okf-fs.js';
 import { refOfFileName } from './okf-format.js';
 
@@ -25,20 +30,29 @@ const READY = 'credence-okf-index/1\n';
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
 const timePart = (iso) => iso.replaceAll(':', '-');
-const markerName = (c) => `${timePart(c.openedAt)}~${encodeURIComponent(c.id)}`;
-
-function parseMarker(name) {
-  const cut = name.indexOf('~');
-  if (cut < 0 || name.startsWith('.')) return null;
-  const stamp = name.slice(0, cut);
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}\.\d{3}Z)$/.exec(stamp);
-  if (!m) return null;
-  try {
-    return { openedAt: `${m[1]}:${m[2]}:${m[3]}`, id: decodeURIComponent(name.slice(cut + 1)) };
-  } catch {
-    return null;
-  }
+function idPart(id) {
+  const encoded = encodeURIComponent(id);
+  if (encoded.length <= 120) return encoded;
+  return `${encoded.slice(0, 80).replace(/%[0-9A-F]?$/, '')}~~${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 }
+const markerName = (c) => `${timePart(c.openedAt)}~${idPart(c.id)}`;
+
+/** openedAt from a conflict marker's name, or null for a name this index did not write. */
+function openedAtOf(name) {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}\.\d{3}Z)~/.exec(name);
+  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
+}
+
+/** A marker's content: the slot file holding the id, then the id. */
+const content = (slotFile, id) => `${slotFile}\n${id}`;
+function parseContent(text) {
+  if (text === null) return null;
+  const cut = text.indexOf('\n');
+  if (cut < 0) return null;
+  const slotFile = text.slice(0, cut);
+  return refOfFileName(slotFile) ? { slotFile, id: text.slice(cut + 1) } : null;
+}
+const readMarker = (file) => fs.readFile(file, 'utf8').then(parseContent, () => null);
 
 async function names(dir) {
   try {
@@ -75,9 +89,18 @@ export class OkfIndex {
     return path.join(this.#dir, 'dirty', slotFile);
   }
 
-  /** Before the slot file is replaced: every marker the new state needs. */
-  async addMarkers(slotFile, index) {
-    for (const c of index.conflicts) await put(this.#conflictFile(c.status, c), slotFile);
+  #idFile(kind, id) {
+    return path.join(this.#dir, 'by-id', kind, idPart(id));
+  }
+
+  /**
+   * Before the slot file is replaced: every marker the new state needs;
+   * `fresh` names the claim and conflict ids this commit adds to the slot.
+   */
+  async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }) {
+    for (const id of fresh.claims) await put(this.#idFile('claims', id), content(slotFile, id));
+    for (const id of fresh.conflicts) await put(this.#idFile('conflicts', id), content(slotFile, id));
+    for (const c of index.conflicts) await put(this.#conflictFile(c.status, c), content(slotFile, c.id));
     if (index.unreviewed) await put(this.#dirtyFile(slotFile), '');
   }
 
@@ -95,13 +118,14 @@ export class OkfIndex {
   }
 
   /**
-   * Adds the markers of every slot (`each(visit)` calls visit(slotFile, index)
-   * per slot file), then READY. Nothing is removed first: a writer in another
-   * process may be between its markers and its slot write.
+   * Adds the markers of every slot (`each(visit)` calls visit(slotFile,
+   * index, ids) per slot file and returns false if some file could not be
+   * read), then READY when every file was. Nothing is removed first: a writer
+   * in another process may be between its markers and its slot write.
    */
   async rebuild(each) {
-    await each((slotFile, index) => this.addMarkers(slotFile, index));
-    await put(path.join(this.#dir, 'READY'), READY);
+    const complete = await each((slotFile, index, ids) => this.addMarkers(slotFile, index, ids));
+    if (complete) await put(path.join(this.#dir, 'READY'), READY);
   }
 
   /** Candidate conflicts with `status`, ordered by (openedAt, id): { openedAt, id, slotFile }. */
@@ -110,13 +134,18 @@ export class OkfIndex {
     const dir = path.join(this.#dir, 'conflicts', status);
     const out = [];
     for (const name of await names(dir)) {
-      const marker = parseMarker(name);
-      if (!marker) continue;
-      const slotFile = await fs.readFile(path.join(dir, name), 'utf8').catch(() => null);
+      const openedAt = openedAtOf(name);
       // A damaged marker names no slot file of this bundle: skip it.
-      if (slotFile && refOfFileName(slotFile)) out.push({ ...marker, slotFile });
+      const marker = openedAt && (await readMarker(path.join(dir, name)));
+      if (marker) out.push({ openedAt, ...marker });
     }
     return out;
+  }
+
+  /** The slot file that holds a claim or conflict id, per its marker (a hint: check it). */
+  async slotFileOf(kind, id) {
+    const marker = await readMarker(this.#idFile(kind, id));
+    return marker?.id === id ? marker.slotFile : null;
   }
 
   /** Candidate slot files with unreviewed entries. */

@@ -29,6 +29,17 @@ import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomi
 import { OkfIndex } from './okf-index.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
+/** The claim and conflict ids `next` adds to the slot (`before` is its previous state). */
+function freshIds(before, next) {
+  const had = (list) => new Set((list ?? []).map((x) => x.id));
+  const claims = had(before?.claims);
+  const conflicts = had(before?.conflicts);
+  return {
+    claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
+    conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
+  };
+}
+
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function invalid(field, message) {
@@ -100,7 +111,7 @@ export class OkfStore {
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
       // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
       const index = indexOf(commit);
-      await this.#index.addMarkers(name, index);
+      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot));
       await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
@@ -111,11 +122,11 @@ export class OkfStore {
   }
 
   async findClaim(claimId) {
-    return this.#find(this.#claims, claimId);
+    return this.#find(this.#claims, claimId, 'claims');
   }
 
   async findConflict(conflictId) {
-    return this.#find(this.#conflicts, conflictId);
+    return this.#find(this.#conflicts, conflictId, 'conflicts');
   }
 
   async listSlots(filter = {}) {
@@ -130,7 +141,7 @@ export class OkfStore {
   }
 
   async listConflicts({ status, after, limit }) {
-    await this.#indexReady();
+    await this.#indexComplete();
     const candidates = (await this.#index.conflicts(status)).filter((c) => isAfter(c, after)).sort(byOpenedAt);
     const out = [];
     for (const c of candidates) {
@@ -146,7 +157,7 @@ export class OkfStore {
   }
 
   async dirtySlots({ after, limit }) {
-    await this.#indexReady();
+    await this.#indexComplete();
     const candidates = [];
     for (const name of await this.#index.dirty()) {
       const entry = await this.#read(name);
@@ -188,15 +199,33 @@ export class OkfStore {
     }
   }
 
-  /** Rebuilds the derived index from the markdown when it is missing. */
+  /**
+   * Rebuilds the derived index from the markdown when it is missing. A file
+   * that cannot be parsed is skipped and returned (the index is then not
+   * marked complete, so the next call tries again).
+   */
   async #indexReady() {
-    if (await this.#index.isReady()) return;
+    if (await this.#index.isReady()) return null;
+    let broken = null;
     await this.#index.rebuild(async (visit) => {
       for (const name of await this.#slotFiles()) {
-        const entry = await this.#read(name);
-        if (entry) await visit(name, indexOf({ slot: entry.slot }));
+        try {
+          const entry = await this.#read(name);
+          if (entry) await visit(name, indexOf({ slot: entry.slot }), freshIds(null, entry.slot));
+        } catch (err) {
+          if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
+          broken ??= err;
+        }
       }
+      return broken === null;
     });
+    return broken;
+  }
+
+  /** Listings must cover every slot: a file that cannot be read fails them, naming it. */
+  async #indexComplete() {
+    const broken = await this.#indexReady();
+    if (broken) throw broken;
   }
 
   #ensureBundle() {
@@ -248,8 +277,17 @@ export class OkfStore {
     for (const conflict of entry.slot.conflicts) this.#conflicts.set(conflict.id, entry.ref);
   }
 
-  /** Claims and conflicts never move between slots, so a known id is final; an unknown one rescans the bundle. */
-  async #find(index, id) {
+  /**
+   * Claims and conflicts never move between slots, so a known id is final. An
+   * unknown one is looked up in the derived index, and only when that has no
+   * (or a stale) answer is the bundle rescanned.
+   */
+  async #find(index, id, kind) {
+    if (!index.has(id)) {
+      await this.#indexReady();
+      const hinted = await this.#index.slotFileOf(kind, String(id));
+      if (hinted) await this.#read(hinted).catch(() => null);
+    }
     if (!index.has(id)) {
       let broken = null;
       for (const name of await this.#slotFiles()) {
