@@ -5,6 +5,7 @@
 //   index/READY                              written after a full rebuild
 //   index/conflicts/<status>/<openedAt>~<id> one per conflict; content: slot file name, id
 //   index/dirty/<slot file name>             one per slot with unreviewed entries
+//   index/subjects/<subject>/<slot file>    one per slot of the subject
 //   index/by-id/{claims,conflicts}/<id>      content: the slot file holding it, id
 //                                            (ids never move between slots)
 // An id too long for a file name is stored as a prefix and its hash; the
@@ -26,7 +27,7 @@ import { randomToken } from './okf-fs.js';
 import { refOfFileName } from './okf-format.js';
 
 const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
-const READY = 'credence-okf-index/1\n';
+const READY = 'credence-okf-index/2\n'; // bumped whenever a marker kind is added: older indexes rebuild
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
 const timePart = (iso) => iso.replaceAll(':', '-');
@@ -89,6 +90,15 @@ export class OkfIndex {
     return path.join(this.#dir, 'dirty', slotFile);
   }
 
+  #subjectDir(subject) {
+    return path.join(this.#dir, 'subjects', idPart(subject));
+  }
+
+  /** The slot files of a subject (checked by the caller against each file's own subject). */
+  async slotFilesOf(subject) {
+    return (await names(this.#subjectDir(subject))).filter((name) => refOfFileName(name) !== null);
+  }
+
   #idFile(kind, id) {
     return path.join(this.#dir, 'by-id', kind, idPart(id));
   }
@@ -97,7 +107,8 @@ export class OkfIndex {
    * Before the slot file is replaced: every marker the new state needs;
    * `fresh` names the claim and conflict ids this commit adds to the slot.
    */
-  async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }) {
+  async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }, newSubject = null) {
+    if (newSubject !== null) await put(path.join(this.#subjectDir(newSubject), slotFile), '');
     for (const id of fresh.claims) await put(this.#idFile('claims', id), content(slotFile, id));
     for (const id of fresh.conflicts) await put(this.#idFile('conflicts', id), content(slotFile, id));
     for (const c of index.conflicts) await put(this.#conflictFile(c.status, c), content(slotFile, c.id));
@@ -119,12 +130,12 @@ export class OkfIndex {
 
   /**
    * Adds the markers of every slot (`each(visit)` calls visit(slotFile,
-   * index, ids) per slot file and returns false if some file could not be
+   * index, ids, subject) per slot file and returns false if some file could not be
    * read), then READY when every file was. Nothing is removed first: a writer
    * in another process may be between its markers and its slot write.
    */
   async rebuild(each) {
-    const complete = await each((slotFile, index, ids) => this.addMarkers(slotFile, index, ids));
+    const complete = await each((slotFile, index, ids, subject) => this.addMarkers(slotFile, index, ids, subject));
     if (complete) await put(path.join(this.#dir, 'READY'), READY);
   }
 

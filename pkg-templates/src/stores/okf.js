@@ -111,7 +111,7 @@ export class OkfStore {
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
       // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
       const index = indexOf(commit);
-      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot));
+      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
       await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
@@ -132,9 +132,14 @@ export class OkfStore {
   async listSlots(filter = {}) {
     const subject = filter?.subject;
     const refs = [];
-    for (const name of await this.#slotFiles()) {
+    const hasSubject = subject !== undefined && subject !== null;
+    // A subject's slots come from its index folder; a full listing reads claims/.
+    const indexed = hasSubject && !(await this.#indexReady());
+    const names = indexed ? await this.#index.slotFilesOf(String(subject)) : await this.#slotFiles();
+    for (const name of names) {
       let ref = refOfFileName(name);
-      if (ref.hashed) ref = (await this.#read(name))?.ref;
+      // An index marker may outlive a writer killed before its slot write: the file decides.
+      if (ref.hashed || indexed) ref = (await this.#read(name))?.ref;
       if (ref && (subject === undefined || subject === null || ref.subject === subject)) refs.push(ref);
     }
     return refs.sort((a, b) => compareKeys(a.key, b.key));
@@ -144,10 +149,12 @@ export class OkfStore {
     await this.#indexComplete();
     const candidates = (await this.#index.conflicts(status)).filter((c) => isAfter(c, after)).sort(byOpenedAt);
     const out = [];
+    const read = new Map(); // one read per slot file per call: many conflicts may share a slot
     for (const c of candidates) {
       if (out.length >= limit) break;
       // A marker is a hint; the slot file decides (stale markers are skipped).
-      const entry = await this.#read(c.slotFile);
+      if (!read.has(c.slotFile)) read.set(c.slotFile, await this.#read(c.slotFile));
+      const entry = read.get(c.slotFile);
       const record = entry?.slot.conflicts.find((r) => r.id === c.id);
       if (record?.status === status && record.openedAt === c.openedAt) {
         out.push({ id: c.id, status, openedAt: c.openedAt, ref: { ...entry.ref } });
@@ -211,7 +218,7 @@ export class OkfStore {
       for (const name of await this.#slotFiles()) {
         try {
           const entry = await this.#read(name);
-          if (entry) await visit(name, indexOf({ slot: entry.slot }), freshIds(null, entry.slot));
+          if (entry) await visit(name, indexOf({ slot: entry.slot }), freshIds(null, entry.slot), entry.ref.subject);
         } catch (err) {
           if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
           broken ??= err;
