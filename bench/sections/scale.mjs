@@ -2,6 +2,7 @@
 // (a child process per store), as a growth ratio: largest size / smallest.
 // SPEC §8: every operation's cost depends on the slot or the answer, not on
 // the size of the store.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fmtInt, fmtNs, fmtX, lastJson, row, run } from '../lib.mjs';
 
@@ -16,24 +17,40 @@ const OPS = [
   ['reviewNothingNew', 'review, nothing new'],
 ];
 const GOAL = 1.3;
+const WORKER = path.join(ROOT, 'bench', 'workers', 'scale.mjs');
+
+/** The worker for one store; PostgreSQL on DATABASE_URL or inside a throwaway server (as section 5). */
+function measure(store, sizes, reps, tmp) {
+  const args = [store, sizes.join(','), String(reps), tmp];
+  if (store !== 'postgres' || process.env.DATABASE_URL) return lastJson(run(process.execPath, [WORKER, ...args], { cwd: ROOT }).stdout);
+  const script = 'source scripts/lib/pg-server.sh && { pg_server_start -c synchronous_commit=off >&2 || exit 97; } && node "$@"';
+  const r = spawnSync('bash', ['-c', script, 'bash', WORKER, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status === 97) return null;
+  if (r.status !== 0) throw new Error(`scale worker (postgres) exited ${r.status}\n${(r.stderr || '').slice(-4000)}`);
+  return lastJson(r.stdout);
+}
 
 export async function scale({ quick, tmp }) {
   const plans = quick
-    ? [['memory', [1_000, 10_000]], ['okf', [1_000, 5_000]], ['indexeddb', [1_000, 5_000]]]
-    : [['memory', [1_000, 10_000, 100_000]], ['okf', [1_000, 10_000]], ['indexeddb', [1_000, 10_000]]];
+    ? [['memory', [1_000, 10_000]], ['okf', [1_000, 5_000]], ['indexeddb', [1_000, 5_000]], ['postgres', [1_000, 5_000]]]
+    : [['memory', [1_000, 10_000, 100_000]], ['okf', [1_000, 10_000, 100_000]], ['indexeddb', [1_000, 10_000, 100_000]], ['postgres', [1_000, 10_000, 100_000]]];
   const reps = quick ? 15 : 31;
   const rows = [];
   const data = {};
-  let n = 0;
   for (const [store, sizes] of plans) {
-    const result = lastJson(run(process.execPath, [path.join(ROOT, 'bench', 'workers', 'scale.mjs'), store, sizes.join(','), String(reps), tmp], { cwd: ROOT }).stdout);
+    const result = measure(store, sizes, reps, tmp);
+    if (!result) {
+      rows.push(row(`9${store[0]}`, `${store}: skipped`, '', '', '', '', undefined, 'no PostgreSQL server could be started (set DATABASE_URL)'));
+      continue;
+    }
     data[store] = result;
     const small = result.sizes[sizes[0]];
     const large = result.sizes[sizes[sizes.length - 1]];
-    for (const [op, label] of OPS) {
+    for (const [i, [op, label]] of OPS.entries()) {
       const ratio = large.ops[op] / small.ops[op];
       const steps = sizes.map((s) => `${fmtInt(result.sizes[s].claims)}: ${fmtNs(result.sizes[s].ops[op])}`).join(', ');
-      rows.push(row(`9${String.fromCharCode(97 + n++)}`, `${store}: ${label}, ${fmtInt(large.claims)} vs ${fmtInt(small.claims)} claims`,
+      // Ids 9m1, 9o1, …: store initial and operation (the table keeps this order).
+      rows.push(row(`9${store[0]}${i + 1}`, `${store}: ${label}, ${fmtInt(large.claims)} vs ${fmtInt(small.claims)} claims`,
         fmtNs(large.ops[op]), fmtNs(small.ops[op]), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
     }
   }

@@ -1,7 +1,8 @@
 // Section 9 (scale), in its own process: each operation's cost on one store
 // at several sizes, printed as one JSON line.
 //
-//   node bench/workers/scale.mjs <memory|okf|indexeddb> <sizes, e.g. 1000,10000> <reps> <tmpdir>
+//   node bench/workers/scale.mjs <memory|okf|indexeddb|postgres> <sizes, e.g. 1000,10000> <reps> <tmpdir>
+//   (postgres: on DATABASE_URL, one fresh scope per size)
 //
 // Each size gets a fresh store filled by copying the slots of a template the
 // engine wrote (claims, conflicts, idempotency records, log) under fresh
@@ -11,7 +12,7 @@
 // the answer does not depend on.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Memory, MemoryStore, OkfStore, IndexedDbStore } from 'credence';
+import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
 import { median, nsSince, now } from '../lib.mjs';
 import { workload } from '../workload.mjs';
 
@@ -20,6 +21,8 @@ const sizes = sizesArg.split(',').map(Number);
 const reps = Number(repsArg);
 const REGISTRY = '\u001fentities';
 const judge = { findPairs: () => [], confirmPair: () => ({ sameThing: false, newerInvalidatesEarlier: false, reason: '' }) };
+
+let pool = null;
 
 async function openStore(size) {
   if (kind === 'memory') return new MemoryStore();
@@ -31,6 +34,13 @@ async function openStore(size) {
   if (kind === 'indexeddb') {
     const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
     return new IndexedDbStore(`scale-${size}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  }
+  if (kind === 'postgres') {
+    const pg = (await import('pg')).default;
+    pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+    const store = new PostgresStore(pool, { scope: `scale-${size}-${process.pid}` });
+    await store.ensureSchema();
+    return store;
   }
   throw new Error(`unknown store ${kind}`);
 }
@@ -103,4 +113,5 @@ for (const size of sizes) {
   store.close?.();
   process.stderr.write(`scale ${kind} ${size}: ${JSON.stringify(ops)}\n`);
 }
+await pool?.end();
 console.log(JSON.stringify(out));
