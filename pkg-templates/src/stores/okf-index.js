@@ -6,6 +6,9 @@
 //   index/conflicts/<status>/<openedAt>~<id> one per conflict; content: slot file name, id
 //   index/dirty/<slot file name>             one per slot with unreviewed entries
 //   index/subjects/<subject>/<slot file>    one per slot of the subject
+//   index/log/<slot file>                    one line per commit: a lower bound of
+//                                            its block's offset in log.md, version,
+//                                            commit id (written before the block)
 //   index/by-id/{claims,conflicts}/<id>      content: the slot file holding it, id
 //                                            (ids never move between slots)
 // An id too long for a file name is stored as a prefix and its hash; the
@@ -157,6 +160,35 @@ export class OkfIndex {
   async slotFileOf(kind, id) {
     const marker = await readMarker(this.#idFile(kind, id));
     return marker?.id === id ? marker.slotFile : null;
+  }
+
+  #logOffsets(slotFile) {
+    return path.join(this.#dir, 'log', slotFile);
+  }
+
+  /**
+   * Notes, before the block is appended, where a commit's log block will be
+   * found: at or after `at`. Only a slot's first commit creates the file, so a
+   * file holds every commit since the slot began (readers still check that
+   * every version is there, and read all of log.md otherwise).
+   */
+  async noteLogBlock(slotFile, at, version, commitId, first) {
+    const file = this.#logOffsets(slotFile);
+    if (first) await fs.mkdir(path.dirname(file), { recursive: true });
+    else if (!(await fs.stat(file).then(() => true, () => false))) return;
+    await fs.appendFile(file, `${at} ${version} ${commitId}\n`);
+  }
+
+  /** The noted blocks of a slot as { at, v, c }, or null when it has no offsets file. */
+  async logBlocks(slotFile) {
+    const text = await fs.readFile(this.#logOffsets(slotFile), 'utf8').catch(() => null);
+    if (text === null) return null;
+    const out = [];
+    for (const line of text.split('\n')) {
+      const [at, v, c] = line.split(' ');
+      if (c && /^\d+$/.test(at) && /^\d+$/.test(v)) out.push({ at: Number(at), v: Number(v), c });
+    }
+    return out;
   }
 
   /** Candidate slot files with unreviewed entries. */

@@ -112,7 +112,10 @@ export class OkfStore {
       // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
       const index = indexOf(commit);
       await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
-      await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log));
+      const commitId = randomToken();
+      const logSize = await fs.stat(this.#logFile).then((st) => st.size, () => 0);
+      await this.#index.noteLogBlock(name, logSize, slot.version, commitId, !current);
+      await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, commitId, commit.log));
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
       this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
@@ -183,8 +186,11 @@ export class OkfStore {
     if (!entry) return [];
     this.#expectRef(entry, ref);
     const version = entry.slot.version;
-    await this.#refreshLog();
-    const records = (this.#log.byKey.get(ref.key) ?? []).filter((r) => r.v <= version);
+    let records = await this.#slotLogRecords(fileNameOf(ref.subject, ref.predicate), ref.key, version);
+    if (!records) {
+      await this.#refreshLog();
+      records = (this.#log.byKey.get(ref.key) ?? []).filter((r) => r.v <= version);
+    }
     const winner = new Map();
     for (const r of records) winner.set(r.v, r.c);
     return records
@@ -311,6 +317,54 @@ export class OkfStore {
     }
     const ref = index.get(id);
     return ref ? { ...ref } : null;
+  }
+
+  /**
+   * A slot's log records read at the offsets its index file notes, without
+   * parsing all of log.md; null (read everything) when there is no offsets
+   * file or it does not account for every version up to `version`.
+   */
+  async #slotLogRecords(slotFile, key, version) {
+    if (this.#log.offset > 0) return null; // log.md already parsed in this process: use it
+    const blocks = await this.#index.logBlocks(slotFile);
+    if (!blocks) return null;
+    const records = [];
+    const handle = await fs.open(this.#logFile, 'r').catch(() => null);
+    if (!handle) return null;
+    try {
+      const size = (await handle.stat()).size;
+      for (const block of blocks) {
+        if (block.v > version) continue;
+        // The block starts at or after `at`; writers appending between stat and append push it later.
+        for (let window = 64 * 1024; ; window *= 4) {
+          const length = Math.min(window, size - block.at);
+          if (length <= 0) break;
+          const buffer = Buffer.alloc(length);
+          const { bytesRead } = await handle.read(buffer, 0, length, block.at);
+          const text = buffer.subarray(0, bytesRead).toString('utf8');
+          const end = text.lastIndexOf('\n');
+          const found = [];
+          let lastIsOurs = false;
+          parseLogLines(end < 0 ? '' : text.slice(0, end), 1, this.#relative('log.md'), (r) => {
+            lastIsOurs = r.c === block.c && r.k === key;
+            if (lastIsOurs) found.push(r);
+          });
+          // A block is one append, its records contiguous: it is whole once another
+          // record follows it, or the window reached the end of the file.
+          const atEnd = block.at + length >= size;
+          if ((found.length > 0 && !lastIsOurs) || atEnd || window >= 16 * 1024 * 1024) {
+            records.push(...found);
+            break;
+          }
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+    // Every version up to the slot's must have a block, else fall back to reading everything.
+    const versions = new Set(records.map((r) => r.v));
+    for (let v = 1; v <= version; v++) if (!versions.has(v)) return null;
+    return records;
   }
 
   /** Parses what was appended to log.md since the last call. */
