@@ -26,6 +26,8 @@ pub enum ErrorCode {
     ClaimNotFound,
     JudgeMissing,
     ClaimNotLive,
+    /// A JS store written against ClaimStore v1 (no index methods).
+    StoreV1,
 }
 
 impl ErrorCode {
@@ -48,6 +50,7 @@ impl ErrorCode {
             ErrorCode::ClaimNotFound => "CLAIM_NOT_FOUND",
             ErrorCode::JudgeMissing => "JUDGE_MISSING",
             ErrorCode::ClaimNotLive => "CLAIM_NOT_LIVE",
+            ErrorCode::StoreV1 => "STORE_V1",
         }
     }
 }

@@ -21,6 +21,8 @@ pub mod model;
 pub mod normalize;
 pub mod predicates;
 pub mod store;
+mod store_index;
+pub mod store_scan;
 pub mod strategy;
 pub mod time;
 pub mod txn;

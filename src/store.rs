@@ -5,6 +5,12 @@
 //! the slot is still at `expected_version`, returning `false` (and changing
 //! nothing) when another writer got there first; the engine then reloads and
 //! retries. Look-ups map claim and conflict ids to their slot.
+//!
+//! Interface v2 (SPEC §8): the store also answers the engine's listing
+//! questions — a subject's slots, conflicts by status, slots with unreviewed
+//! entries — from indexes kept in the same atomic commit (`SlotCommit::index`),
+//! so no API call scans every slot. A store written against v1 inherits the
+//! scanning answers of `store_scan`: correct, but slower as the store grows.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -12,7 +18,8 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{LogEntry, Slot, SlotCommit, SlotRef};
+use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::store_index::MemoryIndex;
 
 #[async_trait(?Send)]
 pub trait Store {
@@ -21,7 +28,8 @@ pub trait Store {
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool>;
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>>;
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>>;
-    /// Every slot, or a subject's slots, in key order.
+    /// Every slot, or a subject's slots, in key order. A subject's slots come
+    /// from an index (the key starts with the subject), not a scan.
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>>;
     /// A slot's log, oldest first.
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>>;
@@ -34,6 +42,16 @@ pub trait Store {
         let _ = (commit, log);
         Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot()"))
     }
+    /// v2: conflicts with `query.status`, ordered by (openedAt, id), starting
+    /// after `query.after`, at most `query.limit`.
+    async fn list_conflicts(&self, query: &ConflictQuery) -> Result<Vec<IndexedConflict>> {
+        crate::store_scan::conflicts_by_scan(self, query).await
+    }
+    /// v2: slots whose last commit said `index.unreviewed`, by key, after
+    /// `query.after`, at most `query.limit`.
+    async fn dirty_slots(&self, query: &DirtyQuery) -> Result<Vec<SlotRef>> {
+        crate::store_scan::dirty_by_scan(self, query).await
+    }
 }
 
 #[derive(Default)]
@@ -42,6 +60,7 @@ struct Inner {
     logs: HashMap<String, Vec<LogEntry>>,
     claim_index: HashMap<String, SlotRef>,
     conflict_index: HashMap<String, SlotRef>,
+    index: MemoryIndex,
 }
 
 /// The embedded default store: everything in process memory.
@@ -79,6 +98,8 @@ impl Store for MemoryStore {
         for id in &commit.changed_conflicts {
             inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
         }
+        // Derived from the slot itself: a commit built by hand (JS) may carry no index.
+        inner.index.apply(&commit.slot_ref, &SlotIndex::of(&commit.slot));
         inner.logs.entry(key.clone()).or_default().extend(commit.log.iter().cloned());
         inner.slots.insert(key, (commit.slot_ref.clone(), commit.slot.clone()));
         Ok(true)
@@ -93,14 +114,27 @@ impl Store for MemoryStore {
     }
 
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
-        Ok(self
-            .inner
-            .borrow()
+        let inner = self.inner.borrow();
+        let Some(subject) = subject else {
+            return Ok(inner.slots.values().map(|(r, _)| r.clone()).collect());
+        };
+        // Keys are `subject \u{1f} predicate`: a subject's slots are one key range.
+        let prefix = SlotRef::new(subject, "").key;
+        Ok(inner
             .slots
-            .values()
-            .filter(|(r, _)| subject.is_none_or(|s| r.subject == s))
-            .map(|(r, _)| r.clone())
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(_, (r, _))| r.subject == subject)
+            .map(|(_, (r, _))| r.clone())
             .collect())
+    }
+
+    async fn list_conflicts(&self, query: &ConflictQuery) -> Result<Vec<IndexedConflict>> {
+        Ok(self.inner.borrow().index.conflicts(query))
+    }
+
+    async fn dirty_slots(&self, query: &DirtyQuery) -> Result<Vec<SlotRef>> {
+        Ok(self.inner.borrow().index.dirty(query))
     }
 
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {

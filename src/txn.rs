@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use crate::hooks::IdSource;
 use crate::model::{
-    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotRef,
+    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef,
 };
 use crate::time::Timestamp;
 
@@ -184,7 +184,9 @@ impl SlotTxn {
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
         self.close_moot_conflicts();
         self.slot.version = self.expected_version + 1;
+        let index = SlotIndex::of(&self.slot);
         SlotCommit {
+            index,
             slot_ref,
             expected_version: self.expected_version,
             slot: self.slot,

@@ -58,9 +58,9 @@ function commitOf(r, expectedVersion, claims, { conflicts = [], log } = {}) {
   };
 }
 
-export function indexedDbCases({ api, indexedDB, freshName }) {
+export function indexedDbCases({ api, indexedDB, IDBKeyRange = globalThis.IDBKeyRange, freshName }) {
   const { Memory, IndexedDbStore, CredenceError } = api;
-  const open = (name, scope) => new IndexedDbStore(name, { scope, indexedDB });
+  const open = (name, scope) => new IndexedDbStore(name, { scope, indexedDB, IDBKeyRange });
   const stores = [];
   const store = (name = freshName(), scope) => {
     const s = open(name, scope);

@@ -108,6 +108,8 @@ export function verifying(store) {
     findConflict: (id) => store.findConflict(id),
     listSlots: (f) => store.listSlots(f),
     readLog: (r) => store.readLog(r),
+    listConflicts: (q) => store.listConflicts(q),
+    dirtySlots: (q) => store.dirtySlots(q),
   };
   return wrapped;
 }

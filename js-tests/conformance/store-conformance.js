@@ -12,6 +12,7 @@ import { ConcurrencyError, Memory } from 'credence';
 import {
   AWKWARD, claim, commit, conflict, entry, none, normalize, objectCounts, ref, rememberSurely, slot, verifying, versionOf,
 } from './fixtures.js';
+import { indexCases } from './index-conformance.js';
 
 export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = {}) {
   describe(`${name} — ClaimStore conformance`, () => {
@@ -125,6 +126,8 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(await store.readLog(r)).toHaveLength(1);
       });
     });
+
+    indexCases(fresh);
 
     describe('engine on this store', () => {
       it(`loses nothing with ${writers} Memory instances writing one slot at once`, async () => {

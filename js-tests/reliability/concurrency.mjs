@@ -32,7 +32,7 @@ import { dumpInFreshProcess, startChaosWriter } from './processes.js';
 function jittered(store) {
   const turn = () => new Promise((resolve) => (Math.random() < 0.5 ? setImmediate(resolve) : queueMicrotask(resolve)));
   const wrapped = {};
-  for (const method of ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog']) {
+  for (const method of ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']) {
     wrapped[method] = async (arg) => {
       await turn();
       const result = await store[method](arg);
@@ -135,10 +135,10 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // IndexedDB as several tabs of one origin would use it: one database, a store object each.
 {
-  const { IDBFactory } = await import('fake-indexeddb');
+  const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
   for (let round = 0; round < ROUNDS; round++) {
     const indexedDB = new IDBFactory();
-    await inProcess('IndexedDbStore on fake-indexeddb (in process)', [0, 1, 2].map(() => new IndexedDbStore('credence-concurrency', { scope: 'tabs', indexedDB })), { round, count: 40 });
+    await inProcess('IndexedDbStore on fake-indexeddb (in process)', [0, 1, 2].map(() => new IndexedDbStore('credence-concurrency', { scope: 'tabs', indexedDB, IDBKeyRange })), { round, count: 40 });
   }
 }
 

@@ -22,3 +22,20 @@ void dir;
 
 // @ts-expect-error scope is required
 new PostgresStore(db, {});
+
+// Store interface v2: the index questions, and the adapter for a v1 store.
+import { adaptV1Store, type IndexedConflict } from 'credence';
+declare const v1: Omit<ClaimStore, 'listConflicts' | 'dirtySlots'>;
+const adapted: ClaimStore = adaptV1Store(v1);
+async function listings(): Promise<void> {
+  const open: IndexedConflict[] = await pgStore.listConflicts({ status: 'open', limit: 50 });
+  const next = await okf.listConflicts({ status: 'open', after: { openedAt: open[0].openedAt, id: open[0].id }, limit: 50 });
+  const dirty: SlotRef[] = await pgStore.dirtySlots({ after: 'user\u001flikes', limit: 10 });
+  void next;
+  void dirty;
+}
+void listings;
+void adapted;
+// @ts-expect-error a v1 store is not a ClaimStore
+const notV2: ClaimStore = v1;
+void notV2;

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { Memory, MemoryStore, CredenceError } from 'credence';
 
-const METHODS = ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog'];
-const READS = new Set(['loadSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog']);
+const METHODS = ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots'];
+const READS = new Set(['loadSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']);
 
 function faultyStore(inner) {
   const state = { calls: 0, failAt: 0, mode: 'throw' };
@@ -19,7 +19,7 @@ function faultyStore(inner) {
         if (mode === 'throw') throw new Error(`injected throw in ${m}`);
         if (mode === 'reject') return Promise.reject(new Error(`injected rejection in ${m}`));
         if (mode === 'timeout') return new Promise((_, reject) => setTimeout(() => reject(new Error(`${m} timed out`)), 2));
-        if (mode === 'malformed') return Promise.resolve(m === 'listSlots' ? [{ key: 7 }] : { version: 'seven', claims: 'none' });
+        if (mode === 'malformed') return Promise.resolve(['listSlots', 'listConflicts', 'dirtySlots'].includes(m) ? [{ key: 7 }] : { version: 'seven', claims: 'none' });
       }
       return inner[m](...args);
     };

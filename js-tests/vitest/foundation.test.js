@@ -42,7 +42,7 @@ describe('the foundation slice', () => {
     const inner = new MemoryStore();
     const failing = Object.create(null);
     let fail = false;
-    for (const m of ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog']) {
+    for (const m of ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']) {
       failing[m] = (...args) => {
         if (fail && m === 'commitSlot') throw new TypeError('disk full');
         return inner[m](...args);
@@ -88,6 +88,8 @@ describe('the foundation slice', () => {
       findConflict: (id) => inner.findConflict(id),
       listSlots: (f) => inner.listSlots(f),
       readLog: (r) => inner.readLog(r),
+      listConflicts: (q) => inner.listConflicts(q),
+      dirtySlots: (q) => inner.dirtySlots(q),
     };
     const memory = new Memory({ store: racy, retries: 3 });
     const o = await memory.remember({ predicate: 'likes', object: 'jazz' });

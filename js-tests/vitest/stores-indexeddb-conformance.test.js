@@ -1,6 +1,6 @@
 // The shared ClaimStore conformance suite on IndexedDbStore (fake-indexeddb in
 // Node; the browser-specific cases run in Chromium from scripts/test-extra-browser.sh).
-import { IDBFactory } from 'fake-indexeddb';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { IndexedDbStore } from 'credence';
 import { runStoreConformance } from '../conformance/store-conformance.js';
 
@@ -30,7 +30,7 @@ function databaseBytes(name) {
 }
 
 runStoreConformance('IndexedDbStore (fake-indexeddb)', async ({ scope }) => {
-  const open = () => new IndexedDbStore('credence-conformance', { scope, indexedDB });
+  const open = () => new IndexedDbStore('credence-conformance', { scope, indexedDB, IDBKeyRange });
   const store = open();
   const reopened = [];
   return {

@@ -16,6 +16,8 @@ runStoreConformance('MemoryStore behind a JS object', async () => {
     listSlots: (f) => inner.listSlots(f),
     readLog: (r) => inner.readLog(r),
     eraseSlot: (c, log) => inner.eraseSlot(c, log),
+    listConflicts: (q) => inner.listConflicts(q),
+    dirtySlots: (q) => inner.dirtySlots(q),
   });
   return { store: wrap(), reopen: wrap };
 });

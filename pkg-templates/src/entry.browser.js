@@ -16,3 +16,4 @@ export { CredenceError, ConcurrencyError, isCredenceError };
 // Stores that work in a page (OkfStore needs Node's fs and is not here).
 export { PostgresStore, POSTGRES_SCHEMA } from './stores/postgres.js';
 export { IndexedDbStore } from './stores/indexeddb.js';
+export { adaptV1Store } from './stores/v1-adapter.js';

@@ -17,3 +17,4 @@ export { CredenceError, ConcurrencyError, isCredenceError };
 export { OkfStore } from './stores/okf.js';
 export { PostgresStore, POSTGRES_SCHEMA } from './stores/postgres.js';
 export { IndexedDbStore } from './stores/indexeddb.js';
+export { adaptV1Store } from './stores/v1-adapter.js';

@@ -18,7 +18,8 @@ export type CredenceErrorCode =
   | 'INVALID_SETTLEMENT'
   | 'CLAIM_NOT_FOUND'
   | 'JUDGE_MISSING'
-  | 'CLAIM_NOT_LIVE';
+  | 'CLAIM_NOT_LIVE'
+  | 'STORE_V1';
 
 /** Every failure reaching JS is a CredenceError with a stable `code`. */
 export declare class CredenceError extends Error {
@@ -35,3 +36,10 @@ export declare class ConcurrencyError extends CredenceError {
 }
 
 export declare function isCredenceError(value: unknown): value is CredenceError;
+
+/**
+ * Wraps a store written against ClaimStore v1 (no `listConflicts`/`dirtySlots`)
+ * so the engine accepts it. The adapter answers by loading every slot: correct,
+ * but `conflicts()` and `review()` then slow down as the store grows.
+ */
+export declare function adaptV1Store(store: Omit<ClaimStore, 'listConflicts' | 'dirtySlots'>): ClaimStore;

@@ -6,6 +6,8 @@ export interface IndexedDbStoreOptions {
   scope?: string;
   /** The IndexedDB factory; defaults to `globalThis.indexedDB` (pass fake-indexeddb's in Node). */
   indexedDB?: IDBFactory;
+  /** The key-range class of that IndexedDB; defaults to `globalThis.IDBKeyRange` (pass fake-indexeddb's in Node). */
+  IDBKeyRange?: typeof IDBKeyRange;
   /** Handed to every readwrite transaction. Default "default" (the browser's choice). */
   durability?: 'default' | 'strict' | 'relaxed';
 }
@@ -33,4 +35,6 @@ export declare class IndexedDbStore implements ClaimStore {
   findConflict(conflictId: string): Promise<SlotRef | null>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
   readLog(ref: SlotRef): Promise<LogEntry[]>;
+  listConflicts(query: ConflictQuery): Promise<IndexedConflict[]>;
+  dirtySlots(query: DirtyQuery): Promise<SlotRef[]>;
 }

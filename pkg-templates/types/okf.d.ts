@@ -30,4 +30,6 @@ export declare class OkfStore implements ClaimStore {
   findConflict(conflictId: string): Promise<SlotRef | null>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
   readLog(ref: SlotRef): Promise<LogEntry[]>;
+  listConflicts(query: ConflictQuery): Promise<IndexedConflict[]>;
+  dirtySlots(query: DirtyQuery): Promise<SlotRef[]>;
 }

@@ -52,4 +52,6 @@ export declare class PostgresStore implements ClaimStore {
   findConflict(conflictId: string): Promise<SlotRef | null>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
   readLog(ref: SlotRef): Promise<LogEntry[]>;
+  listConflicts(query: ConflictQuery): Promise<IndexedConflict[]>;
+  dirtySlots(query: DirtyQuery): Promise<SlotRef[]>;
 }

@@ -11,6 +11,7 @@ mod entity;
 mod entity_merge;
 mod erase;
 mod import;
+mod listing;
 mod review;
 mod retract;
 mod settle;

@@ -1,5 +1,7 @@
 //! Reads: recall, why, conflicts, and the Memoir-compatible blob view.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, WriteCtx};
@@ -242,21 +244,21 @@ impl Engine {
         Ok(out)
     }
 
-    /// Open first, then oldest first.
+    /// Open first, then oldest first: from the store's conflict index, loading
+    /// only the slots that hold the conflicts listed.
     pub async fn conflicts(&self, status: Option<ConflictStatus>) -> Result<Vec<Conflict>> {
+        let mut slots: HashMap<String, Slot> = HashMap::new();
         let mut out = Vec::new();
-        for slot_ref in self.store.list_slots(None).await? {
-            let slot = self.store.load_slot(&slot_ref).await?;
-            out.extend(
-                slot.conflicts
-                    .iter()
-                    .filter(|r| status.is_none_or(|s| r.status == s))
-                    .filter_map(|r| conflict_view(&slot, &slot_ref, r)),
-            );
+        for entry in self.indexed_conflicts(status).await? {
+            if !slots.contains_key(&entry.slot_ref.key) {
+                let slot = self.store.load_slot(&entry.slot_ref).await?;
+                slots.insert(entry.slot_ref.key.clone(), slot);
+            }
+            let Some(slot) = slots.get(&entry.slot_ref.key) else { continue };
+            // The slot is the truth; an index row that disagrees is skipped.
+            let record = slot.conflict(&entry.id).filter(|r| status.is_none_or(|s| r.status == s));
+            out.extend(record.and_then(|r| conflict_view(slot, &entry.slot_ref, r)));
         }
-        out.sort_by(|a, b| {
-            (a.status != ConflictStatus::Open, a.opened_at, &a.id).cmp(&(b.status != ConflictStatus::Open, b.opened_at, &b.id))
-        });
         Ok(out)
     }
 

@@ -59,90 +59,100 @@ impl Engine {
             }
             e
         };
-        for slot_ref in self.store.list_slots(None).await? {
-            if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
-                continue; // entity names are judged as same_entity questions, below
-            }
-            let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
-            if slot.claims.len() <= slot.reviewed {
-                continue;
-            }
-            if stopped || report.calls >= budget {
-                report.slots_left += 1;
-                report.stopped.get_or_insert_with(|| "budget".into());
-                continue;
-            }
-            let new_ids: Vec<String> = slot.claims[slot.reviewed..].iter().map(|c| c.id.clone()).collect();
-            let is_new = |c: &Claim| new_ids.contains(&c.id);
-            let claims: Vec<Claim> = slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();
-            let mut confirmed: Vec<(String, String, String)> = Vec::new();
-            let mut finished = true;
-            if claims.iter().any(is_new) && claims.len() > 1 {
-                report.calls += 1;
-                match judge.find_pairs(&claims).await {
-                    Err(e) => {
-                        report.stopped = Some(e.message);
-                        stopped = true;
-                        finished = false;
-                    }
-                    Ok(pairs) => {
-                        let pairs: Vec<(usize, usize)> = valid_pairs(&claims, &is_new, pairs)
-                            .into_iter()
-                            .filter(|(e, n)| !slot.conflicts.iter().any(|c| c.names_pair(&claims[*e].id, &claims[*n].id)))
-                            .collect();
-                        report.pairs_named += pairs.len() as u32;
-                        for (e, n) in pairs.into_iter().take(PAIRS_PER_SLOT) {
-                            if report.calls >= budget {
-                                finished = false;
-                                report.stopped.get_or_insert_with(|| "budget".into());
-                                break;
-                            }
-                            report.calls += 1;
-                            match judge.confirm_pair(&claims[e], &claims[n]).await {
-                                Err(err) => {
-                                    report.stopped = Some(err.message);
-                                    stopped = true;
+        // Only the slots the index says have unreviewed entries, a page at a time.
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.dirty_page(after.take()).await.map_err(|e| partial(e, committed))?;
+            let full = page.len() >= super::listing::PAGE as usize;
+            after = page.last().map(|r| r.key.clone());
+            for slot_ref in page {
+                if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+                    continue; // entity names are judged as same_entity questions, below
+                }
+                let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
+                if slot.claims.len() <= slot.reviewed {
+                    continue;
+                }
+                if stopped || report.calls >= budget {
+                    report.slots_left += 1;
+                    report.stopped.get_or_insert_with(|| "budget".into());
+                    continue;
+                }
+                let new_ids: Vec<String> = slot.claims[slot.reviewed..].iter().map(|c| c.id.clone()).collect();
+                let is_new = |c: &Claim| new_ids.contains(&c.id);
+                let claims: Vec<Claim> = slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();
+                let mut confirmed: Vec<(String, String, String)> = Vec::new();
+                let mut finished = true;
+                if claims.iter().any(is_new) && claims.len() > 1 {
+                    report.calls += 1;
+                    match judge.find_pairs(&claims).await {
+                        Err(e) => {
+                            report.stopped = Some(e.message);
+                            stopped = true;
+                            finished = false;
+                        }
+                        Ok(pairs) => {
+                            let pairs: Vec<(usize, usize)> = valid_pairs(&claims, &is_new, pairs)
+                                .into_iter()
+                                .filter(|(e, n)| !slot.conflicts.iter().any(|c| c.names_pair(&claims[*e].id, &claims[*n].id)))
+                                .collect();
+                            report.pairs_named += pairs.len() as u32;
+                            for (e, n) in pairs.into_iter().take(PAIRS_PER_SLOT) {
+                                if report.calls >= budget {
                                     finished = false;
+                                    report.stopped.get_or_insert_with(|| "budget".into());
                                     break;
                                 }
-                                Ok(v) if v.same_thing && v.newer_invalidates_earlier => {
-                                    report.pairs_confirmed += 1;
-                                    confirmed.push((claims[e].id.clone(), claims[n].id.clone(), v.reason));
+                                report.calls += 1;
+                                match judge.confirm_pair(&claims[e], &claims[n]).await {
+                                    Err(err) => {
+                                        report.stopped = Some(err.message);
+                                        stopped = true;
+                                        finished = false;
+                                        break;
+                                    }
+                                    Ok(v) if v.same_thing && v.newer_invalidates_earlier => {
+                                        report.pairs_confirmed += 1;
+                                        confirmed.push((claims[e].id.clone(), claims[n].id.clone(), v.reason));
+                                    }
+                                    Ok(_) => {}
                                 }
-                                Ok(_) => {}
                             }
                         }
                     }
                 }
-            }
-            if !finished {
-                report.slots_left += 1;
-            }
-            if confirmed.is_empty() && !finished {
-                continue;
-            }
-            let reviewed_through = slot.claims.len();
-            let cause = LogCause { op: "review".into(), ..Default::default() };
-            let (opened, after) = self
-                .commit_with_retry(&slot_ref, cause, |txn| {
-                    let mut opened = Vec::new();
-                    for (e, n, reason) in &confirmed {
-                        if let Some(id) = txn.open_conflict(ConflictKind::Review, e, n, reason.clone()) {
-                            opened.push(id);
+                if !finished {
+                    report.slots_left += 1;
+                }
+                if confirmed.is_empty() && !finished {
+                    continue;
+                }
+                let reviewed_through = slot.claims.len();
+                let cause = LogCause { op: "review".into(), ..Default::default() };
+                let (opened, saved) = self
+                    .commit_with_retry(&slot_ref, cause, |txn| {
+                        let mut opened = Vec::new();
+                        for (e, n, reason) in &confirmed {
+                            if let Some(id) = txn.open_conflict(ConflictKind::Review, e, n, reason.clone()) {
+                                opened.push(id);
+                            }
                         }
-                    }
-                    if finished && txn.slot.reviewed < reviewed_through {
-                        txn.slot.reviewed = reviewed_through;
-                        txn.log_change("reviewed", &[], None, None, format!("review pass looked at {reviewed_through} entries"));
-                    }
-                    Ok(opened)
-                })
-                .await
-                .map_err(|e| partial(e, committed))?;
-            committed += 1;
-            report.conflicts.extend(
-                opened.iter().filter_map(|id| after.conflict(id)).filter_map(|r| super::read::conflict_view(&after, &slot_ref, r)),
-            );
+                        if finished && txn.slot.reviewed < reviewed_through {
+                            txn.slot.reviewed = reviewed_through;
+                            txn.log_change("reviewed", &[], None, None, format!("review pass looked at {reviewed_through} entries"));
+                        }
+                        Ok(opened)
+                    })
+                    .await
+                    .map_err(|e| partial(e, committed))?;
+                committed += 1;
+                report.conflicts.extend(
+                    opened.iter().filter_map(|id| saved.conflict(id)).filter_map(|r| super::read::conflict_view(&saved, &slot_ref, r)),
+                );
+            }
+            if !full {
+                break;
+            }
         }
         if !stopped {
             self.judge_same_entity(judge, budget, &mut report).await.map_err(|e| partial(e, committed))?;

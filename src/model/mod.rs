@@ -6,6 +6,7 @@ mod candidate;
 mod claim;
 mod conflict;
 mod erasure;
+mod index;
 mod log;
 mod outcome;
 mod retraction;
@@ -15,6 +16,7 @@ pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRU
 pub use claim::{Claim, Relation, Status};
 pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
 pub use erasure::{Tombstone, ERASED};
+pub use index::{ConflictCursor, ConflictEntry, ConflictQuery, DirtyQuery, IndexedConflict, SlotIndex};
 pub use log::{LogCause, LogEntry};
 pub use outcome::{Action, Outcome, StrategySource};
 pub use retraction::{Retraction, RetractionRecord};

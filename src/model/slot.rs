@@ -94,4 +94,7 @@ pub struct SlotCommit {
     pub changed_claims: Vec<String>,
     pub changed_conflicts: Vec<String>,
     pub log: Vec<LogEntry>,
+    /// Index rows kept in the same atomic step (store interface v2).
+    #[serde(default)]
+    pub index: super::SlotIndex,
 }

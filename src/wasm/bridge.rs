@@ -13,7 +13,7 @@ use super::convert::{from_js, to_js};
 use super::errors::js_failure;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
-use crate::model::{Claim, LogEntry, Slot, SlotCommit, SlotRef};
+use crate::model::{Claim, ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -104,6 +104,16 @@ impl Store for JsStore {
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.eraseSlot() result: must be true (written) or false (version moved on)")
         })
+    }
+
+    async fn list_conflicts(&self, query: &ConflictQuery) -> Result<Vec<IndexedConflict>> {
+        let v = self.call("listConflicts", &[arg(query)?]).await?;
+        self.read(v, "listConflicts")
+    }
+
+    async fn dirty_slots(&self, query: &DirtyQuery) -> Result<Vec<SlotRef>> {
+        let v = self.call("dirtySlots", &[arg(query)?]).await?;
+        self.read(v, "dirtySlots")
     }
 }
 

@@ -83,6 +83,20 @@ fn build_engine(config: &JsValue) -> Result<Engine> {
                 return Err(Error::invalid("store", format!("must implement ClaimStore; {method}() is missing")));
             }
         }
+        for method in ["listConflicts", "dirtySlots"] {
+            let f = Reflect::get(&store, &method.into()).unwrap_or(JsValue::UNDEFINED);
+            if !f.is_function() {
+                return Err(Error::new(
+                    ErrorCode::StoreV1,
+                    format!(
+                        "store implements ClaimStore v1: {method}() is missing. Implement listConflicts() and dirtySlots() \
+                         from indexes kept in commitSlot (SPEC §8), or wrap the store: new Memory({{ store: adaptV1Store(store) }}) \
+                         (answers by loading every slot, so it slows down as the store grows)"
+                    ),
+                )
+                .with_field("store"));
+            }
+        }
         Rc::new(JsStore(store))
     };
     let judge: Option<Rc<dyn Judge>> = if judge.is_undefined() || judge.is_null() { None } else { Some(Rc::new(JsJudge(judge))) };

@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{from_js, to_js};
 use super::errors::to_js_error;
 use crate::error::ErrorCode;
-use crate::model::{SlotCommit, SlotRef};
+use crate::model::{ConflictQuery, DirtyQuery, SlotCommit, SlotRef};
 use crate::store::{MemoryStore as CoreStore, Store};
 
 thread_local! {
@@ -123,6 +123,18 @@ impl MemoryStore {
             let log = from_js::<Vec<crate::model::LogEntry>>(log, "log", ErrorCode::InvalidInput)?;
             store.erase_slot(&commit, &log).await
         })
+    }
+
+    #[wasm_bindgen(js_name = listConflicts, unchecked_return_type = "Promise<IndexedConflict[]>")]
+    pub fn list_conflicts(&self, #[wasm_bindgen(unchecked_param_type = "ConflictQuery")] query: JsValue) -> Promise {
+        let store = self.inner.clone();
+        run!(async move { store.list_conflicts(&from_js::<ConflictQuery>(query, "query", ErrorCode::InvalidInput)?).await })
+    }
+
+    #[wasm_bindgen(js_name = dirtySlots, unchecked_return_type = "Promise<SlotRef[]>")]
+    pub fn dirty_slots(&self, #[wasm_bindgen(unchecked_param_type = "DirtyQuery")] query: JsValue) -> Promise {
+        let store = self.inner.clone();
+        run!(async move { store.dirty_slots(&from_js::<DirtyQuery>(query, "query", ErrorCode::InvalidInput)?).await })
     }
 
     #[wasm_bindgen(js_name = readLog, unchecked_return_type = "Promise<LogEntry[]>")]

@@ -34,6 +34,21 @@ const TS_INTERFACES: &'static str = r#"
  * - `listSlots` lists every slot (or one subject's), ordered by key.
  * - `readLog` returns a slot's log, oldest first.
  * - `eraseSlot` (optional) is `commitSlot` that also rewrites the slot's log, for `erase`.
+ *
+ * Interface v2 — answers from indexes the store keeps in the same atomic step
+ * as `commitSlot`, so no call's cost grows with the store:
+ * - `commit.index` carries the slot's index rows: every conflict `{ id, status,
+ *   openedAt }` (upsert by id) and `unreviewed` (the slot has entries the
+ *   review pass has not seen: keep it in a "dirty" set, drop it when false).
+ * - `listConflicts({ status, after?, limit })` returns conflicts with that
+ *   status as `{ id, status, openedAt, ref }`, ordered by (openedAt, id),
+ *   starting strictly after the cursor `after: { openedAt, id }`, at most `limit`.
+ * - `dirtySlots({ after?, limit })` returns the dirty slots' refs ordered by
+ *   key, starting strictly after the key `after`, at most `limit`.
+ * - `listSlots({ subject })` must answer from an index of the subject's slots.
+ *
+ * A store without `listConflicts`/`dirtySlots` (v1) is refused with
+ * `STORE_V1`; `adaptV1Store(store)` wraps one by scanning every slot.
  */
 export interface ClaimStore {
   loadSlot(ref: SlotRef): Promise<Slot | null | undefined> | Slot | null | undefined;
@@ -49,6 +64,8 @@ export interface ClaimStore {
    * `commit.log` is appended. Nothing of the replaced text may remain.
    */
   eraseSlot?(commit: SlotCommit, log: LogEntry[]): Promise<boolean> | boolean;
+  listConflicts(query: ConflictQuery): Promise<IndexedConflict[]> | IndexedConflict[];
+  dirtySlots(query: DirtyQuery): Promise<SlotRef[]> | SlotRef[];
 }
 
 /** Consolidates the active entries (oldest first) with the incoming one. */

@@ -159,6 +159,14 @@ impl Store for FlakyStore {
         self.check("commit")?;
         self.inner.erase_slot(commit, log).await
     }
+    async fn list_conflicts(&self, query: &credence::model::ConflictQuery) -> Result<Vec<credence::model::IndexedConflict>> {
+        self.check("list")?;
+        self.inner.list_conflicts(query).await
+    }
+    async fn dirty_slots(&self, query: &credence::model::DirtyQuery) -> Result<Vec<SlotRef>> {
+        self.check("list")?;
+        self.inner.dirty_slots(query).await
+    }
 }
 
 /// A judge that answers from a script and counts its calls.

@@ -87,6 +87,26 @@ export class JsonFileStore {
   async readLog(ref) {
     return (await this.read()).logs[ref.key] ?? [];
   }
+
+  // Store interface v2. The whole state is one file, read whole anyway: a scan is this store's index.
+  async listConflicts({ status, after, limit }) {
+    const rows = Object.values((await this.read()).slots).flatMap(({ ref, slot }) =>
+      slot.conflicts.filter((c) => c.status === status).map((c) => ({ id: c.id, status, openedAt: c.openedAt, ref })));
+    const key = (r) => `${r.openedAt}\u0000${r.id}`;
+    return rows
+      .filter((r) => !after || key(r) > key(after))
+      .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+      .slice(0, limit);
+  }
+
+  async dirtySlots({ after, limit }) {
+    const { slots } = await this.read();
+    return Object.keys(slots)
+      .sort()
+      .filter((k) => (after === undefined || after === null || k > after) && slots[k].slot.claims.length > slots[k].slot.reviewed)
+      .slice(0, limit)
+      .map((k) => slots[k].ref);
+  }
 }
 
 export default function createStore(env) {

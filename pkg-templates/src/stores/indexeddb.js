@@ -1,12 +1,15 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 1), every record carries its `scope`:
-//   slots      [scope, key] → { scope, key, subject, predicate, slot }
+// Layout (database version 2), every record carries its `scope`:
+//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty? }
 //              the whole slot document, `slot.version` is the version;
-//              indexes byScope (scope) and bySubject ([scope, subject]).
+//              indexes byScope (scope), bySubject ([scope, subject]) and
+//              byDirty ([scope, dirty]: `dirty` = key, present only while the
+//              slot has entries the review pass has not seen).
 //   claims     [scope, id]  → { scope, id, key, subject, predicate }
-//   conflicts  [scope, id]  → { scope, id, key, subject, predicate }
+//   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
+//              index byStatus ([scope, status, openedAt, id]).
 //   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
 //
 // Invariant: `commitSlot` reads the version and writes the slot, the id indexes
@@ -16,12 +19,12 @@
 // applies completely, or sees another writer's version and writes nothing.
 // It resolves only once the transaction has completed (is durable).
 import { CredenceError } from '../errors.js';
+import { indexOf } from './slot-index.js';
 
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 const STORES = ['slots', 'claims', 'conflicts', 'log'];
 
-function upgrade(db) {
-  // Version 1 is the only schema so far; later versions add steps here.
+function createV1(db) {
   const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
   slots.createIndex('byScope', 'scope');
   slots.createIndex('bySubject', ['scope', 'subject']);
@@ -29,6 +32,35 @@ function upgrade(db) {
   db.createObjectStore('conflicts', { keyPath: ['scope', 'id'] });
   const log = db.createObjectStore('log', { autoIncrement: true });
   log.createIndex('bySlot', ['scope', 'key']);
+}
+
+/** The index fields of a slot record and its conflict records (store interface v2). */
+function indexRecords(at, index) {
+  const slotFields = index.unreviewed ? { dirty: at.key } : {};
+  const conflicts = index.conflicts.map((c) => ({ ...at, id: c.id, status: c.status, openedAt: c.openedAt }));
+  return { slotFields, conflicts };
+}
+
+/** Version 2: the conflict and dirty-slot indexes, filled from the slots already stored. */
+function addIndexesV2(tx) {
+  const slots = tx.objectStore('slots');
+  slots.createIndex('byDirty', ['scope', 'dirty']);
+  const conflicts = tx.objectStore('conflicts');
+  conflicts.createIndex('byStatus', ['scope', 'status', 'openedAt', 'id']);
+  slots.openCursor().onsuccess = (event) => {
+    const cursor = event.target.result;
+    if (!cursor) return;
+    const { scope, key, subject, predicate, slot } = cursor.value;
+    const { slotFields, conflicts: rows } = indexRecords({ scope, key, subject, predicate }, indexOf({ slot }));
+    cursor.update({ scope, key, subject, predicate, slot, ...slotFields });
+    for (const row of rows) conflicts.put(row);
+    cursor.continue();
+  };
+}
+
+function upgrade(db, tx, oldVersion) {
+  if (oldVersion < 1) createV1(db);
+  if (oldVersion < 2) addIndexesV2(tx);
 }
 
 /** Resolves with a request's result; rejects with its error. */
@@ -51,21 +83,22 @@ export class IndexedDbStore {
   #name;
   #scope;
   #factory;
+  #keyRange;
   #durability;
   #db = null;
 
   /**
    * @param {string} name the IndexedDB database name (created when missing).
-   * @param {{ scope?: string, indexedDB?: IDBFactory, durability?: 'default' | 'strict' | 'relaxed' }} [options]
-   *   `scope` names the tenant (default "default"); `indexedDB` lets tests pass
-   *   a factory such as fake-indexeddb's; `durability` is handed to every
-   *   readwrite transaction.
+   * @param {{ scope?: string, indexedDB?: IDBFactory, IDBKeyRange?: typeof IDBKeyRange, durability?: 'default' | 'strict' | 'relaxed' }} [options]
+   *   `scope` names the tenant (default "default"); `indexedDB` and
+   *   `IDBKeyRange` let tests pass fake-indexeddb's; `durability` is handed
+   *   to every readwrite transaction.
    */
   constructor(name, options = {}) {
     if (!isText(name) || name.trim() === '') {
       throw new CredenceError('IndexedDbStore: name must be a non-empty string', { code: 'INVALID_INPUT', field: 'name' });
     }
-    const { scope = 'default', indexedDB = globalThis.indexedDB, durability = 'default' } = options ?? {};
+    const { scope = 'default', indexedDB = globalThis.indexedDB, IDBKeyRange: keyRange = globalThis.IDBKeyRange, durability = 'default' } = options ?? {};
     if (!isText(scope) || scope === '') {
       throw new CredenceError('IndexedDbStore: scope must be a non-empty string', { code: 'INVALID_INPUT', field: 'scope' });
     }
@@ -75,6 +108,7 @@ export class IndexedDbStore {
     this.#name = name;
     this.#scope = scope;
     this.#factory = indexedDB;
+    this.#keyRange = keyRange;
     this.#durability = durability;
   }
 
@@ -138,11 +172,12 @@ export class IndexedDbStore {
         }
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
-          slots.put({ ...at, slot: commit.slot });
+          const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
+          slots.put({ ...at, slot: commit.slot, ...slotFields });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
-          for (const id of commit.changedConflicts) conflicts.put({ ...at, id });
+          for (const row of conflictRows) conflicts.put(row);
           const log = tx.objectStore('log');
           const append = () => {
             for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
@@ -191,6 +226,23 @@ export class IndexedDbStore {
     return records.map(toRef);
   }
 
+  async listConflicts({ status, after, limit }) {
+    const scope = this.#scope;
+    // Arrays sort after strings: [scope, status, []] bounds every (openedAt, id).
+    const range = after
+      ? this.#range([scope, status, after.openedAt, after.id], [scope, status, []], true, false)
+      : this.#range([scope, status], [scope, status, []]);
+    const records = await this.#read('listConflicts', 'conflicts', (s) => s.index('byStatus').getAll(range, limit));
+    return records.map((r) => ({ id: r.id, status: r.status, openedAt: r.openedAt, ref: toRef(r) }));
+  }
+
+  async dirtySlots({ after, limit }) {
+    const scope = this.#scope;
+    const range = this.#range([scope, after ?? ''], [scope, []], after !== undefined && after !== null, false);
+    const records = await this.#read('dirtySlots', 'slots', (s) => s.index('byDirty').getAll(range, limit));
+    return records.map(toRef);
+  }
+
   async readLog(ref) {
     // Auto-increment keys grow with every commit: primary-key order is oldest first.
     const records = await this.#read('readLog', 'log', (s) => s.index('bySlot').getAll([this.#scope, ref.key]));
@@ -198,6 +250,13 @@ export class IndexedDbStore {
   }
 
   // ---- internals ----
+
+  #range(lower, upper, lowerOpen = false, upperOpen = false) {
+    if (!this.#keyRange) {
+      throw new CredenceError('IndexedDbStore: no IDBKeyRange here (pass options.IDBKeyRange with options.indexedDB)', { code: 'STORE_FAILED', field: 'IDBKeyRange' });
+    }
+    return this.#keyRange.bound(lower, upper, lowerOpen, upperOpen);
+  }
 
   /** One readonly request in its own transaction. */
   #read(method, storeName, makeRequest) {
@@ -229,7 +288,7 @@ export class IndexedDbStore {
       const opening = new Promise((resolve, reject) => {
         const req = this.#factory.open(this.#name, DB_VERSION);
         req.onupgradeneeded = (event) => {
-          if (event.oldVersion < 1) upgrade(req.result);
+          upgrade(req.result, req.transaction, event.oldVersion);
         };
         req.onsuccess = () => {
           const db = req.result;

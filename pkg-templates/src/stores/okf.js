@@ -7,6 +7,8 @@
 //   <dir>/entities/*.md                     entities (SPEC §9)
 //   <dir>/log.md                            append-only, readable, with the
 //                                          structured entries as comments
+//   <dir>/index/                            derived index (okf-index.js):
+//                                          rebuilt from the markdown when missing
 // With `{ scope }` the bundle is <dir>/scopes/<scope>/.
 //
 // A commit takes the slot's lock file, re-reads the slot and compares versions
@@ -26,6 +28,19 @@ import {
 } from './okf-format.js';
 import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
+import { OkfIndex } from './okf-index.js';
+import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
+
+/** The claim and conflict ids `next` adds to the slot (`before` is its previous state). */
+function freshIds(before, next) {
+  const had = (list) => new Set((list ?? []).map((x) => x.id));
+  const claims = had(before?.claims);
+  const conflicts = had(before?.conflicts);
+  return {
+    claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
+    conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
+  };
+}
 
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -58,6 +73,7 @@ export class OkfStore {
   #claims = new Map();
   #conflicts = new Map();
   #log = { ino: null, offset: 0, line: 1, byKey: new Map() };
+  #index;
 
   constructor(dir, options = {}) {
     if (typeof dir !== 'string' || dir.length === 0) throw invalid('dir', 'must be a non-empty directory path');
@@ -69,6 +85,7 @@ export class OkfStore {
     this.#claimsDir = path.join(this.#root, 'claims');
     this.#logFile = path.join(this.#root, 'log.md');
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
+    this.#index = new OkfIndex(this.#root);
   }
 
   /** The bundle directory. */
@@ -96,12 +113,21 @@ export class OkfStore {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      // log.md's own lock: an erasure rewrites the whole file, and no append may land in between.
-      await withLock(`${this.#logFile}.lock`, this.#lockOptions, () =>
-        appendDurably(this.#logFile, renderLogBlock(ref, slot.version, randomToken(), commit.log)));
+      // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
+      const index = indexOf(commit);
+      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
+      const commitId = randomToken();
+      // log.md's own lock: an erasure rewrites the whole file, and no append may land in between
+      // (nor between noting where the block goes and appending it).
+      await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+        const logSize = await fs.stat(this.#logFile).then((st) => st.size, () => 0);
+        await this.#index.noteLogBlock(name, logSize, slot.version, commitId, !current);
+        await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, commitId, commit.log));
+      });
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
       this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+      await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
       return true;
     });
   }
@@ -133,8 +159,13 @@ export class OkfStore {
         blocks.push(renderLogBlock(ref, slot.version, randomToken(), commit.log));
         const logText = rewriteLog((await readText(this.#logFile)) ?? LOG_HEADER, ref.key, blocks, this.#relative('log.md'));
         const text = renderSlotFile(ref.subject, ref.predicate, slot);
+        const index = indexOf(commit);
+        await this.#index.addMarkers(name, index, freshIds(current?.slot, slot));
         await eraseFiles(this.#root, file, text, this.#logFile, logText);
+        // Every block after the rewritten ones moved: noted offsets are void (reads fall back to log.md).
+        await this.#index.dropLogOffsets();
         this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+        await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
         return true;
       });
     });
@@ -142,24 +173,61 @@ export class OkfStore {
 
   async findClaim(claimId) {
     await this.#recover();
-    return this.#find(this.#claims, claimId);
+    return this.#find(this.#claims, claimId, 'claims');
   }
 
   async findConflict(conflictId) {
     await this.#recover();
-    return this.#find(this.#conflicts, conflictId);
+    return this.#find(this.#conflicts, conflictId, 'conflicts');
   }
 
   async listSlots(filter = {}) {
     await this.#recover();
     const subject = filter?.subject;
     const refs = [];
-    for (const name of await this.#slotFiles()) {
+    const hasSubject = subject !== undefined && subject !== null;
+    // A subject's slots come from its index folder; a full listing reads claims/.
+    const indexed = hasSubject && !(await this.#indexReady());
+    const names = indexed ? await this.#index.slotFilesOf(String(subject)) : await this.#slotFiles();
+    for (const name of names) {
       let ref = refOfFileName(name);
-      if (ref.hashed) ref = (await this.#read(name))?.ref;
+      // An index marker may outlive a writer killed before its slot write: the file decides.
+      if (ref.hashed || indexed) ref = (await this.#read(name))?.ref;
       if (ref && (subject === undefined || subject === null || ref.subject === subject)) refs.push(ref);
     }
     return refs.sort((a, b) => compareKeys(a.key, b.key));
+  }
+
+  async listConflicts({ status, after, limit }) {
+    await this.#indexComplete();
+    const candidates = (await this.#index.conflicts(status)).filter((c) => isAfter(c, after)).sort(byOpenedAt);
+    const out = [];
+    const read = new Map(); // one read per slot file per call: many conflicts may share a slot
+    for (const c of candidates) {
+      if (out.length >= limit) break;
+      // A marker is a hint; the slot file decides (stale markers are skipped).
+      if (!read.has(c.slotFile)) read.set(c.slotFile, await this.#read(c.slotFile));
+      const entry = read.get(c.slotFile);
+      const record = entry?.slot.conflicts.find((r) => r.id === c.id);
+      if (record?.status === status && record.openedAt === c.openedAt) {
+        out.push({ id: c.id, status, openedAt: c.openedAt, ref: { ...entry.ref } });
+      }
+    }
+    return out;
+  }
+
+  async dirtySlots({ after, limit }) {
+    await this.#indexComplete();
+    const candidates = [];
+    for (const name of await this.#index.dirty()) {
+      const entry = await this.#read(name);
+      if (entry && indexOf({ slot: entry.slot }).unreviewed) candidates.push(entry.ref);
+    }
+    return candidates
+      .filter((r) => after === undefined || after === null || compareKeys(r.key, after) > 0)
+      .sort((a, b) => compareKeys(a.key, b.key))
+      .slice(0, limit)
+      .map((r) => ({ ...r }));
   }
 
   async readLog(ref) {
@@ -169,8 +237,11 @@ export class OkfStore {
     if (!entry) return [];
     this.#expectRef(entry, ref);
     const version = entry.slot.version;
-    await this.#refreshLog();
-    const records = (this.#log.byKey.get(ref.key) ?? []).filter((r) => r.v <= version);
+    let records = await this.#slotLogRecords(fileNameOf(ref.subject, ref.predicate), ref.key, version);
+    if (!records) {
+      await this.#refreshLog();
+      records = (this.#log.byKey.get(ref.key) ?? []).filter((r) => r.v <= version);
+    }
     const winner = new Map();
     for (const r of records) winner.set(r.v, r.c);
     return records
@@ -198,6 +269,35 @@ export class OkfStore {
       const file = this.#relative(path.join('claims', fileNameOf(ref.subject, ref.predicate)));
       throw malformed(file, `holds ${JSON.stringify(entry.ref.subject)} / ${JSON.stringify(entry.ref.predicate)}, not the slot its name stands for`);
     }
+  }
+
+  /**
+   * Rebuilds the derived index from the markdown when it is missing. A file
+   * that cannot be parsed is skipped and returned (the index is then not
+   * marked complete, so the next call tries again).
+   */
+  async #indexReady() {
+    if (await this.#index.isReady()) return null;
+    let broken = null;
+    await this.#index.rebuild(async (visit) => {
+      for (const name of await this.#slotFiles()) {
+        try {
+          const entry = await this.#read(name);
+          if (entry) await visit(name, indexOf({ slot: entry.slot }), freshIds(null, entry.slot), entry.ref.subject);
+        } catch (err) {
+          if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
+          broken ??= err;
+        }
+      }
+      return broken === null;
+    });
+    return broken;
+  }
+
+  /** Listings must cover every slot: a file that cannot be read fails them, naming it. */
+  async #indexComplete() {
+    const broken = await this.#indexReady();
+    if (broken) throw broken;
   }
 
   #ensureBundle() {
@@ -249,8 +349,17 @@ export class OkfStore {
     for (const conflict of entry.slot.conflicts) this.#conflicts.set(conflict.id, entry.ref);
   }
 
-  /** Claims and conflicts never move between slots, so a known id is final; an unknown one rescans the bundle. */
-  async #find(index, id) {
+  /**
+   * Claims and conflicts never move between slots, so a known id is final. An
+   * unknown one is looked up in the derived index, and only when that has no
+   * (or a stale) answer is the bundle rescanned.
+   */
+  async #find(index, id, kind) {
+    if (!index.has(id)) {
+      await this.#indexReady();
+      const hinted = await this.#index.slotFileOf(kind, String(id));
+      if (hinted) await this.#read(hinted).catch(() => null);
+    }
     if (!index.has(id)) {
       let broken = null;
       for (const name of await this.#slotFiles()) {
@@ -267,6 +376,54 @@ export class OkfStore {
     }
     const ref = index.get(id);
     return ref ? { ...ref } : null;
+  }
+
+  /**
+   * A slot's log records read at the offsets its index file notes, without
+   * parsing all of log.md; null (read everything) when there is no offsets
+   * file or it does not account for every version up to `version`.
+   */
+  async #slotLogRecords(slotFile, key, version) {
+    if (this.#log.offset > 0) return null; // log.md already parsed in this process: use it
+    const blocks = await this.#index.logBlocks(slotFile);
+    if (!blocks) return null;
+    const records = [];
+    const handle = await fs.open(this.#logFile, 'r').catch(() => null);
+    if (!handle) return null;
+    try {
+      const size = (await handle.stat()).size;
+      for (const block of blocks) {
+        if (block.v > version) continue;
+        // The block starts at or after `at`; writers appending between stat and append push it later.
+        for (let window = 64 * 1024; ; window *= 4) {
+          const length = Math.min(window, size - block.at);
+          if (length <= 0) break;
+          const buffer = Buffer.alloc(length);
+          const { bytesRead } = await handle.read(buffer, 0, length, block.at);
+          const text = buffer.subarray(0, bytesRead).toString('utf8');
+          const end = text.lastIndexOf('\n');
+          const found = [];
+          let lastIsOurs = false;
+          parseLogLines(end < 0 ? '' : text.slice(0, end), 1, this.#relative('log.md'), (r) => {
+            lastIsOurs = r.c === block.c && r.k === key;
+            if (lastIsOurs) found.push(r);
+          });
+          // A block is one append, its records contiguous: it is whole once another
+          // record follows it, or the window reached the end of the file.
+          const atEnd = block.at + length >= size;
+          if ((found.length > 0 && !lastIsOurs) || atEnd || window >= 16 * 1024 * 1024) {
+            records.push(...found);
+            break;
+          }
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+    // Every version up to the slot's must have a block, else fall back to reading everything.
+    const versions = new Set(records.map((r) => r.v));
+    for (let v = 1; v <= version; v++) if (!versions.has(v)) return null;
+    return records;
   }
 
   /** Parses what was appended to log.md since the last call. */

@@ -3,10 +3,13 @@
 //
 // Layout (names overridable with `tables`):
 //   memory_slots      one row per (scope, slot): its version and the whole slot
-//                     snapshot as jsonb, so loadSlot is one query
+//                     snapshot as jsonb, so loadSlot is one query; `unreviewed`
+//                     (generated from the snapshot) feeds a partial index of
+//                     the slots the review pass must visit
 //   memory_claims     one row per claim (kept in step with the snapshot) for
 //                     look-ups by id and for SQL readers
-//   memory_conflicts  one row per conflict, likewise
+//   memory_conflicts  one row per conflict, likewise; indexed by
+//                     (scope, status, opened_at, id) for listConflicts
 //   memory_claim_log  the append-only log, one row per entry
 //   memory_entities   entities (SPEC §9)
 // Every row carries `scope`; every query filters on it.
@@ -100,6 +103,13 @@ function schemaStatements(t) {
   PRIMARY KEY (scope, id)
 )`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_status_idx ON ${t.conflicts} (scope, status)`,
+    // Store interface v2: conflicts by status, oldest first, paged.
+    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_listing_idx ON ${t.conflicts} (scope, status, opened_at, id COLLATE "C")`,
+    // Store interface v2: the slots with entries the review pass has not seen,
+    // derived from the snapshot itself so it can never disagree with it.
+    `ALTER TABLE ${t.slots} ADD COLUMN IF NOT EXISTS unreviewed boolean
+  GENERATED ALWAYS AS (jsonb_array_length(COALESCE(slot->'claims', '[]'::jsonb)) > COALESCE((slot->>'reviewed')::int, 0)) STORED`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.slots)}_unreviewed_idx ON ${t.slots} (scope, key COLLATE "C") WHERE unreviewed`,
     `CREATE TABLE IF NOT EXISTS ${t.log} (
   scope    text        NOT NULL,
   slot_key text        NOT NULL,
@@ -195,6 +205,14 @@ function sql(t) {
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
     listSubject: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 AND subject = $2 ORDER BY key COLLATE "C"`,
     readLog: `SELECT entry FROM ${t.log} WHERE scope = $1 AND slot_key = $2 ORDER BY version, seq`,
+    // $2 status, $3/$4 the cursor (openedAt, id) or nulls, $5 limit.
+    listConflicts: `SELECT id, status, opened_at, slot_key AS key, subject, predicate FROM ${t.conflicts}
+      WHERE scope = $1 AND status = $2
+        AND ($3::timestamptz IS NULL OR (opened_at, id COLLATE "C") > ($3::timestamptz, $4::text COLLATE "C"))
+      ORDER BY opened_at, id COLLATE "C" LIMIT $5`,
+    dirtySlots: `SELECT key, subject, predicate FROM ${t.slots}
+      WHERE scope = $1 AND unreviewed AND ($2::text IS NULL OR key COLLATE "C" > $2::text COLLATE "C")
+      ORDER BY key COLLATE "C" LIMIT $3`,
   };
 }
 
@@ -213,6 +231,8 @@ function looksLikePool(q) {
 }
 
 const json = (value) => (typeof value === 'string' ? JSON.parse(value) : value);
+// timestamptz comes back as a Date (pg, PGlite) or text: the engine reads ISO strings.
+const isoOf = (value) => new Date(value).toISOString();
 const slotRef = (row) => (row ? { key: row.key, subject: row.subject, predicate: row.predicate } : null);
 
 function explain(err, tables) {
@@ -344,6 +364,16 @@ export class PostgresStore {
       subject === undefined || subject === null
         ? await this.#query(this.#sql.listAll, [this.#scope])
         : await this.#query(this.#sql.listSubject, [this.#scope, subject]);
+    return rows.map(slotRef);
+  }
+
+  async listConflicts({ status, after, limit }) {
+    const { rows } = await this.#query(this.#sql.listConflicts, [this.#scope, status, after?.openedAt ?? null, after?.id ?? null, limit]);
+    return rows.map((row) => ({ id: row.id, status: row.status, openedAt: isoOf(row.opened_at), ref: slotRef(row) }));
+  }
+
+  async dirtySlots({ after, limit }) {
+    const { rows } = await this.#query(this.#sql.dirtySlots, [this.#scope, after ?? null, limit]);
     return rows.map(slotRef);
   }
 

@@ -1,0 +1,59 @@
+// Section 9: scale. Each operation's cost at growing store sizes, per store
+// (a child process per store), as a growth ratio: largest size / smallest.
+// SPEC §8: every operation's cost depends on the slot or the answer, not on
+// the size of the store.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fmtInt, fmtNs, fmtX, lastJson, row, run } from '../lib.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const OPS = [
+  ['rememberNewSlot', 'remember, new slot'],
+  ['rememberHotSlot', 'remember, hot slot (confirm)'],
+  ['rememberEntityTyped', 'remember, entity-typed (works_at)'],
+  ['recall', 'recall(subject)'],
+  ['why', 'why(claimId)'],
+  ['conflicts', 'conflicts({ status: open })'],
+  ['reviewNothingNew', 'review, nothing new'],
+];
+const GOAL = 1.3;
+const WORKER = path.join(ROOT, 'bench', 'workers', 'scale.mjs');
+
+/** The worker for one store; PostgreSQL on DATABASE_URL or inside a throwaway server (as section 5). */
+function measure(store, sizes, reps, tmp) {
+  const args = [store, sizes.join(','), String(reps), tmp];
+  if (store !== 'postgres' || process.env.DATABASE_URL) return lastJson(run(process.execPath, [WORKER, ...args], { cwd: ROOT }).stdout);
+  const script = 'source scripts/lib/pg-server.sh && { pg_server_start -c synchronous_commit=off >&2 || exit 97; } && node "$@"';
+  const r = spawnSync('bash', ['-c', script, 'bash', WORKER, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status === 97) return null;
+  if (r.status !== 0) throw new Error(`scale worker (postgres) exited ${r.status}\n${(r.stderr || '').slice(-4000)}`);
+  return lastJson(r.stdout);
+}
+
+export async function scale({ quick, tmp }) {
+  const plans = quick
+    ? [['memory', [1_000, 10_000]], ['okf', [1_000, 3_000]], ['indexeddb', [1_000, 3_000]], ['postgres', [1_000, 3_000]]]
+    // PostgreSQL stops at 100k: filling 1M through commitSlot takes longer than the rest of the bench.
+    : [['memory', [1_000, 10_000, 100_000, 1_000_000]], ['okf', [1_000, 10_000, 100_000]], ['indexeddb', [1_000, 10_000, 100_000]], ['postgres', [1_000, 10_000, 100_000]]];
+  const reps = quick ? 15 : 31;
+  const rows = [];
+  const data = {};
+  for (const [store, sizes] of plans) {
+    const result = measure(store, sizes, reps, tmp);
+    if (!result) {
+      rows.push(row(`9${store[0]}`, `${store}: skipped`, '', '', '', '', undefined, 'no PostgreSQL server could be started (set DATABASE_URL)'));
+      continue;
+    }
+    data[store] = result;
+    const small = result.sizes[sizes[0]];
+    const large = result.sizes[sizes[sizes.length - 1]];
+    for (const [i, [op, label]] of OPS.entries()) {
+      const ratio = large.ops[op] / small.ops[op];
+      const steps = sizes.map((s) => `${fmtInt(result.sizes[s].claims)}: ${fmtNs(result.sizes[s].ops[op])}`).join(', ');
+      // Ids 9m1, 9o1, …: store initial and operation (the table keeps this order).
+      rows.push(row(`9${store[0]}${i + 1}`, `${store}: ${label}, ${fmtInt(large.claims)} vs ${fmtInt(small.claims)} claims`,
+        fmtNs(large.ops[op]), fmtNs(small.ops[op]), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
+    }
+  }
+  return { rows, data };
+}

@@ -1,0 +1,124 @@
+// Section 9 (scale), in its own process: each operation's cost on one store
+// at several sizes, printed as one JSON line.
+//
+//   node bench/workers/scale.mjs <memory|okf|indexeddb|postgres> <sizes, e.g. 1000,10000> <reps> <tmpdir>
+//   (postgres: on DATABASE_URL, one fresh scope per size)
+//
+// Each size gets a fresh store filled by copying the slots of a template the
+// engine wrote (claims, conflicts, idempotency records, log) under fresh
+// subjects and ids through commitSlot, as section 3 does. Copies come
+// reviewed and with their conflicts closed, so the answers of conflicts() and
+// review() stay the same size at every store size: what grows is only what
+// the answer does not depend on.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
+import { median, nsSince, now } from '../lib.mjs';
+import { workload } from '../workload.mjs';
+
+const [kind, sizesArg, repsArg, tmp] = process.argv.slice(2);
+const sizes = sizesArg.split(',').map(Number);
+const reps = Number(repsArg);
+const REGISTRY = '\u001fentities';
+const judge = { findPairs: () => [], confirmPair: () => ({ sameThing: false, newerInvalidatesEarlier: false, reason: '' }) };
+
+let pool = null;
+
+async function openStore(size) {
+  if (kind === 'memory') return new MemoryStore();
+  if (kind === 'okf') {
+    const dir = path.join(tmp, `scale-okf-${size}`);
+    mkdirSync(dir, { recursive: true });
+    return new OkfStore(dir);
+  }
+  if (kind === 'indexeddb') {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
+    return new IndexedDbStore(`scale-${size}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  }
+  if (kind === 'postgres') {
+    const pg = (await import('pg')).default;
+    pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+    const store = new PostgresStore(pool, { scope: `scale-${size}-${process.pid}` });
+    await store.ensureSchema();
+    return store;
+  }
+  throw new Error(`unknown store ${kind}`);
+}
+
+// The template, written by the engine once.
+const template = new MemoryStore();
+await new Memory({ store: template }).rememberMany(workload(1000, { seed: 1000, prefix: 't_' }));
+const slots = [];
+for (const ref of await template.listSlots({})) {
+  slots.push(JSON.stringify({ ref, slot: await template.loadSlot(ref), log: await template.readLog(ref) }));
+}
+const plain = slots.filter((s) => !s.includes(`"subject":"${REGISTRY}`));
+const registry = slots.filter((s) => s.includes(`"subject":"${REGISTRY}`));
+
+async function fill(store, target) {
+  let claims = 0;
+  for (const text of registry) {
+    const { ref, slot, log } = JSON.parse(text);
+    await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log });
+  }
+  let sample = null;
+  for (let k = 0; claims < target; k++) {
+    for (const text of plain) {
+      const { ref, slot, log } = JSON.parse(text.replaceAll('"t_', `"c${k}_`).replaceAll('"cl_', `"cl_${k}x`).replaceAll('"cf_', `"cf_${k}x`));
+      slot.reviewed = slot.claims.length;
+      for (const c of slot.conflicts) if (c.status === 'open') c.status = 'moot';
+      await store.commitSlot({ ref, expectedVersion: 0, slot, log, changedClaims: slot.claims.map((c) => c.id), changedConflicts: slot.conflicts.map((c) => c.id) });
+      sample ??= { subject: ref.subject, claimId: slot.claims[0].id };
+      claims += slot.claims.length;
+      if (claims >= target) break;
+    }
+  }
+  return { claims, sample };
+}
+
+async function timeOf(fn) {
+  await fn(-1);
+  const runs = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = now();
+    await fn(i);
+    runs.push(nsSince(t0));
+  }
+  return median(runs);
+}
+
+const out = { store: kind, reps, sizes: {} };
+// A first, unrecorded size warms the JIT, so the smallest size is not the coldest.
+for (const size of [Math.min(300, sizes[0]), ...sizes]) {
+  const warmUp = out.warm === undefined;
+  const store = await openStore(warmUp ? 'warm-up' : size);
+  const t0 = now();
+  const { claims, sample } = await fill(store, size);
+  const fillSeconds = nsSince(t0) / 1e9;
+  const memory = new Memory({ store });
+  // A few open conflicts, the same at every size.
+  for (let i = 0; i < 3; i++) {
+    await memory.remember({ subject: `probe_cf_${i}`, predicate: 'preferences.theme', object: 'dark' });
+    await memory.remember({ subject: `probe_cf_${i}`, predicate: 'preferences.theme', object: 'light' }, { strategy: 'ask_user' });
+  }
+  const ops = {
+    rememberNewSlot: await timeOf((i) => memory.remember({ subject: `probe_new_${i}`, predicate: 'likes', object: 'green tea' })),
+    rememberHotSlot: await timeOf(() => memory.remember({ subject: 'probe_hot', predicate: 'located_in', object: 'Paris' })),
+    rememberEntityTyped: await timeOf((i) => memory.remember({ subject: `probe_org_${i}`, predicate: 'works_at', object: `Probe Org ${i + 2}` })),
+    recall: await timeOf(() => memory.recall(sample.subject)),
+    why: await timeOf(() => memory.why(sample.claimId)),
+    conflicts: await timeOf(() => memory.conflicts({ status: 'open' })),
+  };
+  await memory.review({ judge, budget: 100_000 }); // the probe writes' slots
+  ops.reviewNothingNew = await timeOf(() => memory.review({ judge }));
+  if (warmUp) {
+    out.warm = claims;
+    store.close?.();
+    continue;
+  }
+  out.sizes[size] = { claims, fillSeconds, ops };
+  store.close?.();
+  process.stderr.write(`scale ${kind} ${size}: ${JSON.stringify(ops)}\n`);
+}
+await pool?.end();
+console.log(JSON.stringify(out));

@@ -1,0 +1,66 @@
+// IndexedDbStore database version 1 → 2 (store interface v2): a database
+// written before the conflict and review indexes existed gets them filled
+// from its slots on first open, and keeps working.
+import { describe, expect, it } from 'vitest';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { IndexedDbStore, Memory } from 'credence';
+
+const T0 = '2026-06-01T10:00:00.000Z';
+const request = (req) => new Promise((resolve, reject) => {
+  req.onsuccess = () => resolve(req.result);
+  req.onerror = () => reject(req.error);
+});
+
+/** A version-1 database as the previous IndexedDbStore wrote it. */
+async function versionOne(indexedDB, name) {
+  const open = indexedDB.open(name, 1);
+  open.onupgradeneeded = () => {
+    const db = open.result;
+    const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
+    slots.createIndex('byScope', 'scope');
+    slots.createIndex('bySubject', ['scope', 'subject']);
+    db.createObjectStore('claims', { keyPath: ['scope', 'id'] });
+    db.createObjectStore('conflicts', { keyPath: ['scope', 'id'] });
+    const log = db.createObjectStore('log', { autoIncrement: true });
+    log.createIndex('bySlot', ['scope', 'key']);
+  };
+  const db = await request(open);
+  const claim = (id, object) => ({
+    id, subject: 'user', predicate: 'preferences.theme', object, status: 'disputed', confidence: 0.5, logOdds: 0,
+    statedConfidence: 1, recordedAt: T0, provenance: [{ sourceId: 'chat', sourceTrust: 0.8, extractorConf: 1, observedAt: T0 }], conflictIds: ['cf_1'],
+  });
+  const slot = {
+    version: 1, reviewed: 0, writes: [],
+    claims: [claim('cl_1', 'dark'), claim('cl_2', 'light')],
+    conflicts: [{ id: 'cf_1', kind: 'ask_user', earlierId: 'cl_1', newerId: 'cl_2', reason: 'asked', status: 'open', openedAt: T0 }],
+  };
+  const at = { scope: 'default', key: 'user\u001fpreferences.theme', subject: 'user', predicate: 'preferences.theme' };
+  const tx = db.transaction(['slots', 'claims', 'conflicts'], 'readwrite');
+  tx.objectStore('slots').put({ ...at, slot });
+  for (const id of ['cl_1', 'cl_2']) tx.objectStore('claims').put({ ...at, id });
+  tx.objectStore('conflicts').put({ ...at, id: 'cf_1' });
+  await new Promise((resolve, reject) => {
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+  return at;
+}
+
+describe('IndexedDbStore upgrade from database version 1', () => {
+  it('fills the conflict and review indexes from the stored slots', async () => {
+    const indexedDB = new IDBFactory();
+    const at = await versionOne(indexedDB, 'old-db');
+    const store = new IndexedDbStore('old-db', { indexedDB, IDBKeyRange });
+    const ref = { key: at.key, subject: at.subject, predicate: at.predicate };
+    expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([{ id: 'cf_1', status: 'open', openedAt: T0, ref }]);
+    expect(await store.dirtySlots({ limit: 10 })).toEqual([ref]);
+    const memory = new Memory({ store });
+    const [open] = await memory.conflicts({ status: 'open' });
+    expect([open.earlier.object, open.newer.object]).toEqual(['dark', 'light']);
+    await memory.settle('cf_1', 'keep_newer');
+    expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([]);
+    expect((await store.listConflicts({ status: 'settled', limit: 10 })).map((c) => c.id)).toEqual(['cf_1']);
+    store.close();
+  });
+});

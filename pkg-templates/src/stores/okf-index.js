@@ -1,0 +1,203 @@
+// OkfStore's derived index (store interface v2): marker files under
+// <bundle>/index/ that answer "conflicts with this status" and "slots the
+// review pass has not seen" without parsing every slot file.
+//
+//   index/READY                              written after a full rebuild
+//   index/conflicts/<status>/<openedAt>~<id> one per conflict; content: slot file name, id
+//   index/dirty/<slot file name>             one per slot with unreviewed entries
+//   index/subjects/<subject>/<slot file>    one per slot of the subject
+//   index/log/<slot file>                    one line per commit: a lower bound of
+//                                            its block's offset in log.md, version,
+//                                            commit id (written before the block)
+//   index/by-id/{claims,conflicts}/<id>      content: the slot file holding it, id
+//                                            (ids never move between slots)
+// An id too long for a file name is stored as a prefix and its hash; the
+// full id is in the content.
+//
+// The markdown stays the source of truth. Markers are kept a SUPERSET of the
+// truth across crashes: a commit creates the markers its new slot needs before
+// it replaces the slot file, and removes the ones it no longer needs after.
+// Readers check every marker against its slot and skip the stale ones, so a
+// writer killed between the steps leaves at worst an extra marker. No READY
+// (the index folder deleted or never built) → the next listing rebuilds the
+// index from the markdown. Markers are written atomically but not fsynced:
+// they are derived, and a process crash (kill -9) cannot lose them; after a
+// power loss, delete index/ to rebuild it.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { randomToken } from './okf-fs.js';
+import { refOfFileName } from './okf-format.js';
+
+const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
+const READY = 'credence-okf-index/2\n'; // bumped whenever a marker kind is added: older indexes rebuild
+
+// File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
+const timePart = (iso) => iso.replaceAll(':', '-');
+function idPart(id) {
+  const encoded = encodeURIComponent(id);
+  if (encoded.length <= 120) return encoded;
+  return `${encoded.slice(0, 80).replace(/%[0-9A-F]?$/, '')}~~${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
+}
+const markerName = (c) => `${timePart(c.openedAt)}~${idPart(c.id)}`;
+
+/** openedAt from a conflict marker's name, or null for a name this index did not write. */
+function openedAtOf(name) {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}\.\d{3}Z)~/.exec(name);
+  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
+}
+
+/** A marker's content: the slot file holding the id, then the id. */
+const content = (slotFile, id) => `${slotFile}\n${id}`;
+function parseContent(text) {
+  if (text === null) return null;
+  const cut = text.indexOf('\n');
+  if (cut < 0) return null;
+  const slotFile = text.slice(0, cut);
+  return refOfFileName(slotFile) ? { slotFile, id: text.slice(cut + 1) } : null;
+}
+const readMarker = (file) => fs.readFile(file, 'utf8').then(parseContent, () => null);
+
+async function names(dir) {
+  try {
+    return await fs.readdir(dir);
+  } catch (err) {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+async function put(file, text) {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomToken()}.tmp`);
+  await fs.writeFile(tmp, text);
+  await fs.rename(tmp, file);
+}
+
+const remove = (file) => fs.unlink(file).catch((err) => {
+  if (err.code !== 'ENOENT') throw err;
+});
+
+export class OkfIndex {
+  #dir;
+
+  constructor(root) {
+    this.#dir = path.join(root, 'index');
+  }
+
+  #conflictFile(status, c) {
+    return path.join(this.#dir, 'conflicts', status, markerName(c));
+  }
+
+  #dirtyFile(slotFile) {
+    return path.join(this.#dir, 'dirty', slotFile);
+  }
+
+  #subjectDir(subject) {
+    return path.join(this.#dir, 'subjects', idPart(subject));
+  }
+
+  /** The slot files of a subject (checked by the caller against each file's own subject). */
+  async slotFilesOf(subject) {
+    return (await names(this.#subjectDir(subject))).filter((name) => refOfFileName(name) !== null);
+  }
+
+  #idFile(kind, id) {
+    return path.join(this.#dir, 'by-id', kind, idPart(id));
+  }
+
+  /**
+   * Before the slot file is replaced: every marker the new state needs;
+   * `fresh` names the claim and conflict ids this commit adds to the slot.
+   */
+  async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }, newSubject = null) {
+    if (newSubject !== null) await put(path.join(this.#subjectDir(newSubject), slotFile), '');
+    for (const id of fresh.claims) await put(this.#idFile('claims', id), content(slotFile, id));
+    for (const id of fresh.conflicts) await put(this.#idFile('conflicts', id), content(slotFile, id));
+    for (const c of index.conflicts) await put(this.#conflictFile(c.status, c), content(slotFile, c.id));
+    if (index.unreviewed) await put(this.#dirtyFile(slotFile), '');
+  }
+
+  /** After the slot file is replaced: the markers only the old state needed. */
+  async dropMarkers(slotFile, before, index) {
+    const now = new Map(index.conflicts.map((c) => [c.id, c.status]));
+    for (const c of before?.conflicts ?? []) {
+      if (now.get(c.id) !== c.status) await remove(this.#conflictFile(c.status, c));
+    }
+    if (!index.unreviewed) await remove(this.#dirtyFile(slotFile));
+  }
+
+  async isReady() {
+    return (await fs.readFile(path.join(this.#dir, 'READY'), 'utf8').catch(() => '')) === READY;
+  }
+
+  /**
+   * Adds the markers of every slot (`each(visit)` calls visit(slotFile,
+   * index, ids, subject) per slot file and returns false if some file could not be
+   * read), then READY when every file was. Nothing is removed first: a writer
+   * in another process may be between its markers and its slot write.
+   */
+  async rebuild(each) {
+    const complete = await each((slotFile, index, ids, subject) => this.addMarkers(slotFile, index, ids, subject));
+    if (complete) await put(path.join(this.#dir, 'READY'), READY);
+  }
+
+  /** Candidate conflicts with `status`, ordered by (openedAt, id): { openedAt, id, slotFile }. */
+  async conflicts(status) {
+    if (!STATUSES.includes(status)) return [];
+    const dir = path.join(this.#dir, 'conflicts', status);
+    const out = [];
+    for (const name of await names(dir)) {
+      const openedAt = openedAtOf(name);
+      // A damaged marker names no slot file of this bundle: skip it.
+      const marker = openedAt && (await readMarker(path.join(dir, name)));
+      if (marker) out.push({ openedAt, ...marker });
+    }
+    return out;
+  }
+
+  /** The slot file that holds a claim or conflict id, per its marker (a hint: check it). */
+  async slotFileOf(kind, id) {
+    const marker = await readMarker(this.#idFile(kind, id));
+    return marker?.id === id ? marker.slotFile : null;
+  }
+
+  #logOffsets(slotFile) {
+    return path.join(this.#dir, 'log', slotFile);
+  }
+
+  /**
+   * Notes, before the block is appended, where a commit's log block will be
+   * found: at or after `at`. Only a slot's first commit creates the file, so a
+   * file holds every commit since the slot began (readers still check that
+   * every version is there, and read all of log.md otherwise).
+   */
+  async noteLogBlock(slotFile, at, version, commitId, first) {
+    const file = this.#logOffsets(slotFile);
+    if (first) await fs.mkdir(path.dirname(file), { recursive: true });
+    else if (!(await fs.stat(file).then(() => true, () => false))) return;
+    await fs.appendFile(file, `${at} ${version} ${commitId}\n`);
+  }
+
+  /** Forgets every noted log offset (log.md was rewritten); readers then parse log.md. */
+  async dropLogOffsets() {
+    await fs.rm(path.join(this.#dir, 'log'), { recursive: true, force: true });
+  }
+
+  /** The noted blocks of a slot as { at, v, c }, or null when it has no offsets file. */
+  async logBlocks(slotFile) {
+    const text = await fs.readFile(this.#logOffsets(slotFile), 'utf8').catch(() => null);
+    if (text === null) return null;
+    const out = [];
+    for (const line of text.split('\n')) {
+      const [at, v, c] = line.split(' ');
+      if (c && /^\d+$/.test(at) && /^\d+$/.test(v)) out.push({ at: Number(at), v: Number(v), c });
+    }
+    return out;
+  }
+
+  /** Candidate slot files with unreviewed entries. */
+  async dirty() {
+    return (await names(path.join(this.#dir, 'dirty'))).filter((name) => refOfFileName(name) !== null);
+  }
+}

@@ -1,0 +1,97 @@
+//! What a commit asks the store to index (SPEC §8, store interface v2). The
+//! engine derives these rows from the slot; a store keeps them in the same
+//! atomic commit as the slot and answers from them, so listing conflicts or
+//! finding the slots a review pass must visit never scans every slot.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ConflictStatus, Slot, SlotRef};
+use crate::time::Timestamp;
+
+/// One conflict as the index keeps it: enough to order and page without loading its slot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ConflictEntry {
+    pub id: String,
+    pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub opened_at: Timestamp,
+}
+
+/// The index rows of one slot after a commit. Stores replace the slot's
+/// previous rows with these (upsert by conflict id; conflicts never leave a slot).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SlotIndex {
+    /// Every conflict of the slot with its current status.
+    #[serde(default)]
+    pub conflicts: Vec<ConflictEntry>,
+    /// The slot holds entries the review pass has not looked at yet.
+    #[serde(default)]
+    pub unreviewed: bool,
+}
+
+impl SlotIndex {
+    pub fn of(slot: &Slot) -> SlotIndex {
+        SlotIndex {
+            conflicts: slot
+                .conflicts
+                .iter()
+                .map(|c| ConflictEntry { id: c.id.clone(), status: c.status, opened_at: c.opened_at })
+                .collect(),
+            unreviewed: slot.claims.len() > slot.reviewed,
+        }
+    }
+}
+
+/// Where a page of conflicts ends: the next page starts after this (openedAt, id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ConflictCursor {
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub opened_at: Timestamp,
+    pub id: String,
+}
+
+/// `listConflicts` input: one status, ordered by (openedAt, id), after `after`, at most `limit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ConflictQuery {
+    pub status: ConflictStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<ConflictCursor>,
+    pub limit: u32,
+}
+
+/// `listConflicts` output row: the conflict's index entry and the slot holding it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct IndexedConflict {
+    pub id: String,
+    pub status: ConflictStatus,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub opened_at: Timestamp,
+    #[serde(rename = "ref")]
+    pub slot_ref: SlotRef,
+}
+
+impl IndexedConflict {
+    pub fn cursor(&self) -> ConflictCursor {
+        ConflictCursor { opened_at: self.opened_at, id: self.id.clone() }
+    }
+}
+
+/// `dirtySlots` input: slots with unreviewed entries, by key, after `after`, at most `limit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct DirtyQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    pub limit: u32,
+}

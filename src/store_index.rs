@@ -1,0 +1,70 @@
+//! `MemoryStore`'s v2 indexes: conflicts by (status, openedAt, id) and slots
+//! with unreviewed entries by key, updated in the same step as the slot.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
+
+use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, SlotIndex, SlotRef};
+use crate::time::Timestamp;
+
+type ConflictKey = (u8, Timestamp, String);
+
+fn rank(status: ConflictStatus) -> u8 {
+    match status {
+        ConflictStatus::Open => 0,
+        ConflictStatus::Settled => 1,
+        ConflictStatus::ResolvedByEvidence => 2,
+        ConflictStatus::Moot => 3,
+    }
+}
+
+#[derive(Default)]
+pub struct MemoryIndex {
+    conflicts: BTreeMap<ConflictKey, (ConflictStatus, SlotRef)>,
+    conflict_keys: HashMap<String, ConflictKey>,
+    dirty: BTreeMap<String, SlotRef>,
+}
+
+impl MemoryIndex {
+    pub fn apply(&mut self, slot_ref: &SlotRef, index: &SlotIndex) {
+        for entry in &index.conflicts {
+            let key = (rank(entry.status), entry.opened_at, entry.id.clone());
+            if let Some(old) = self.conflict_keys.insert(entry.id.clone(), key.clone()) {
+                self.conflicts.remove(&old);
+            }
+            self.conflicts.insert(key, (entry.status, slot_ref.clone()));
+        }
+        if index.unreviewed {
+            self.dirty.insert(slot_ref.key.clone(), slot_ref.clone());
+        } else {
+            self.dirty.remove(&slot_ref.key);
+        }
+    }
+
+    pub fn conflicts(&self, query: &ConflictQuery) -> Vec<IndexedConflict> {
+        let r = rank(query.status);
+        let start = match &query.after {
+            Some(after) => Bound::Excluded((r, after.opened_at, after.id.clone())),
+            None => Bound::Included((r, Timestamp::from_millis(i64::MIN), String::new())),
+        };
+        self.conflicts
+            .range((start, Bound::Unbounded))
+            .take_while(|((rk, _, _), _)| *rk == r)
+            .take(query.limit as usize)
+            .map(|((_, opened_at, id), (status, slot_ref))| IndexedConflict {
+                id: id.clone(),
+                status: *status,
+                opened_at: *opened_at,
+                slot_ref: slot_ref.clone(),
+            })
+            .collect()
+    }
+
+    pub fn dirty(&self, query: &DirtyQuery) -> Vec<SlotRef> {
+        let start = match &query.after {
+            Some(after) => Bound::Excluded(after.clone()),
+            None => Bound::Unbounded,
+        };
+        self.dirty.range((start, Bound::Unbounded)).take(query.limit as usize).map(|(_, r)| r.clone()).collect()
+    }
+}
