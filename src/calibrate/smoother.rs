@@ -3,10 +3,10 @@
 //! relaxation toward uniform between observations, and an observation of
 //! quality `q` favouring its value by `q` against `(1 − q)/(K − 1)`.
 //!
-//! It answers the two questions calibration asks of a slot: for each
-//! observation, the probability that its value held when it was made, given
-//! every *other* observation (the consensus it is judged against); and the
-//! expected number of changes of the world between observations.
+//! It answers the two questions calibration asks of a slot (the E-step of
+//! EM): for each observation, the probability that its value held when it
+//! was made, given all the slot's evidence (the consensus); and the expected
+//! number of changes of the world between observations.
 
 /// One report in a slot, as the estimator sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,7 +36,7 @@ pub struct SlotSummary {
 /// What one pass over a slot gives the estimator.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SlotFit {
-    /// Per observation: probability its value held, given the others.
+    /// Per observation: probability its value held, given the slot's evidence.
     pub agreement: Vec<f64>,
     /// Expected number of change events (Poisson), over `exposure_days`.
     pub expected_changes: f64,
@@ -121,7 +121,7 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], half_life: Option<f64>, pri
     }
     let agreement = (0..n)
         .map(|t| {
-            let post = normalized(before[t].iter().zip(&behind[t]).map(|(p, b)| p * b).collect());
+            let post = normalized(before[t].iter().zip(&emissions[t]).zip(&behind[t]).map(|((p, e), b)| p * e * b).collect());
             post[obs[t].value]
         })
         .collect();

@@ -5,6 +5,7 @@
 mod prepare;
 mod read;
 mod batch;
+mod calibrate;
 mod check;
 mod dependent;
 mod entity;
@@ -15,6 +16,7 @@ mod review;
 mod retract;
 mod settle;
 
+pub use calibrate::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};
 pub use erase::{EraseOptions, EraseTarget, Erasure};
@@ -209,6 +211,7 @@ impl Engine {
     async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<(Outcome, bool)> {
         let slot_ref = &planned.prepared.slot;
         let finish = |o: Outcome| (o, true);
+        self.ensure_calibration().await?;
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -254,6 +257,7 @@ impl Engine {
         mut build: impl FnMut(&mut SlotTxn) -> Result<T>,
     ) -> Result<(T, Slot)> {
         self.ids.health()?;
+        self.ensure_calibration().await?;
         let now = self.clock.now()?;
         let mut attempts = 0;
         loop {

@@ -42,6 +42,9 @@ pub struct Why {
     /// Set when the claim was erased for privacy: its text is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tombstone: Option<crate::model::Tombstone>,
+    /// The calibration version the belief was computed with (absent: never calibrated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_version: Option<u64>,
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
@@ -117,6 +120,7 @@ impl Engine {
             }
         }
         let at = options.at.as_deref().map(|t| Timestamp::parse(t, "at")).transpose()?;
+        self.ensure_calibration().await?;
         let slots = match &options.predicate {
             Some(p) => vec![SlotRef::new(&subject, &self.spec_of(p).name)],
             None => self.store.list_slots(Some(&subject)).await?,
@@ -224,7 +228,8 @@ impl Engine {
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
         let tombstone = slot.tombstone(claim_id).cloned();
-        Ok(Why { claim, lineage, log, tombstone })
+        let calibration_version = self.calibration().await?.map(|c| c.version);
+        Ok(Why { claim, lineage, log, tombstone, calibration_version })
     }
 
     /// Every subject memory holds facts about, sorted (entity ids included).
@@ -235,7 +240,7 @@ impl Engine {
             .await?
             .into_iter()
             .map(|r| r.subject)
-            .filter(|s| s != crate::entities::ENTITY_REGISTRY)
+            .filter(|s| !super::is_reserved_subject(s))
             .collect();
         out.sort();
         out.dedup();

@@ -60,7 +60,7 @@ impl Engine {
             e
         };
         for slot_ref in self.store.list_slots(None).await? {
-            if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+            if super::is_reserved_subject(&slot_ref.subject) {
                 continue; // entity names are judged as same_entity questions, below
             }
             let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
