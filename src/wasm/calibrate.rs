@@ -23,8 +23,8 @@ impl Memory {
         self.spawn(args, move |engine, options| async move { engine.calibrate(&options).await })
     }
 
-    /// The calibration in force, or `undefined` when this memory was never calibrated.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Calibration | undefined>")]
+    /// The calibration in force, or `null` when this memory was never calibrated.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Calibration | null>")]
     pub fn calibration(&self) -> js_sys::Promise {
         self.spawn(Ok(()), move |engine, ()| async move { engine.calibration().await })
     }
