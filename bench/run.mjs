@@ -20,6 +20,7 @@ try {
 const { inMemory } = await import('./sections/inmemory.mjs');
 const { reviewPass, sizeAndStart } = await import('./sections/other.mjs');
 const { growth, okf, postgres } = await import('./sections/processes.mjs');
+const { calibrateAtScale } = await import('./sections/calibrate.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -34,6 +35,7 @@ const SECTIONS = [
   { ids: ['6'], name: 'OkfStore bundle', run: okf },
   { ids: ['7'], name: 'size and cold start', run: sizeAndStart },
   { ids: ['8'], name: 'review pass', run: reviewPass },
+  { ids: ['9'], name: 'calibrate at 100k claims', run: calibrateAtScale },
 ];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'credence-bench-'));
