@@ -156,3 +156,19 @@ fn sparse_evidence_keeps_stated_trust_and_configured_half_life() {
     // Nothing in force moved: belief is what it was.
     assert_eq!(h.current("located_in"), vec![("Oslo".to_string(), "active".to_string())]);
 }
+
+#[test]
+fn a_report_delivered_twice_counts_once() {
+    let h = calibrated();
+    let once = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    // Every report of p0 delivered again (same source, value and observedAt).
+    let claims = run(h.engine.recall(Some("p0"), &RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() })).unwrap();
+    for c in &claims {
+        for p in &c.provenance {
+            let again = Candidate { subject: Some("p0".into()), predicate: "located_in".into(), object: c.object.clone(), provenance: Some(p.clone()), ..Default::default() };
+            run(h.engine.remember(&again, &WriteOptions::default())).unwrap();
+        }
+    }
+    let twice = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!((twice.predicates.clone(), twice.sources.clone()), (once.predicates, once.sources));
+}

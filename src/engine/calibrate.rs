@@ -98,6 +98,9 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
         }
     }
     observations.sort_by(|a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
+    // The same report delivered twice (same source, value and observation time) is one observation:
+    // counted twice it would look like a second witness, and a wrong one like a change of the world.
+    observations.dedup_by(|b, a| a.day == b.day && a.value == b.value && a.source == b.source);
     SlotSummary { predicate, fixed_half_life, values: values.len(), observations }
 }
 
