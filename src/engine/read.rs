@@ -42,7 +42,8 @@ pub struct Why {
     /// Set when the claim was erased for privacy: its text is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tombstone: Option<crate::model::Tombstone>,
-    /// The calibration version the belief was computed with (absent: never calibrated).
+    /// The calibration version in force (`calibrate()`), which beliefs computed now use;
+    /// absent when this memory was never calibrated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_version: Option<u64>,
 }

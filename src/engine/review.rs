@@ -61,7 +61,7 @@ impl Engine {
         };
         for slot_ref in self.store.list_slots(None).await? {
             if super::is_reserved_subject(&slot_ref.subject) {
-                continue; // entity names are judged as same_entity questions, below
+                continue; // entity names are judged as same_entity questions, below; the calibration record is no entry
             }
             let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
             if slot.claims.len() <= slot.reviewed {
