@@ -21,6 +21,7 @@ const { inMemory } = await import('./sections/inmemory.mjs');
 const { reviewPass, sizeAndStart } = await import('./sections/other.mjs');
 const { growth, okf, postgres } = await import('./sections/processes.mjs');
 const { scale } = await import('./sections/scale.mjs');
+const { calibrateAtScale } = await import('./sections/calibrate.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -36,6 +37,7 @@ const SECTIONS = [
   { ids: ['7'], name: 'size and cold start', run: sizeAndStart },
   { ids: ['8'], name: 'review pass', run: reviewPass },
   { ids: ['9'], name: 'scale: each operation as the store grows', run: scale },
+  { ids: ['10'], name: 'calibrate at 100k claims', run: calibrateAtScale },
 ];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'credence-bench-'));

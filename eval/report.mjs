@@ -4,7 +4,7 @@ const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : '  —  ');
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 const SHORT = [
-  ['credence, half-life fitted', 'cred. fitted'], ['credence (reconcile)', 'credence'], ['latest-observation-wins', 'latest-obs'],
+  ['credence, half-life fitted', 'cred. fitted'], ['credence, calibrate()', 'cred. calib.'], ['credence (reconcile)', 'credence'], ['latest-observation-wins', 'latest-obs'],
   ['last-write-wins', 'LWW'], ['majority vote, best window', 'majority*'], ['trust-weighted vote, best window', 'trust-vote*'],
   ['recency-weighted trust vote, best window', 'recency-trust*'], ['confidence-gated', 'conf-gated'], ['Bayes filter (ceiling)', 'ceiling'],
   ['proposed rule (JS prototype)', 'proposal'],
@@ -31,7 +31,15 @@ export function simTable(sim, params) {
     `(false-dispute rate ${pct(sim.falseDisputeRate)} of writes); answered from a dispute in ${pct(sim.disputedRate)} of queries`);
   const acts = Object.entries(sim.actions).sort().map(([k, v]) => `${k} ${v}`).join(', ');
   lines.push(`credence actions: ${acts}`);
+  if (sim.calibration) lines.push(calibrationLine(sim.calibration));
   return lines.join('\n');
+}
+
+/** The last calibration of the calibrated row against the generator's truth. */
+export function calibrationLine(c) {
+  const sources = c.sources.map((s) => `${s.id} ${s.estimated.toFixed(2)} (true ${s.truth})`).join(', ');
+  const halves = c.halfLives.map((h) => `${h.predicate} ${h.estimated.toFixed(0)} d vs ${h.generator.toFixed(0)} d (×${h.ratio.toFixed(2)})`).join(', ');
+  return `calibrate(): version ${c.version} (${c.calibrations} runs, last ${c.lastMs} ms); reliabilities ${sources}: Spearman ${c.spearman.toFixed(2)}; half-lives ${halves}`;
 }
 
 /** Where credence trails a baseline in one run: overall or on a predicate. */
@@ -49,11 +57,15 @@ export function trails(sim) {
 export function sweepTable(results) {
   const names = results[0].sim.rows.map((r) => r.name);
   const width = Math.max(...results.map((r) => r.label.length), 10);
-  const lines = [[''.padEnd(width), ...names.map((n) => short(n).padStart(14)), '  cred. ECE', ' false-repl.', ' false-disp.'].join(' ')];
+  const lines = [[''.padEnd(width), ...names.map((n) => short(n).padStart(14)), '  cred. ECE', ' calib. ECE', ' false-repl.', ' false-disp.'].join(' ')];
   for (const { label, sim } of results) {
     const c = sim.rows[0];
-    lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(14)), `      ${f3(c.ece)}`, `     ${pct(c.falseReplacementRate).padStart(6)}`, `      ${pct(sim.falseDisputeRate).padStart(5)}`].join(' '));
+    const calibrated = sim.rows.find((r) => r.name === 'credence, calibrate()');
+    lines.push([label.padEnd(width), ...sim.rows.map((r) => f3(r.accuracy).padStart(14)), `      ${f3(c.ece)}`, `     ${f3(calibrated?.ece)}`, `     ${pct(c.falseReplacementRate).padStart(6)}`, `      ${pct(sim.falseDisputeRate).padStart(5)}`].join(' '));
   }
+  lines.push('');
+  lines.push('calibrate() against the generator (last calibration of the run):');
+  for (const { label, sim } of results) if (sim.calibration) lines.push(`  ${label.padEnd(width)} ${calibrationLine(sim.calibration)}`);
   lines.push('');
   lines.push('per predicate (credence / best baseline / ceiling; credence ECE) and where credence trails:');
   for (const { label, sim } of results) {

@@ -54,6 +54,14 @@ pub fn observation_quality(p: &Provenance) -> f64 {
     (p.trust() * p.extractor()).clamp(0.01, 0.99)
 }
 
+/// The same with a calibrated reliability of the source in place of its stated trust.
+pub fn calibrated_quality(p: &Provenance, reliability: Option<f64>) -> f64 {
+    match reliability {
+        Some(r) => (r * p.extractor()).clamp(0.01, 0.99),
+        None => observation_quality(p),
+    }
+}
+
 /// One report of a value (an index into the slot's values).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {

@@ -63,6 +63,8 @@ pub struct Settings {
     pub belief: BeliefParams,
     pub retries: u32,
     pub known_aliases: crate::entities::KnownAliases,
+    /// The calibration in force (`calibrate()`), shared by every clone.
+    pub calibration: crate::calibrate::ActiveCalibration,
 }
 
 fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
@@ -104,6 +106,7 @@ impl Settings {
             belief: BeliefParams { prior, half_life_days: if half_life > 0.0 { Some(half_life) } else { None } },
             retries: config.retries.unwrap_or(3),
             known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
+            calibration: Default::default(),
         })
     }
 }

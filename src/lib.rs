@@ -11,6 +11,7 @@
 
 pub mod belief;
 pub mod blob;
+pub mod calibrate;
 pub mod config;
 pub mod engine;
 pub mod entities;

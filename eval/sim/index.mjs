@@ -7,8 +7,11 @@ import { ProposedFilter } from './proposal.mjs';
 
 /** credence with its shipped defaults: built-in predicate specs, prior, margins, half-lives. */
 class Credence {
-  constructor(world, clock, config = {}, name = 'credence (reconcile)') {
+  constructor(world, clock, config = {}, name = 'credence (reconcile)', { calibrateEveryDays } = {}) {
     this.name = name;
+    this.calibrateEveryDays = calibrateEveryDays;
+    this.calibratedOn = 0;
+    this.calibrations = [];
     this.slots = world.slots;
     this.memory = new Memory({ ...config, now: () => iso(clock.day) });
     this.actions = {};
@@ -37,7 +40,19 @@ class Credence {
     this.answers.set(slotId, best && { value: best.object, confidence: best.confidence, disputed: best.status === 'disputed' });
   }
   answer(slotId) { return this.answers.get(slotId); }
+  /** A memory that recalibrates itself as history accumulates (`memory.calibrate()`, SPEC §4). */
+  async tick(day) {
+    if (!this.calibrateEveryDays || day - this.calibratedOn < this.calibrateEveryDays) return;
+    this.calibratedOn = day;
+    const started = Date.now();
+    const record = await this.memory.calibrate();
+    this.calibrations.push({ day, ms: Date.now() - started, record });
+    this.answers.clear();
+  }
 }
+
+/** How often the calibrated row recalibrates (days of simulated time). */
+export const CALIBRATE_EVERY_DAYS = 90;
 
 /** Expected calibration error over 10 equal-width bins, and the Brier score. */
 export function calibration(pairs) {
@@ -96,7 +111,8 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
   const clock = { day: 0 };
   const credence = new Credence(world, clock);
   const fitted = new Credence(world, clock, fittedConfig(params), 'credence, half-life fitted');
-  const methods = [credence, fitted, ...baselines(world), ...(proposal ? [new ProposedFilter(world)] : [])];
+  const calibrated = new Credence(world, clock, {}, 'credence, calibrate()', { calibrateEveryDays: CALIBRATE_EVERY_DAYS });
+  const methods = [credence, fitted, calibrated, ...baselines(world), ...(proposal ? [new ProposedFilter(world)] : [])];
   const ceiling = methods.find((m) => m instanceof BayesFilter);
   const score = methods.map((m) => ({ name: m.name, family: m.family, hits: 0, n: 0, stale: 0, by: {}, pairs: [], rightBefore: 0, falseReplacements: 0 }));
   const seen = new Set();
@@ -135,11 +151,13 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
       seen.add(r.slot);
     }
     clock.day = day;
+    await calibrated.tick(day);
     for (const slotId of seen) {
       const slot = world.slots[slotId];
       const truth = truthAt(slot, day);
       await credence.refresh(slotId);
       await fitted.refresh(slotId);
+      await calibrated.refresh(slotId);
       if (credence.answer(slotId)?.disputed) disputed++;
       methods.forEach((m, i) => {
         const a = m.answer(slotId, day);
@@ -180,6 +198,7 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
     falseDisputeRate: falseDisputes / world.reports.length,
     disputeRate: disputes / world.reports.length,
     actions: credence.actions,
+    calibration: calibrationReport(params, calibrated.calibrations),
     seconds: (Date.now() - started) / 1000,
   };
 }
@@ -214,4 +233,51 @@ function withBestWindows(rows) {
     });
   }
   return out;
+}
+
+/** Spearman rank correlation (average ranks for ties). */
+export function spearman(xs, ys) {
+  const rank = (v) => {
+    const order = v.map((x, i) => [x, i]).sort((a, b) => a[0] - b[0]);
+    const r = new Array(v.length);
+    for (let i = 0; i < order.length;) {
+      let j = i;
+      while (j + 1 < order.length && order[j + 1][0] === order[i][0]) j++;
+      for (let k = i; k <= j; k++) r[order[k][1]] = (i + j) / 2;
+      i = j + 1;
+    }
+    return r;
+  };
+  const [a, b] = [rank(xs), rank(ys)];
+  const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length;
+  const [ma, mb] = [mean(a), mean(b)];
+  let num = 0; let da = 0; let db = 0;
+  for (let i = 0; i < a.length; i++) { num += (a[i] - ma) * (b[i] - mb); da += (a[i] - ma) ** 2; db += (b[i] - mb) ** 2; }
+  return num / Math.sqrt(da * db);
+}
+
+/**
+ * The last calibration against the generator's truth: each source's estimated
+ * reliability vs its true one (Spearman), each time-varying predicate's
+ * half-life vs the generator's ln2 · meanDwell · (K−1)/K (ratio).
+ */
+function calibrationReport(params, calibrations) {
+  const last = calibrations.at(-1);
+  if (!last) return undefined;
+  const { record } = last;
+  const truth = params.sources.map((s) => s.reliability);
+  const estimated = params.sources.map((s) => record.sources.find((e) => e.sourceId === s.id)?.reliability ?? NaN);
+  const halfLives = params.predicates.filter((p) => p.timeVarying).map((p) => {
+    const e = record.predicates.find((x) => x.predicate === p.name);
+    const generator = Math.LN2 * p.meanDwellDays * (p.domain.length - 1) / p.domain.length;
+    return { predicate: p.name, estimated: e?.halfLifeDays, generator, ratio: e ? e.halfLifeDays / generator : NaN };
+  });
+  return {
+    version: record.version,
+    calibrations: calibrations.length,
+    lastMs: last.ms,
+    spearman: spearman(truth, estimated),
+    sources: params.sources.map((s, i) => ({ id: s.id, truth: truth[i], estimated: estimated[i] })),
+    halfLives,
+  };
 }

@@ -6,6 +6,7 @@
 //   GET  /conflicts?status=open
 //   POST /conflicts/:id/settle  { settlement: "keep_newer" | "keep_earlier" | "keep_both", by? }
 //   POST /conflicts/:id/undo
+//   POST /calibrate             { predicates?, sources?, minObservations? } → the calibration record
 //
 // Store: PostgreSQL when DATABASE_URL is set (install `pg`), else a markdown
 // bundle in CREDENCE_BUNDLE_DIR (default ./memory-bundle). PORT defaults to 8787.
@@ -78,6 +79,7 @@ export function createService(memory) {
         const claims = await memory.recall(q('subject'), { predicate: q('predicate'), includeHistory: q('history') === '1' });
         return send(res, 200, { claims });
       }
+      if (route === 'POST /calibrate') return send(res, 200, await memory.calibrate(await readJson(req)));
       if (route === 'GET /conflicts') return send(res, 200, { conflicts: await memory.conflicts({ status: q('status') }) });
       const m = /^\/conflicts\/([^/]+)\/(settle|undo)$/.exec(url.pathname);
       if (req.method === 'POST' && m) {

@@ -77,6 +77,26 @@ describe(`credence remember / recall / why (${STORE_KIND} store)`, () => {
   });
 });
 
+describe(`credence calibrate (${STORE_KIND} store)`, () => {
+  it('prints the half-lives and reliabilities as a table; why then names the version', async () => {
+    for (const [i, city] of ['Oslo', 'Oslo', 'Rome', 'Rome', 'Rome'].entries()) {
+      await run(['remember', city, '-p', 'located_in', '--source', i % 2 ? 'crm' : 'chat', '--source-trust', '0.8', '--valid-from', `2025-0${i + 1}-01`]);
+    }
+    const text = await run(['calibrate', '--min-observations', '2']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^calibration version 1 /);
+    expect(text.stdout).toMatch(/predicate\s+half-life \(d\)\s+configured \(d\)/);
+    expect(text.stdout).toMatch(/located_in\s+\d+\s+365/);
+    expect(text.stdout).toMatch(/chat\s+0\.\d\d\s+0\.80/);
+    const json = await runJson(['calibrate', '-p', 'located_in', '--source', 'crm']);
+    expect(json.json).toMatchObject({ version: 2, predicates: [{ predicate: 'located_in' }] });
+    expect(json.json.sources.map((s) => s.sourceId)).toEqual(['chat', 'crm']);
+    const [claim] = (await runJson(['recall'])).json;
+    expect((await run(['why', claim.id])).stdout).toMatch(/calibration version 2/);
+    expect((await run(['calibrate', '--min-observations', 'many'])).code).toBe(2);
+  });
+});
+
 describe('exit codes', () => {
   it('2 for usage errors, with a hint', async () => {
     for (const args of [

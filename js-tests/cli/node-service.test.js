@@ -62,6 +62,12 @@ async function exercise(base) {
   expect((await request(base, 'POST', `/conflicts/${conflictId}/settle`, { settlement: 'keep_newer' })).status).toBe(409);
   expect((await request(base, 'POST', `/conflicts/${conflictId}/undo`)).json.status).toBe('open');
 
+  // Calibration: too little history to move anything yet, but a versioned record with its counts.
+  const calibration = await request(base, 'POST', '/calibrate', { minObservations: 5 });
+  expect(calibration.json).toMatchObject({ version: 1, minObservations: 5 });
+  expect(calibration.json.sources.find((s) => s.sourceId === 'chat')).toMatchObject({ used: false });
+  expect((await request(base, 'POST', '/calibrate', { minObs: 5 })).json.error).toMatchObject({ code: 'INVALID_INPUT' });
+
   expect((await request(base, 'POST', '/facts', 'not json')).status).toBe(400);
   expect((await request(base, 'POST', '/facts', { fact: {} })).status).toBe(400);
   expect((await request(base, 'POST', '/conflicts/cf_nope/undo')).status).toBe(404);

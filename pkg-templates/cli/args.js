@@ -101,6 +101,15 @@ export const COMMANDS = {
       --judge-model <m>    model name (default CREDENCE_LLM_MODEL, else gpt-4o-mini)
       --budget <n>         judge calls at most (default 160)`,
   },
+  calibrate: {
+    usage: 'credence calibrate [--predicate <name>]... [--source <id>]... [--min-observations <n>]',
+    summary: 'learn how fast each kind of fact changes and how far each source can be trusted',
+    options: { predicate: { type: 'string', short: 'p', multiple: true }, source: { type: 'string', multiple: true }, 'min-observations': { type: 'string' } },
+    help: `      -p, --predicate <name>    estimate this predicate's half-life (repeatable; default every one)
+      --source <id>             estimate this source's reliability (repeatable; default every one)
+      --min-observations <n>    fewer observations keep the stated/configured value (default 20)`,
+    notes: 'Stores the next calibration version; later writes and reads use it (credence why names it).',
+  },
   mcp: {
     usage: 'credence mcp',
     summary: 'serve remember/recall/why/conflicts (+ settle/undo/retract) over MCP (stdio)',

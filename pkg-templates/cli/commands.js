@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import { numberOption } from './args.js';
 import { EXIT, UsageError } from './exit.js';
-import { claimsText, conflictsText, outcomeText, retractionText, reviewText, settledText, whyText } from './format.js';
+import { calibrationText, claimsText, conflictsText, outcomeText, retractionText, reviewText, settledText, whyText } from './format.js';
 import { interactiveRemember } from './interactive.js';
 import { createJudge } from './judge.js';
 import { llmSettings } from './llm.js';
@@ -139,4 +139,15 @@ export async function review(ctx, { values, positionals }) {
     text: `${reviewText(report)}\nthe judge failed, so the pass stopped early (what it finished is kept): ${messages[0]}`,
     exit: EXIT.SETUP,
   };
+}
+
+export async function calibrate(ctx, { values, positionals }) {
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\nusage: credence calibrate [options]`);
+  const options = {};
+  if (values.predicate?.length) options.predicates = values.predicate;
+  if (values.source?.length) options.sources = values.source;
+  const min = numberOption(values, 'min-observations', { integer: true });
+  if (min !== undefined) options.minObservations = min;
+  const record = await ctx.memory.calibrate(options);
+  return { json: record, text: calibrationText(record) };
 }

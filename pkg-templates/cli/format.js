@@ -69,7 +69,7 @@ export function claimsText(claims, { history = false } = {}) {
   return lines.join('\n');
 }
 
-export function whyText({ claim, lineage, log }) {
+export function whyText({ claim, lineage, log, calibrationVersion }) {
   const sources = claim.provenance.map((p) => `${p.sourceId} (trust ${num(p.sourceTrust ?? 0.8)})`).join(', ');
   const lines = [
     `${claim.id}: ${slotName(claim)} = ${q(claim.object)}`,
@@ -77,6 +77,7 @@ export function whyText({ claim, lineage, log }) {
   ];
   if (claim.validFrom || claim.validTo) lines.push(`  valid ${claim.validFrom ?? '…'} → ${claim.validTo ?? 'now'}`);
   lines.push(`  sources: ${sources || 'none'}`);
+  if (calibrationVersion !== undefined) lines.push(`  belief computed with calibration version ${calibrationVersion} (credence calibrate)`);
   if (lineage.length > 1) {
     lines.push('lineage (oldest first):');
     for (const c of lineage) lines.push(`  ${claimLine(c)}`);
@@ -130,5 +131,22 @@ export function retractionText(r) {
 export function reviewText(r) {
   const lines = [`review: ${r.calls} judge call(s), ${r.pairsNamed} pair(s) named, ${r.pairsConfirmed} confirmed, ${r.slotsLeft} slot(s) left for the next pass`];
   for (const c of r.conflicts) lines.push('', conflictText(c));
+  return lines.join('\n');
+}
+
+/** A calibration as two tables: predicates (half-lives) and sources (reliabilities). */
+export function calibrationText(c) {
+  const table = (head, rows) => {
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+    const line = (r) => r.map((x, i) => (i === 0 ? String(x).padEnd(widths[i]) : String(x).padStart(widths[i]))).join('  ');
+    return [line(head), ...rows.map(line)].join('\n');
+  };
+  const mark = (used) => (used ? 'yes' : 'no (too few)');
+  const lines = [`calibration version ${c.version} (${c.calibratedAt}; min ${c.minObservations} observations)`, ''];
+  lines.push(table(['predicate', 'half-life (d)', 'configured (d)', 'changes', 'slots', 'observations', 'used'],
+    c.predicates.map((p) => [p.predicate, p.halfLifeDays.toFixed(0), p.configuredHalfLifeDays.toFixed(0), p.changes.toFixed(1), p.slots, p.observations, mark(p.used)])));
+  lines.push('');
+  lines.push(table(['source', 'reliability', 'stated trust', 'agreed', 'observations', 'used'],
+    c.sources.map((s) => [s.sourceId, s.reliability.toFixed(2), s.statedTrust.toFixed(2), s.agreed.toFixed(1), s.observations, mark(s.used)])));
   return lines.join('\n');
 }

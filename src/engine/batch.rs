@@ -23,6 +23,7 @@ impl Engine {
             return Err(Error::invalid("expectedVersion", "applies to one slot; use remember() for compare-and-swap"));
         }
         self.ids.health()?;
+        self.ensure_calibration().await?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned: Vec<Planned> = Vec::with_capacity(candidates.len());

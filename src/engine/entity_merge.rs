@@ -163,6 +163,7 @@ impl Engine {
     /// Moves every slot of `from` not moved yet, then marks the merge done
     /// (settling the `same_entity` conflict that asked for it, if any).
     async fn drive_merge(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
+        self.ensure_calibration().await?;
         let merge = self.merge_record(reg, merge_id).await?;
         for slot_ref in self.store.list_slots(Some(&merge.from)).await? {
             if !merge.slots_done.contains(&slot_ref.predicate) {

@@ -5,6 +5,7 @@
 mod prepare;
 mod read;
 mod batch;
+mod calibrate;
 mod check;
 mod dependent;
 mod entity;
@@ -17,6 +18,7 @@ mod retract;
 mod settle;
 mod undo_guard;
 
+pub use calibrate::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};
 pub use erase::{EraseOptions, EraseTarget, Erasure};
@@ -211,6 +213,7 @@ impl Engine {
     async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<(Outcome, bool)> {
         let slot_ref = &planned.prepared.slot;
         let finish = |o: Outcome| (o, true);
+        self.ensure_calibration().await?;
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -256,6 +259,7 @@ impl Engine {
         mut build: impl FnMut(&mut SlotTxn) -> Result<T>,
     ) -> Result<(T, Slot)> {
         self.ids.health()?;
+        self.ensure_calibration().await?;
         let now = self.clock.now()?;
         let mut attempts = 0;
         loop {

@@ -44,6 +44,10 @@ pub struct Why {
     /// Set when the claim was erased for privacy: its text is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tombstone: Option<crate::model::Tombstone>,
+    /// The calibration version in force (`calibrate()`), which beliefs computed now use;
+    /// absent when this memory was never calibrated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_version: Option<u64>,
 }
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
@@ -119,6 +123,7 @@ impl Engine {
             }
         }
         let at = options.at.as_deref().map(|t| Timestamp::parse(t, "at")).transpose()?;
+        self.ensure_calibration().await?;
         let slots = match &options.predicate {
             Some(p) => vec![SlotRef::new(&subject, &self.spec_of(p).name)],
             None => self.store.list_slots(Some(&subject)).await?,
@@ -226,7 +231,8 @@ impl Engine {
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
         let tombstone = slot.tombstone(claim_id).cloned();
-        Ok(Why { claim, lineage, log, tombstone })
+        let calibration_version = self.calibration().await?.map(|c| c.version);
+        Ok(Why { claim, lineage, log, tombstone, calibration_version })
     }
 
     /// Every subject memory holds facts about, sorted (entity ids included).
@@ -237,7 +243,7 @@ impl Engine {
             .await?
             .into_iter()
             .map(|r| r.subject)
-            .filter(|s| s != crate::entities::ENTITY_REGISTRY)
+            .filter(|s| !super::is_reserved_subject(s))
             .collect();
         out.sort();
         out.dedup();

@@ -66,8 +66,8 @@ impl Engine {
             let full = page.len() >= super::listing::PAGE as usize;
             after = page.last().map(|r| r.key.clone());
             for slot_ref in page {
-                if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
-                    continue; // entity names are judged as same_entity questions, below
+                if super::is_reserved_subject(&slot_ref.subject) {
+                    continue; // entity names are judged as same_entity questions, below; the calibration record is no entry
                 }
                 let slot = self.store.load_slot(&slot_ref).await.map_err(|e| partial(e, committed))?;
                 if slot.claims.len() <= slot.reviewed {

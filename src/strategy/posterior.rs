@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use super::refines;
 use crate::normalize::tokens;
 use crate::belief::{self, BeliefParams, FilterState, Observation};
+use crate::calibrate::record::InForce;
 use crate::model::{Claim, Status};
 use crate::time::Timestamp;
 
@@ -38,8 +39,9 @@ pub struct SlotPosterior {
 }
 
 impl SlotPosterior {
-    /// The posterior at `at` over every counted claim of `claims` as rivals for one value.
-    pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp) -> Self {
+    /// The posterior at `at` over every counted claim of `claims` as rivals for one value;
+    /// `calibration` (when one is in force) replaces each source's stated trust by its reliability.
+    pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> Self {
         // One value key per claim (normalizing text is the costly part), then
         // `same_value`'s rule: the same entity when both name one, else the same text.
         let mut representatives: Vec<(Option<&str>, Vec<String>)> = Vec::new();
@@ -63,7 +65,7 @@ impl SlotPosterior {
                 value,
                 source: p.source_id.clone(),
                 at: observed_at(p, claim),
-                quality: belief::observation_quality(p),
+                quality: belief::calibrated_quality(p, calibration.and_then(|c| c.reliability(&p.source_id))),
             }));
         }
         let observations = belief::counted(observations, time_varying);
@@ -72,8 +74,8 @@ impl SlotPosterior {
     }
 
     /// A claim standing alone on its own observations (multi-valued slots, entries).
-    pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp) -> f64 {
-        let mut alone = Self::of_rivals(&[claim], params, half_life, time_varying, at);
+    pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> f64 {
+        let mut alone = Self::of_rivals(&[claim], params, half_life, time_varying, at, calibration);
         alone.value_of.insert(claim.id.clone(), 0);
         alone.log_odds(&claim.id).unwrap_or(belief::to_log_odds(params.prior))
     }

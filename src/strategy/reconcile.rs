@@ -12,10 +12,12 @@ use crate::txn::SlotTxn;
 
 use super::super::engine::{Applied, WriteCtx};
 
-/// The change half-life, or `None` when the predicate does not vary in time.
+/// The change half-life, or `None` when the predicate does not vary in time:
+/// a calibrated one when a calibration estimated it, else the configured one.
 pub fn decay_of(ctx: &WriteCtx) -> Option<f64> {
     if ctx.spec.time_varying {
-        ctx.spec.half_life_days.or(ctx.settings.belief.half_life_days)
+        let calibrated = ctx.settings.calibration.get().and_then(|c| c.half_life(&ctx.spec.name));
+        calibrated.or(ctx.spec.half_life_days).or(ctx.settings.belief.half_life_days)
     } else {
         None
     }
@@ -33,7 +35,8 @@ pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
 pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
     let claims: Vec<&Claim> = txn.slot.claims.iter().chain(extra).collect();
     let at = at.or_else(|| SlotPosterior::latest_observation(&claims)).unwrap_or(txn.now);
-    SlotPosterior::of_rivals(&claims, &ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying, at)
+    let calibration = ctx.settings.calibration.get();
+    SlotPosterior::of_rivals(&claims, &ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying, at, calibration.as_deref())
 }
 
 /// Recomputes the belief of every live claim: as rivals in a single-valued
@@ -102,11 +105,13 @@ pub fn beliefs_at(claims: &[Claim], ctx: &WriteCtx, rivals: bool, at: Option<Tim
     let refs: Vec<&Claim> = claims.iter().collect();
     let at = at.unwrap_or_else(|| weigh_time(&refs, now));
     let (params, half_life, tv) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);
+    let calibration = ctx.settings.calibration.get();
+    let calibration = calibration.as_deref();
     if rivals {
-        let post = SlotPosterior::of_rivals(&refs, params, half_life, tv, at);
+        let post = SlotPosterior::of_rivals(&refs, params, half_life, tv, at, calibration);
         claims.iter().filter(|c| wanted(c)).filter_map(|c| post.log_odds(&c.id).map(|l| (c.id.clone(), l))).collect()
     } else {
-        claims.iter().filter(|c| wanted(c)).map(|c| (c.id.clone(), SlotPosterior::of_one(c, params, half_life, tv, at))).collect()
+        claims.iter().filter(|c| wanted(c)).map(|c| (c.id.clone(), SlotPosterior::of_one(c, params, half_life, tv, at, calibration))).collect()
     }
 }
 

@@ -8,6 +8,7 @@ mod errors;
 mod headroom;
 mod memory;
 mod memory_store;
+mod calibrate;
 mod erase;
 mod retract;
 

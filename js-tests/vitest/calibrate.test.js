@@ -1,0 +1,132 @@
+// memory.calibrate() through the packed package, on every shipped store:
+// options checked strictly, the same store gives the same calibration, the
+// record survives reopening, two calibrations leave one consistent record,
+// and a write made while a calibration runs is not lost.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { IDBFactory } from 'fake-indexeddb';
+import { PGlite } from '@electric-sql/pglite';
+import { CredenceError, IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { mulberry32 } from '../lib/mulberry32.mjs';
+
+const root = mkdtempSync(path.join(tmpdir(), 'credence-calibrate-'));
+const db = new PGlite();
+const indexedDB = new IDBFactory();
+beforeAll(async () => {
+  await db.waitReady;
+  await db.exec(POSTGRES_SCHEMA);
+}, 60000);
+afterAll(async () => {
+  rmSync(root, { recursive: true, force: true });
+  await db.close();
+});
+
+let n = 0;
+/** Each store: a fresh one, and a second handle on the same data (a reopen). */
+const STORES = {
+  MemoryStore: () => { const s = new MemoryStore(); return { store: s, reopen: () => s }; },
+  OkfStore: () => { const dir = path.join(root, `b${++n}`); return { store: new OkfStore(dir), reopen: () => new OkfStore(dir) }; },
+  'PostgresStore (PGlite)': () => { const scope = `s${++n}`; return { store: new PostgresStore(db, { scope }), reopen: () => new PostgresStore(db, { scope }) }; },
+  IndexedDbStore: () => { const name = `calibrate-${++n}`; return { store: new IndexedDbStore(name, { indexedDB }), reopen: () => new IndexedDbStore(name, { indexedDB }) }; },
+};
+
+const PLACES = ['Paris', 'Oslo', 'Lima', 'Rome', 'Kyiv', 'Quito'];
+const NOW = '2026-01-01T00:00:00.000Z';
+const day = (d) => new Date(Date.parse('2024-01-01T00:00:00Z') + d * 86400000).toISOString();
+
+/** 6 subjects whose place moves every ~60 days; "good" is right 95% of the time, "poor" 50%; both state 0.8. */
+async function fill(memory) {
+  const rand = mulberry32(11);
+  for (let s = 0; s < 6; s++) {
+    let truth = s;
+    for (let step = 0; step < 40; step++) {
+      if (rand() < 8 / 60) truth = (truth + 1 + Math.floor(rand() * 5)) % 6;
+      const [source, r] = step % 2 ? ['poor', 0.5] : ['good', 0.95];
+      const value = rand() < r ? truth : (truth + 1 + Math.floor(rand() * 5)) % 6;
+      await memory.remember({ subject: `p${s}`, predicate: 'located_in', object: PLACES[value],
+        provenance: { sourceId: source, sourceTrust: 0.8, observedAt: day(step * 8) } });
+    }
+  }
+}
+
+const strip = (record) => JSON.parse(JSON.stringify(record));
+
+describe.each(Object.entries(STORES))('memory.calibrate on %s', (_, open) => {
+  it('learns, is deterministic, survives reopening, and why names the version', async () => {
+    const a = open();
+    const b = open();
+    const memory = new Memory({ store: a.store, now: () => NOW });
+    await fill(memory);
+    await fill(new Memory({ store: b.store, now: () => NOW }));
+    expect(await memory.calibration()).toBeNull();
+    const record = await memory.calibrate({ minObservations: 10 });
+    expect(record.version).toBe(1);
+    const good = record.sources.find((s) => s.sourceId === 'good');
+    const poor = record.sources.find((s) => s.sourceId === 'poor');
+    expect(good.reliability).toBeGreaterThan(poor.reliability + 0.2);
+    expect(good).toMatchObject({ observations: 120, statedTrust: expect.closeTo(0.8, 9), used: true });
+    expect(record.predicates[0]).toMatchObject({ predicate: 'located_in', configuredHalfLifeDays: 365, used: true });
+    expect(record.predicates[0].halfLifeDays).toBeLessThan(200);
+    // The same history elsewhere gives the same calibration.
+    expect(strip(await new Memory({ store: b.store, now: () => NOW }).calibrate({ minObservations: 10 }))).toEqual(strip(record));
+    // Reopened, the record is in force and recall uses it.
+    const reopened = new Memory({ store: a.reopen(), now: () => NOW });
+    expect(strip(await reopened.calibration())).toEqual(strip(record));
+    const [claim] = await reopened.recall('p0', { predicate: 'located_in' });
+    expect((await reopened.why(claim.id)).calibrationVersion).toBe(1);
+    expect(await reopened.recall('p0', { predicate: 'located_in' })).toEqual(await memory.recall('p0', { predicate: 'located_in' }));
+    expect((await memory.recall('p1')).length).toBeGreaterThan(0);
+  });
+
+  it('two calibrations at once leave one consistent record, and a write during calibration is kept', async () => {
+    const { store } = open();
+    const writer = new Memory({ store, now: () => NOW });
+    await fill(writer);
+    // A store handle that, the first time a calibration reads a slot, lets another writer write first.
+    let wrote;
+    const busy = {
+      async loadSlot(ref) {
+        if (!wrote && ref.subject === 'p3') wrote = await writer.remember({ subject: 'p9', predicate: 'located_in', object: 'Lima' });
+        return store.loadSlot(ref);
+      },
+      commitSlot: (c) => store.commitSlot(c),
+      findClaim: (id) => store.findClaim(id),
+      findConflict: (id) => store.findConflict(id),
+      listSlots: (f) => store.listSlots(f),
+      readLog: (r) => store.readLog(r),
+    };
+    const one = new Memory({ store: busy, now: () => NOW });
+    const two = new Memory({ store, now: () => NOW });
+    const [r1, r2] = await Promise.all([one.calibrate(), two.calibrate({ sources: ['good'] })]);
+    expect([r1.version, r2.version].sort()).toEqual([1, 2]);
+    const last = r1.version === 2 ? r1 : r2;
+    const fresh = new Memory({ store, now: () => NOW });
+    expect(strip(await fresh.calibration())).toEqual(strip(last));
+    expect(last.sources.map((s) => s.sourceId)).toEqual(['good', 'poor']);
+    expect(wrote.action).toBe('added');
+    expect((await fresh.recall('p9')).map((c) => c.object)).toEqual(['Lima']);
+  });
+});
+
+describe('memory.calibrate — bad input', () => {
+  it('refuses unknown and ill-typed options, naming the key', async () => {
+    const memory = new Memory();
+    for (const [options, message] of [[{ minObs: 3 }, /minObs/], [{ minObservations: -1 }, /minObservations/], [{ predicates: 'located_in' }, /predicates/]]) {
+      const err = await memory.calibrate(options).then(() => null, (e) => e);
+      expect(err, JSON.stringify(options)).toBeInstanceOf(CredenceError);
+      expect(err.code).toBe('INVALID_INPUT');
+      expect(err.message).toMatch(message);
+    }
+    expect(await memory.calibration()).toBeNull();
+  });
+
+  it('an empty memory calibrates to an empty record that changes nothing', async () => {
+    const memory = new Memory({ now: () => NOW });
+    const record = await memory.calibrate();
+    expect(record).toMatchObject({ version: 1, predicates: [], sources: [] });
+    const outcome = await memory.remember({ predicate: 'located_in', object: 'Oslo', provenance: { sourceId: 'a', sourceTrust: 0.7 } });
+    expect(outcome.claim.confidence).toBeCloseTo(0.7, 9);
+  });
+});

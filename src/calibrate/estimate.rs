@@ -1,0 +1,177 @@
+//! The estimator: an EM loop over slot summaries (Dawid–Skene style). Each
+//! round smooths every slot with the current reliabilities and half-lives,
+//! then re-estimates
+//! - a source's reliability `r` from the model `P(report right) = r × extractorConf`:
+//!   `r = (Σ agreement + m·r₀) / (Σ extractorConf + m)`, with `r₀` its mean
+//!   stated trust and `m` pseudo-observations, so a source seen little stays
+//!   near what it states;
+//! - a predicate's change rate from the expected change events per exposure
+//!   time, with a Gamma prior worth `m / 10` events at the configured rate,
+//!   so a predicate seen little stays near its configured half-life.
+//!
+//! Deterministic: fixed rounds, inputs in the order given, no randomness.
+
+use super::smoother::{fit_slot, SlotSummary};
+
+/// Rounds of the EM loop; estimates move little after five.
+pub const ROUNDS: usize = 8;
+
+/// Bounds on an estimated reliability (the filter clamps qualities the same way).
+const RELIABILITY_RANGE: (f64, f64) = (0.01, 0.99);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimatorInput {
+    pub slots: Vec<SlotSummary>,
+    /// Configured half-life (days) of each estimated predicate, by index.
+    pub configured_half_lives: Vec<f64>,
+    /// Number of sources (indices of `SlotObservation::source`).
+    pub sources: usize,
+    pub prior: f64,
+    /// Prior strength, in observations.
+    pub min_observations: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFit {
+    pub reliability: f64,
+    pub stated_trust: f64,
+    pub observations: usize,
+    /// Expected number of its reports that were right (Σ agreement).
+    pub agreed: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredicateFit {
+    pub half_life_days: f64,
+    pub expected_changes: f64,
+    pub exposure_days: f64,
+    pub slots: usize,
+    pub observations: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimates {
+    pub sources: Vec<SourceFit>,
+    pub predicates: Vec<PredicateFit>,
+}
+
+fn quality(reliability: f64, extractor: f64) -> f64 {
+    (reliability * extractor).clamp(0.01, 0.99)
+}
+
+pub fn estimate(input: &EstimatorInput) -> Estimates {
+    let m = input.min_observations.max(1.0);
+    let mut stated = vec![(0.0, 0usize); input.sources];
+    for o in input.slots.iter().flat_map(|s| &s.observations) {
+        stated[o.source].0 += o.stated_trust;
+        stated[o.source].1 += 1;
+    }
+    let prior_reliability: Vec<f64> = stated.iter().map(|(sum, n)| if *n > 0 { sum / *n as f64 } else { 0.8 }).collect();
+    // Round 0 uses each report's own stated trust: calibration starts from today's filter.
+    let mut reliability: Option<Vec<f64>> = None;
+    let mut half_lives = input.configured_half_lives.clone();
+    let mut sources = Vec::new();
+    let mut predicates = Vec::new();
+    for _ in 0..ROUNDS {
+        let mut agreed = vec![0.0; input.sources];
+        let mut weight = vec![0.0; input.sources];
+        let mut count = vec![0usize; input.sources];
+        let mut changes = vec![0.0; half_lives.len()];
+        let mut exposure = vec![0.0; half_lives.len()];
+        let mut slot_count = vec![0usize; half_lives.len()];
+        let mut obs_count = vec![0usize; half_lives.len()];
+        for slot in &input.slots {
+            let q: Vec<f64> = slot
+                .observations
+                .iter()
+                .map(|o| quality(reliability.as_ref().map_or(o.stated_trust, |r| r[o.source]), o.extractor))
+                .collect();
+            let half_life = slot.predicate.map(|p| half_lives[p]).or(slot.fixed_half_life);
+            let fit = fit_slot(slot, &q, half_life, input.prior);
+            for (o, a) in slot.observations.iter().zip(&fit.agreement) {
+                agreed[o.source] += a;
+                weight[o.source] += o.extractor;
+                count[o.source] += 1;
+            }
+            if let Some(p) = slot.predicate {
+                changes[p] += fit.expected_changes;
+                exposure[p] += fit.exposure_days;
+                slot_count[p] += 1;
+                obs_count[p] += slot.observations.len();
+            }
+        }
+        let next: Vec<f64> = (0..input.sources)
+            .map(|s| ((agreed[s] + m * prior_reliability[s]) / (weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
+            .collect();
+        let prior_events = m / 10.0;
+        for (p, h) in half_lives.iter_mut().enumerate() {
+            let configured_rate = std::f64::consts::LN_2 / input.configured_half_lives[p];
+            let rate = (changes[p] + prior_events) / (exposure[p] + prior_events / configured_rate);
+            *h = std::f64::consts::LN_2 / rate;
+        }
+        sources = (0..input.sources)
+            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s] })
+            .collect();
+        predicates = half_lives
+            .iter()
+            .enumerate()
+            .map(|(p, h)| PredicateFit { half_life_days: *h, expected_changes: changes[p], exposure_days: exposure[p], slots: slot_count[p], observations: obs_count[p] })
+            .collect();
+        reliability = Some(next);
+    }
+    Estimates { sources, predicates }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::smoother::SlotObservation;
+    use super::*;
+
+    /// A small deterministic world: `slots` slots whose value changes every
+    /// `dwell` days; source 0 always right, source 1 right every other report,
+    /// both stating 0.8.
+    fn world(slots: usize, dwell: f64, days: usize) -> EstimatorInput {
+        let mut out = Vec::new();
+        for s in 0..slots {
+            let mut observations = Vec::new();
+            for d in (0..days).step_by(5) {
+                let day = d as f64 + s as f64;
+                let truth = (day / dwell) as usize % 4;
+                let (source, value) = if (d / 5) % 2 == 0 { (0, truth) } else { (1, if (d / 10) % 2 == 0 { truth } else { (truth + 1 + s % 3) % 4 }) };
+                observations.push(SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 });
+            }
+            out.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations });
+        }
+        EstimatorInput { slots: out, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0 }
+    }
+
+    #[test]
+    fn the_reliable_source_is_trusted_more_than_the_unreliable_one() {
+        let e = estimate(&world(20, 100.0, 600));
+        assert!(e.sources[0].reliability > 0.9, "{:?}", e.sources);
+        assert!(e.sources[1].reliability < 0.75, "{:?}", e.sources);
+        assert_eq!(e.sources[0].observations + e.sources[1].observations, 20 * 120);
+    }
+
+    #[test]
+    fn the_half_life_moves_from_the_configured_value_toward_the_world() {
+        let e = estimate(&world(20, 100.0, 600));
+        let h = e.predicates[0].half_life_days;
+        // Changes every 100 days to one of 3 other values: about ln2·100·3/4 ≈ 52 as a resample half-life.
+        assert!(h > 25.0 && h < 120.0, "{h}");
+    }
+
+    #[test]
+    fn little_evidence_stays_near_the_prior() {
+        let mut input = world(1, 100.0, 30);
+        input.min_observations = 50.0;
+        let e = estimate(&input);
+        assert!((e.sources[0].reliability - 0.8).abs() < 0.1, "{:?}", e.sources);
+        assert!(e.predicates[0].half_life_days > 200.0, "{:?}", e.predicates);
+    }
+
+    #[test]
+    fn the_same_input_gives_the_same_estimates() {
+        assert_eq!(estimate(&world(5, 50.0, 300)), estimate(&world(5, 50.0, 300)));
+    }
+}

@@ -1,0 +1,10 @@
+//! `memory.calibrate()` (SPEC §4): learns each time-varying predicate's
+//! change half-life and each source's reliability from the store's own
+//! history. `smoother` reads one slot, `estimate` runs the EM loop, `record`
+//! is the versioned calibration the filter then uses.
+
+pub mod estimate;
+pub mod record;
+pub mod smoother;
+
+pub use record::{ActiveCalibration, CalibrateOptions, Calibration, PredicateEstimate, SourceEstimate};

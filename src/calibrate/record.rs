@@ -1,0 +1,115 @@
+//! The calibration record: what `calibrate()` returns and stores, and the
+//! shared cell through which the filter reads it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct CalibrateOptions {
+    /// Predicates whose half-life to estimate (default: every time-varying, single-valued one seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicates: Option<Vec<String>>,
+    /// Sources whose reliability to estimate (default: every source seen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sources: Option<Vec<String>>,
+    /// Below this many observations an estimate is reported but not used;
+    /// it is also the prior's weight (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_observations: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct PredicateEstimate {
+    pub predicate: String,
+    pub half_life_days: f64,
+    pub configured_half_life_days: f64,
+    /// Expected changes of value the slots' evidence implies.
+    pub changes: f64,
+    pub exposure_days: f64,
+    pub slots: usize,
+    pub observations: usize,
+    /// False when too few observations: the configured half-life stays in force.
+    pub used: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SourceEstimate {
+    pub source_id: String,
+    pub reliability: f64,
+    /// Mean trust the source stated: the estimate's prior.
+    pub stated_trust: f64,
+    pub observations: usize,
+    /// Expected number of its reports that agreed with the consensus.
+    pub agreed: f64,
+    /// False when too few observations: the stated trust stays in force.
+    pub used: bool,
+}
+
+/// A versioned calibration. Version `n` is the `n`-th calibration committed to the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Calibration {
+    pub version: u64,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub calibrated_at: crate::time::Timestamp,
+    pub min_observations: u32,
+    pub predicates: Vec<PredicateEstimate>,
+    pub sources: Vec<SourceEstimate>,
+}
+
+/// A calibration with its look-ups.
+#[derive(Debug)]
+pub struct InForce {
+    pub record: Calibration,
+    half_lives: HashMap<String, f64>,
+    reliabilities: HashMap<String, f64>,
+}
+
+impl InForce {
+    pub fn new(record: Calibration) -> Self {
+        let half_lives = record.predicates.iter().filter(|p| p.used).map(|p| (p.predicate.clone(), p.half_life_days)).collect();
+        let reliabilities = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.reliability)).collect();
+        InForce { record, half_lives, reliabilities }
+    }
+
+    pub fn half_life(&self, predicate: &str) -> Option<f64> {
+        self.half_lives.get(predicate).copied()
+    }
+
+    pub fn reliability(&self, source_id: &str) -> Option<f64> {
+        self.reliabilities.get(source_id).copied()
+    }
+}
+
+/// The calibration the engine's filter uses, shared by every clone of its
+/// settings. `None` inside: never calibrated (today's stated trust and
+/// configured half-lives, exactly).
+#[derive(Debug, Clone, Default)]
+pub struct ActiveCalibration {
+    loaded: Rc<RefCell<Option<Option<Rc<InForce>>>>>,
+}
+
+impl ActiveCalibration {
+    /// The calibration in force (`None` when never calibrated or not loaded yet).
+    pub fn get(&self) -> Option<Rc<InForce>> {
+        self.loaded.borrow().clone().flatten()
+    }
+
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.borrow().is_some()
+    }
+
+    pub fn set(&self, record: Option<Calibration>) {
+        *self.loaded.borrow_mut() = Some(record.map(|r| Rc::new(InForce::new(r))));
+    }
+}

@@ -1,0 +1,192 @@
+//! A forward–backward pass over one slot's observations under the forward
+//! filter's own model (SPEC §4): the values seen plus an "unseen" remainder,
+//! relaxation toward uniform between observations, and an observation of
+//! quality `q` favouring its value by `q` against `(1 − q)/(K − 1)`.
+//!
+//! It answers the two questions calibration asks of a slot (the E-step of
+//! EM): for each observation, the probability that its value held when it
+//! was made, given all the slot's evidence (the consensus); and the expected
+//! number of changes of the world between observations.
+
+/// One report in a slot, as the estimator sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotObservation {
+    /// Index of the value among the slot's values.
+    pub value: usize,
+    /// Index of the source among every source calibration looked at.
+    pub source: usize,
+    /// Days since an arbitrary origin (only differences matter).
+    pub day: f64,
+    pub stated_trust: f64,
+    pub extractor: f64,
+}
+
+/// A slot reduced to what calibration needs: observations in time order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotSummary {
+    /// Index of the predicate among the time-varying predicates estimated
+    /// (`None`: the slot does not relax — a fixed predicate, or one not estimated).
+    pub predicate: Option<usize>,
+    /// The half-life the slot relaxes with when it is not estimated.
+    pub fixed_half_life: Option<f64>,
+    pub values: usize,
+    pub observations: Vec<SlotObservation>,
+}
+
+/// What one pass over a slot gives the estimator.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SlotFit {
+    /// Per observation: probability its value held, given the slot's evidence.
+    pub agreement: Vec<f64>,
+    /// Expected number of change events (Poisson), over `exposure_days`.
+    pub expected_changes: f64,
+    pub exposure_days: f64,
+}
+
+struct Hypotheses {
+    /// Weight of each entry: 1 per seen value, the unseen count for the last.
+    weight: Vec<f64>,
+    k: f64,
+}
+
+impl Hypotheses {
+    fn new(values: usize, prior: f64) -> Self {
+        let unseen = (1.0 / prior - values as f64).max(1.0);
+        let mut weight = vec![1.0; values];
+        weight.push(unseen);
+        Hypotheses { k: values as f64 + unseen, weight }
+    }
+
+    /// Per-value likelihood of an observation of `value` with quality `q`.
+    fn emission(&self, value: usize, q: f64) -> Vec<f64> {
+        let miss = (1.0 - q) / (self.k - 1.0);
+        (0..self.weight.len()).map(|i| if i == value { q } else { miss }).collect()
+    }
+
+    /// Masses carried forward over a gap with probability `stay` of no change event.
+    fn predict(&self, mass: &[f64], stay: f64) -> Vec<f64> {
+        let total: f64 = mass.iter().sum();
+        mass.iter().zip(&self.weight).map(|(p, w)| stay * p + (1.0 - stay) * w / self.k * total).collect()
+    }
+
+    /// Per-value backward message carried back over a gap.
+    fn retrodict(&self, message: &[f64], stay: f64) -> Vec<f64> {
+        let mix: f64 = message.iter().zip(&self.weight).map(|(m, w)| m * w).sum::<f64>() / self.k;
+        message.iter().map(|m| stay * m + (1.0 - stay) * mix).collect()
+    }
+}
+
+fn normalized(mut v: Vec<f64>) -> Vec<f64> {
+    let z: f64 = v.iter().sum();
+    if z > 0.0 {
+        v.iter_mut().for_each(|x| *x /= z);
+    }
+    v
+}
+
+fn stay(gap_days: f64, half_life: Option<f64>) -> f64 {
+    match half_life {
+        Some(h) if h > 0.0 && gap_days > 0.0 => 0.5f64.powf(gap_days / h),
+        _ => 1.0,
+    }
+}
+
+/// Smooths one slot with qualities `quality[i]` for its observations and the
+/// given half-life (`None`: the value never changes).
+pub fn fit_slot(slot: &SlotSummary, quality: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
+    let obs = &slot.observations;
+    let n = obs.len();
+    if n == 0 {
+        return SlotFit::default();
+    }
+    let hyp = Hypotheses::new(slot.values, prior);
+    let emissions: Vec<Vec<f64>> = obs.iter().zip(quality).map(|(o, q)| hyp.emission(o.value, *q)).collect();
+    let stays: Vec<f64> = (0..n).map(|t| if t == 0 { 1.0 } else { stay(obs[t].day - obs[t - 1].day, half_life) }).collect();
+    // Forward: `before[t]` is the prediction just before observation t, `after[t]` includes it.
+    let mut before = Vec::with_capacity(n);
+    let mut after: Vec<Vec<f64>> = Vec::with_capacity(n);
+    for t in 0..n {
+        let prior_mass = if t == 0 { hyp.weight.iter().map(|w| w / hyp.k).collect() } else { hyp.predict(&after[t - 1], stays[t]) };
+        let posterior = normalized(prior_mass.iter().zip(&emissions[t]).map(|(p, e)| p * e).collect());
+        before.push(prior_mass);
+        after.push(posterior);
+    }
+    // Backward: `behind[t]` is the likelihood of observations after t given the state at t.
+    let mut behind = vec![vec![1.0; hyp.weight.len()]; n];
+    for t in (0..n - 1).rev() {
+        let carried: Vec<f64> = emissions[t + 1].iter().zip(&behind[t + 1]).map(|(e, b)| e * b).collect();
+        let message = hyp.retrodict(&carried, stays[t + 1]);
+        let scale = message.iter().cloned().fold(0.0, f64::max);
+        behind[t] = if scale > 0.0 { message.iter().map(|m| m / scale).collect() } else { message };
+    }
+    let agreement = (0..n)
+        .map(|t| {
+            let post = normalized(before[t].iter().zip(&emissions[t]).zip(&behind[t]).map(|((p, e), b)| p * e * b).collect());
+            post[obs[t].value]
+        })
+        .collect();
+    let mut fit = SlotFit { agreement, expected_changes: 0.0, exposure_days: 0.0 };
+    if let Some(h) = half_life {
+        for t in 1..n {
+            let gap = obs[t].day - obs[t - 1].day;
+            if gap <= 0.0 {
+                continue;
+            }
+            let s = stays[t];
+            let joint = |keep: f64| -> f64 {
+                (0..hyp.weight.len()).map(|i| after[t - 1][i] * keep * emissions[t][i] * behind[t][i]).sum()
+            };
+            let z: f64 = before[t].iter().zip(&emissions[t]).zip(&behind[t]).map(|((p, e), b)| p * e * b).sum();
+            if z <= 0.0 {
+                continue;
+            }
+            // At least one change event in the gap, then the Poisson count given at least one.
+            let unchanged = joint(s) / z;
+            let some_event = (1.0 - unchanged).clamp(0.0, 1.0);
+            let rate = std::f64::consts::LN_2 / h;
+            let per_event = if s < 1.0 { rate * gap / (1.0 - s) } else { 1.0 };
+            fit.expected_changes += some_event * per_event;
+            fit.exposure_days += gap;
+        }
+    }
+    fit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(value: usize, source: usize, day: f64) -> SlotObservation {
+        SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 }
+    }
+
+    fn slot(observations: Vec<SlotObservation>, values: usize) -> SlotSummary {
+        SlotSummary { predicate: Some(0), fixed_half_life: None, values, observations }
+    }
+
+    #[test]
+    fn an_outlier_disagrees_with_the_consensus_the_majority_agrees() {
+        let s = slot(vec![obs(0, 0, 0.0), obs(0, 1, 1.0), obs(1, 2, 2.0), obs(0, 3, 3.0)], 2);
+        let fit = fit_slot(&s, &[0.8; 4], None, 0.2);
+        assert!(fit.agreement[0] > 0.9 && fit.agreement[3] > 0.9, "{:?}", fit.agreement);
+        assert!(fit.agreement[2] < 0.1, "{:?}", fit.agreement);
+    }
+
+    #[test]
+    fn a_lasting_new_value_counts_as_a_change_a_steady_slot_does_not() {
+        let steady = slot((0..10).map(|i| obs(0, i % 3, i as f64 * 10.0)).collect(), 1);
+        let moved = slot((0..10).map(|i| obs(usize::from(i >= 5), i % 3, i as f64 * 10.0)).collect(), 2);
+        let a = fit_slot(&steady, &[0.9; 10], Some(100.0), 0.2);
+        let b = fit_slot(&moved, &[0.9; 10], Some(100.0), 0.2);
+        assert!(a.expected_changes < 0.3, "{}", a.expected_changes);
+        assert!((b.expected_changes - 1.0).abs() < 0.4, "{}", b.expected_changes);
+        assert_eq!(a.exposure_days, 90.0);
+    }
+
+    #[test]
+    fn agreement_stays_a_probability() {
+        let s = slot((0..30).map(|i| obs(i % 4, i % 5, i as f64 * 3.0)).collect(), 4);
+        let fit = fit_slot(&s, &[0.99; 30], Some(10.0), 0.2);
+        assert!(fit.agreement.iter().all(|p| p.is_finite() && (0.0..=1.0).contains(p)));
+    }
+}

@@ -1,0 +1,266 @@
+//! `calibrate()` (SPEC §4) over the store: reads each reconcile slot once into
+//! a compact summary, runs the estimator, and commits the result as a new
+//! version of the calibration record — an ordinary slot under a reserved
+//! subject, so every store keeps it like any other.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::Engine;
+use crate::belief::{set_belief, to_log_odds};
+use crate::calibrate::estimate::{estimate, Estimates, EstimatorInput};
+use crate::calibrate::smoother::{SlotObservation, SlotSummary};
+use crate::calibrate::{CalibrateOptions, Calibration, PredicateEstimate, SourceEstimate};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, Status};
+use crate::normalize::tokens;
+use crate::strategy::{self, Strategy};
+use crate::time::Timestamp;
+
+/// The slot that holds calibration records (one claim per version, the latest active).
+pub const CALIBRATION_SUBJECT: &str = "\u{1f}calibration";
+pub const CALIBRATION_PREDICATE: &str = "record";
+const CALIBRATION_SOURCE: &str = "credence.calibrate";
+const DEFAULT_MIN_OBSERVATIONS: u32 = 20;
+
+/// Subjects the engine keeps for itself (entity registry, calibration): not facts about anyone.
+pub fn is_reserved_subject(subject: &str) -> bool {
+    subject.starts_with('\u{1f}')
+}
+
+fn record_ref() -> SlotRef {
+    SlotRef::new(CALIBRATION_SUBJECT, CALIBRATION_PREDICATE)
+}
+
+/// The latest record in the calibration slot.
+fn latest_record(slot: &Slot) -> Result<Option<Calibration>> {
+    let Some(claim) = slot.claims.iter().rev().find(|c| c.status == Status::Active) else { return Ok(None) };
+    serde_json::from_str(&claim.object)
+        .map(Some)
+        .map_err(|e| Error::new(ErrorCode::MalformedStoreData, format!("calibration record {} is unreadable: {e}", claim.id)))
+}
+
+/// Slots read into summaries, with the names behind the indices.
+#[derive(Default)]
+struct Collected {
+    slots: Vec<SlotSummary>,
+    sources: Vec<String>,
+    source_index: HashMap<String, usize>,
+    predicates: Vec<(String, f64)>,
+}
+
+impl Collected {
+    fn source(&mut self, id: &str) -> usize {
+        if let Some(i) = self.source_index.get(id) {
+            return *i;
+        }
+        self.sources.push(id.to_string());
+        self.source_index.insert(id.to_string(), self.sources.len() - 1);
+        self.sources.len() - 1
+    }
+
+    fn predicate(&mut self, name: &str, configured: f64) -> usize {
+        match self.predicates.iter().position(|(p, _)| p == name) {
+            Some(i) => i,
+            None => {
+                self.predicates.push((name.to_string(), configured));
+                self.predicates.len() - 1
+            }
+        }
+    }
+}
+
+fn observed_day(p: &Provenance, claim: &Claim) -> f64 {
+    let at = p.observed_at.as_deref().and_then(|t| Timestamp::parse(t, "observedAt").ok()).unwrap_or_else(|| claim.effective_from());
+    at.millis() as f64 / 86_400_000.0
+}
+
+/// One slot's observations, values grouped as the filter groups them
+/// (the same entity when both name one, else the same normalized text).
+fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, fixed_half_life: Option<f64>) -> SlotSummary {
+    let mut values: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    let mut observations = Vec::new();
+    for claim in slot.claims.iter().filter(|c| c.status != Status::Retired && slot.tombstone(&c.id).is_none()) {
+        let key = (claim.object_entity.clone(), tokens(&claim.object));
+        let same = |r: &(Option<String>, Vec<String>)| match (&r.0, &key.0) {
+            (Some(x), Some(y)) => x == y,
+            _ => r.1 == key.1,
+        };
+        let value = match values.iter().position(same) {
+            Some(v) => v,
+            None => {
+                values.push(key.clone());
+                values.len() - 1
+            }
+        };
+        for p in &claim.provenance {
+            let source = collected.source(&p.source_id);
+            observations.push(SlotObservation { value, source, day: observed_day(p, claim), stated_trust: p.trust(), extractor: p.extractor() });
+        }
+    }
+    observations.sort_by(|a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
+    // The same report delivered twice (same source, value and observation time) is one observation:
+    // counted twice it would look like a second witness, and a wrong one like a change of the world.
+    observations.dedup_by(|b, a| a.day == b.day && a.value == b.value && a.source == b.source);
+    SlotSummary { predicate, fixed_half_life, values: values.len(), observations }
+}
+
+impl Engine {
+    /// Loads the calibration record once, before the first belief computed.
+    pub(crate) async fn ensure_calibration(&self) -> Result<()> {
+        if self.settings.calibration.is_loaded() {
+            return Ok(());
+        }
+        let slot = self.store.load_slot(&record_ref()).await?;
+        self.settings.calibration.set(latest_record(&slot)?);
+        Ok(())
+    }
+
+    /// The calibration in force, if any.
+    pub async fn calibration(&self) -> Result<Option<Calibration>> {
+        self.ensure_calibration().await?;
+        Ok(self.settings.calibration.get().map(|c| c.record.clone()))
+    }
+
+    async fn collect(&self, options: &CalibrateOptions) -> Result<Collected> {
+        let wanted: Option<Vec<String>> = options.predicates.as_ref().map(|ps| ps.iter().map(|p| self.spec_of(p).name).collect());
+        let mut collected = Collected::default();
+        for slot_ref in self.store.list_slots(None).await? {
+            if is_reserved_subject(&slot_ref.subject) {
+                continue;
+            }
+            let spec = self.spec_of(&slot_ref.predicate);
+            let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
+                .is_ok_and(|(s, _)| s == Strategy::Reconcile);
+            if spec.is_multi() || !reconciles {
+                continue;
+            }
+            let configured = spec.half_life_days.or(self.settings.belief.half_life_days).filter(|_| spec.time_varying);
+            let estimated = wanted.as_ref().is_none_or(|w| w.contains(&spec.name));
+            let predicate = match configured {
+                Some(h) if estimated => Some(collected.predicate(&spec.name, h)),
+                _ => None,
+            };
+            let slot = self.store.load_slot(&slot_ref).await?;
+            let summary = summarize(&slot, &mut collected, predicate, configured);
+            if !summary.observations.is_empty() {
+                collected.slots.push(summary);
+            }
+        }
+        Ok(collected)
+    }
+
+    /// Estimates half-lives and reliabilities from the store's history and
+    /// commits them as the next calibration version, which later reads and
+    /// writes use. Deterministic for a given store and clock.
+    pub async fn calibrate(&self, options: &CalibrateOptions) -> Result<Calibration> {
+        let min_observations = options.min_observations.unwrap_or(DEFAULT_MIN_OBSERVATIONS);
+        let collected = self.collect(options).await?;
+        let input = EstimatorInput {
+            slots: collected.slots.clone(),
+            configured_half_lives: collected.predicates.iter().map(|(_, h)| *h).collect(),
+            sources: collected.sources.len(),
+            prior: self.settings.belief.prior,
+            min_observations: f64::from(min_observations),
+        };
+        let estimates = estimate(&input);
+        let (predicates, sources) = named(&collected, &estimates, options, min_observations);
+        let now = self.now()?;
+        let cause = LogCause { op: "calibrate".into(), write_id: None, object: None, source_id: None, strategy: None, by: None };
+        let (record, _) = self
+            .commit_with_retry(&record_ref(), cause, |txn| {
+                // A concurrent calibration that committed first is the base: this one becomes the next version.
+                let previous = latest_record(&txn.slot)?;
+                let record = carried_over(previous.as_ref(), predicates.clone(), sources.clone(), now, min_observations);
+                store_record(txn, &record)?;
+                Ok(record)
+            })
+            .await?;
+        self.settings.calibration.set(Some(record.clone()));
+        Ok(record)
+    }
+}
+
+/// The estimates under their names, restricted to the sources asked for.
+fn named(collected: &Collected, estimates: &Estimates, options: &CalibrateOptions, min: u32) -> (Vec<PredicateEstimate>, Vec<SourceEstimate>) {
+    let enough = |n: usize| n >= min as usize;
+    let predicates = collected
+        .predicates
+        .iter()
+        .zip(&estimates.predicates)
+        .map(|((name, configured), fit)| PredicateEstimate {
+            predicate: name.clone(),
+            half_life_days: fit.half_life_days,
+            configured_half_life_days: *configured,
+            changes: fit.expected_changes,
+            exposure_days: fit.exposure_days,
+            slots: fit.slots,
+            observations: fit.observations,
+            used: enough(fit.observations),
+        })
+        .collect();
+    let sources = collected
+        .sources
+        .iter()
+        .zip(&estimates.sources)
+        .filter(|(id, _)| options.sources.as_ref().is_none_or(|s| s.contains(id)))
+        .map(|(id, fit)| SourceEstimate {
+            source_id: id.clone(),
+            reliability: fit.reliability,
+            stated_trust: fit.stated_trust,
+            observations: fit.observations,
+            agreed: fit.agreed,
+            used: enough(fit.observations),
+        })
+        .collect();
+    (predicates, sources)
+}
+
+/// The new record: this run's estimates, plus the previous record's entries
+/// this run did not estimate (a calibration of some sources keeps the others').
+fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEstimate>, mut sources: Vec<SourceEstimate>, now: Timestamp, min: u32) -> Calibration {
+    if let Some(prev) = previous {
+        predicates.extend(prev.predicates.iter().filter(|p| !predicates.iter().any(|n| n.predicate == p.predicate)).cloned().collect::<Vec<_>>());
+        sources.extend(prev.sources.iter().filter(|s| !sources.iter().any(|n| n.source_id == s.source_id)).cloned().collect::<Vec<_>>());
+    }
+    predicates.sort_by(|a, b| a.predicate.cmp(&b.predicate));
+    sources.sort_by(|a, b| a.source_id.cmp(&b.source_id));
+    let version = previous.map_or(1, |p| p.version + 1);
+    Calibration { version, calibrated_at: now, min_observations: min, predicates, sources }
+}
+
+fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<()> {
+    let object = serde_json::to_string(record).map_err(|e| Error::new(ErrorCode::StoreFailed, format!("calibration record: {e}")))?;
+    let id = txn.new_id("cal");
+    let previous: Vec<String> = txn.slot.claims.iter().filter(|c| c.status == Status::Active).map(|c| c.id.clone()).collect();
+    let mut claim = Claim {
+        id: id.clone(),
+        subject: CALIBRATION_SUBJECT.into(),
+        predicate: CALIBRATION_PREDICATE.into(),
+        object,
+        status: Status::Active,
+        confidence: 1.0,
+        log_odds: 0.0,
+        stated_confidence: 1.0,
+        valid_from: Some(txn.now),
+        valid_to: None,
+        recorded_at: txn.now,
+        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None }],
+        superseded_by: None,
+        supersedes: previous.last().cloned(),
+        conflict_ids: Vec::new(),
+        object_entity: None,
+    };
+    set_belief(&mut claim, to_log_odds(0.99));
+    txn.add_claim(claim);
+    let now = txn.now;
+    for old in &previous {
+        txn.update_claim(old, |c| {
+            c.status = Status::Superseded;
+            c.valid_to = Some(now);
+            c.superseded_by = Some(id.clone());
+        });
+    }
+    let summary: BTreeMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
+    txn.log_change("calibrate", &[&id], None, None, format!("calibration version {}: half-lives {summary:?}, {} sources", record.version, record.sources.len()));
+    Ok(())
+}

@@ -1,0 +1,174 @@
+#![allow(clippy::unwrap_used)]
+//! `calibrate()` (SPEC §4) on the native engine: it learns which source to
+//! trust and how fast a predicate changes, stores a versioned record that
+//! survives reopening, and a memory never calibrated behaves as before.
+
+mod common;
+
+use std::rc::Rc;
+
+use common::*;
+use credence::calibrate::CalibrateOptions;
+use credence::engine::{Engine, Hooks};
+use credence::hooks::SequentialIds;
+use credence::model::{Candidate, Provenance};
+use credence::store::Store;
+use credence::{EngineConfig, RecallOptions, WriteOptions};
+
+const PLACES: [&str; 6] = ["Paris", "Oslo", "Lima", "Rome", "Kyiv", "Quito"];
+
+/// A deterministic LCG: the world is the same on every run.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// 20 subjects whose `located_in` moves every ~80 days, reported every 8 days
+/// for two years by "good" (right 95% of the time) and "poor" (right 50%),
+/// both stating trust 0.8.
+fn world(h: &Harness) {
+    let mut rng = Lcg(7);
+    for s in 0..20 {
+        let subject = format!("p{s}");
+        let mut truth = s % PLACES.len();
+        for step in 0..90 {
+            let day = step * 8;
+            if rng.next() < 8.0 / 80.0 {
+                truth = (truth + 1 + (rng.next() * 5.0) as usize) % PLACES.len();
+            }
+            let (source, reliability) = if step % 2 == 0 { ("good", 0.95) } else { ("poor", 0.5) };
+            let value = if rng.next() < reliability { truth } else { (truth + 1 + (rng.next() * 5.0) as usize) % PLACES.len() };
+            let observed = credence::time::Timestamp::from_millis((day as i64 + 20_454) * 86_400_000).to_iso();
+            let c = Candidate {
+                subject: Some(subject.clone()),
+                predicate: "located_in".into(),
+                object: PLACES[value].into(),
+                provenance: Some(Provenance { source_id: source.into(), source_trust: Some(0.8), observed_at: Some(observed), ..Default::default() }),
+                ..Default::default()
+            };
+            run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
+        }
+    }
+    h.clock.0.set((20_454 + 730) * 86_400_000);
+}
+
+fn calibrated() -> Harness {
+    let h = harness(EngineConfig::default());
+    world(&h);
+    h
+}
+
+fn reopen(h: &Harness) -> Engine {
+    let config = EngineConfig::default();
+    Engine::new(h.store.clone(), &config, Hooks { clock: h.clock.clone(), ids: Some(Rc::new(SequentialIds::new())), merge: None, judge: None }).unwrap()
+}
+
+fn recall_confidence(engine: &Engine, subject: &str) -> f64 {
+    let opts = RecallOptions { predicate: Some("located_in".into()), ..Default::default() };
+    run(engine.recall(Some(subject), &opts)).unwrap().iter().map(|c| c.confidence).fold(0.0, f64::max)
+}
+
+#[test]
+fn it_learns_which_source_to_trust_and_how_fast_places_change() {
+    let h = calibrated();
+    let record = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!(record.version, 1);
+    let source = |id: &str| record.sources.iter().find(|s| s.source_id == id).unwrap().clone();
+    let (good, poor) = (source("good"), source("poor"));
+    assert!(good.reliability > 0.88 && poor.reliability < 0.68, "{good:?} {poor:?} {:?}", record.predicates);
+    assert_eq!((good.observations, poor.observations), (900, 900));
+    assert!(good.used && (good.stated_trust - 0.8).abs() < 1e-12);
+    let place = &record.predicates[0];
+    assert_eq!(place.predicate, "located_in");
+    assert_eq!(place.configured_half_life_days, 365.0);
+    // Moves every ~80 days to another of 6 places: a resample half-life near ln2·80·5/6 ≈ 46.
+    assert!(place.half_life_days > 25.0 && place.half_life_days < 90.0, "{place:?}");
+}
+
+#[test]
+fn never_calibrated_memory_reports_no_calibration() {
+    let h = calibrated();
+    assert_eq!(run(h.engine.calibration()).unwrap(), None);
+    let claim = run(h.engine.recall(Some("p0"), &RecallOptions::default())).unwrap().remove(0);
+    assert_eq!(run(h.engine.why(&claim.id)).unwrap().calibration_version, None);
+}
+
+#[test]
+fn reads_use_the_calibration_and_why_names_its_version() {
+    let h = calibrated();
+    let before: Vec<f64> = (0..20).map(|s| recall_confidence(&h.engine, &format!("p{s}"))).collect();
+    run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let after: Vec<f64> = (0..20).map(|s| recall_confidence(&h.engine, &format!("p{s}"))).collect();
+    assert_ne!(before, after);
+    let claim = run(h.engine.recall(Some("p0"), &RecallOptions::default())).unwrap().remove(0);
+    assert_eq!(run(h.engine.why(&claim.id)).unwrap().calibration_version, Some(1));
+    // The record is not a subject of memory.
+    assert!(run(h.engine.subjects()).unwrap().iter().all(|s| s.starts_with('p')));
+}
+
+#[test]
+fn the_record_survives_reopening_and_the_next_calibration_is_the_next_version() {
+    let h = calibrated();
+    let first = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let reopened = reopen(&h);
+    assert_eq!(run(reopened.calibration()).unwrap(), Some(first.clone()));
+    assert_eq!(recall_confidence(&reopened, "p3"), recall_confidence(&h.engine, "p3"));
+    let second = run(reopened.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!(second.version, 2);
+    assert_eq!((second.predicates.clone(), second.sources.clone()), (first.predicates, first.sources));
+}
+
+#[test]
+fn the_same_store_gives_the_same_calibration() {
+    let a = run(calibrated().engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let b = run(calibrated().engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn two_calibrations_leave_one_current_record_and_a_lost_race_retries_on_top() {
+    let h = calibrated();
+    let other = reopen(&h);
+    assert_eq!(run(other.calibration()).unwrap(), None);
+    run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    h.store.lose_races.set(1);
+    let second = run(other.calibrate(&CalibrateOptions { sources: Some(vec!["good".into()]), ..Default::default() })).unwrap();
+    assert_eq!(second.version, 2);
+    // Carried over from version 1: the source this run did not estimate.
+    assert!(second.sources.iter().any(|s| s.source_id == "poor"));
+    let slot = run(h.store.load_slot(&credence::model::SlotRef::new(credence::engine::CALIBRATION_SUBJECT, credence::engine::CALIBRATION_PREDICATE))).unwrap();
+    let active: Vec<_> = slot.claims.iter().filter(|c| c.status.is_current()).collect();
+    assert_eq!((slot.claims.len(), active.len()), (2, 1));
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}
+
+#[test]
+fn sparse_evidence_keeps_stated_trust_and_configured_half_life() {
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("located_in", "Paris"), "a", 0.7));
+    h.write(from(cand("located_in", "Oslo"), "b", 0.9));
+    let record = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert!(record.sources.iter().all(|s| !s.used));
+    assert!(!record.predicates[0].used);
+    // Nothing in force moved: belief is what it was.
+    assert_eq!(h.current("located_in"), vec![("Oslo".to_string(), "active".to_string())]);
+}
+
+#[test]
+fn a_report_delivered_twice_counts_once() {
+    let h = calibrated();
+    let once = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    // Every report of p0 delivered again (same source, value and observedAt).
+    let claims = run(h.engine.recall(Some("p0"), &RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() })).unwrap();
+    for c in &claims {
+        for p in &c.provenance {
+            let again = Candidate { subject: Some("p0".into()), predicate: "located_in".into(), object: c.object.clone(), provenance: Some(p.clone()), ..Default::default() };
+            run(h.engine.remember(&again, &WriteOptions::default())).unwrap();
+        }
+    }
+    let twice = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!((twice.predicates.clone(), twice.sources.clone()), (once.predicates, once.sources));
+}
