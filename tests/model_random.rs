@@ -582,6 +582,19 @@ fn regressions() {
             Write(w(1, 2, 2, 2, Days(-350), 5, Some(94), false)),
             Undo(3),
         ]),
+        ("history revived beside a scheduled value while an ask_user pair held the slot (seed 993030177)", vec![
+            Write(w(1, 3, 1, 1, Year(2026), 2, Some(115), false)),
+            Batch(vec![w(0, 1, 5, 2, Unstated, 5, Some(121), false), w(1, 3, 4, 1, Unstated, 3, Some(179), false)]),
+            Write(w(1, 3, 3, 0, Days(-79), 3, None, false)),
+        ]),
+        ("history revived beside a claim still in an open dispute (seed 217098506)", vec![
+            Write(w(1, 0, 4, 2, Year(2026), 5, None, false)),
+            Write(w(1, 0, 5, 1, Unstated, 7, None, false)),
+            Write(w(1, 0, 4, 3, Days(3), 1, Some(35), false)),
+            Import(1, 2),
+            Review(2),
+            Write(w(1, 0, 1, 1, Year(2023), 3, None, false)),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

@@ -134,8 +134,11 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
             }
         }
     }
-    // History that the evidence now prefers to the claim that ended it.
-    if tv {
+    // History that the evidence now prefers to the claim that ended it. Only
+    // while that claim is the slot's one current value: beside another current
+    // claim (an open ask_user pair, a dispute, a scheduled change) the revived
+    // history would overlap it with nothing allowing both.
+    if tv && currents.len() == 1 {
         let history = txn.slot.claims.iter().filter(|s| {
             s.status == Status::Superseded
                 && free(s)
