@@ -595,6 +595,24 @@ fn regressions() {
             Review(2),
             Write(w(1, 0, 1, 1, Year(2023), 3, None, false)),
         ]),
+        ("evidence lifted a newer value past one side of an ask_user pair and left the other current (seed 361902680)", vec![
+            Write(w(1, 4, 0, 0, Days(-143), 1, Some(49), false)),
+            Wait(66),
+            Batch(vec![w(1, 0, 1, 1, Days(30), 5, None, false), w(1, 4, 5, 3, Year(2023), 9, None, false)]),
+            Write(w(1, 4, 3, 3, Unstated, 2, None, false)),
+            Write(w(1, 4, 3, 1, Unstated, 11, None, false)),
+        ]),
+        ("a settlement made current together a pair whose dispute an undo had closed as moot (seed 399619818)", vec![
+            Write(w(1, 1, 5, 0, Unstated, 8, None, false)),
+            Write(w(1, 1, 0, 0, Year(2025), 1, None, false)),
+            Write(w(1, 1, 5, 3, Days(31), 5, Some(158), false)),
+            Settle(4, 2),
+            Batch(vec![w(1, 1, 3, 3, Year(2025), 0, None, false), w(1, 4, 1, 2, Days(-368), 3, None, false)]),
+            Batch(vec![w(1, 4, 2, 2, Unstated, 5, None, true)]),
+            Undo(7),
+            Settle(2, 2),
+            Settle(0, 0),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

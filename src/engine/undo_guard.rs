@@ -9,7 +9,7 @@ use crate::txn::SlotTxn;
 /// `UNDO_STALE` naming the later change when a claim the settlement changed
 /// (or a conflict it made moot) is no longer as the settlement left it.
 pub(super) fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
-    if let Some(cf) = record.opened.iter().chain(&record.reopened).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
+    if let Some(cf) = record.opened.iter().chain(&record.reopened).chain(&record.reopened_moot).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
         return Some(
             Error::new(
                 ErrorCode::UndoStale,

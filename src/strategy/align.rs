@@ -184,7 +184,32 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
             close_disputes(txn, &earlier, "superseded by a newer claim");
             txn.log_change("supersede", &[&earlier, &later], None, None,
                 format!("later evidence lifts the newer value to the current one's belief ({bl:.2} vs {be:.2} log-odds): it supersedes it"));
-            vec![later, earlier]
+            // Every other claim current before it becomes history too, as on a
+            // write (`newer_value`): one left current (an ask_user pair's other
+            // side) would overlap the new value once its conflict goes moot.
+            let mut changed = vec![later.clone(), earlier];
+            let older: Vec<String> = match from {
+                Some(from) => txn
+                    .slot
+                    .claims
+                    .iter()
+                    .filter(|c| c.id != later && !changed.contains(&c.id) && c.status.is_current() && c.effective_from() < from)
+                    .map(|c| c.id.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            for old in older {
+                txn.update_claim(&old, |c| {
+                    c.status = Status::Superseded;
+                    c.valid_to = from;
+                    c.superseded_by = Some(later.clone());
+                });
+                close_disputes(txn, &old, "superseded by a newer claim");
+                txn.log_change("supersede", &[&old, &later], None, None,
+                    "the newer value became current: this earlier claim is history".into());
+                changed.push(old);
+            }
+            changed
         }
         Step::Outweigh { winner, loser, dispute } => {
             let (bw, bl) = (b(txn, &winner), b(txn, &loser));
