@@ -613,6 +613,12 @@ fn regressions() {
             Settle(2, 2),
             Settle(0, 0),
         ]),
+        ("evidence lifted a value past one side of an ask_user pair and left the other current (seed 581706390)", vec![
+            Batch(vec![w(1, 1, 4, 1, Year(2025), 4, Some(198), false)]),
+            Write(w(1, 1, 3, 3, Days(-25), 5, None, false)),
+            Write(w(1, 1, 5, 2, Unstated, 2, Some(40), false)),
+            Write(w(1, 1, 5, 1, Days(-213), 2, None, false)),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

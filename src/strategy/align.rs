@@ -56,7 +56,7 @@ pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<Str
     }
     for _ in 0..MAX_STEPS {
         let Some(step) = next_step(txn, ctx, post) else { break };
-        changed.extend(apply(txn, step, post));
+        changed.extend(apply(txn, step, post, ctx.spec.time_varying));
     }
     if !changed.is_empty() {
         close_moot_disputes(txn);
@@ -167,7 +167,7 @@ fn activate(txn: &mut SlotTxn, id: &str) {
     txn.update_claim(id, |c| c.status = if disputed { Status::Disputed } else { Status::Active });
 }
 
-fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
+fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<String> {
     let b = |txn: &SlotTxn, id: &str| txn.claim(id).map_or(f64::MIN, |c| belief(post, c));
     match step {
         Step::Supersede { later, earlier, dispute } => {
@@ -214,15 +214,36 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
         Step::Outweigh { winner, loser, dispute } => {
             let (bw, bl) = (b(txn, &winner), b(txn, &loser));
             let settles_dispute = dispute.is_some();
-            resolve(txn, dispute, [&winner, &loser], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
-            txn.update_claim(&loser, |c| c.status = Status::Outweighed);
-            close_disputes(txn, &loser, "another value is better believed");
+            // A value lifted from outweighed joins the current set: every
+            // other current claim it overlaps (the other side of an ask_user
+            // pair) loses to it as well, or two values would be current.
+            let lifted = txn.claim(&winner).is_some_and(|c| !c.status.is_current());
+            let winner_from = txn.claim(&winner).map(|c| c.effective_from());
+            let mut losers = vec![loser.clone()];
+            if lifted {
+                losers.extend(
+                    txn.slot
+                        .claims
+                        .iter()
+                        .filter(|c| c.id != winner && c.id != loser && c.status.is_current())
+                        .filter(|c| !(tv && winner_from.is_some_and(|w| c.effective_from() > w)))
+                        .map(|c| c.id.clone()),
+                );
+            }
+            resolve(txn, dispute, [&winner, &losers[0]], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
+            for loser in &losers {
+                txn.update_claim(loser, |c| c.status = Status::Outweighed);
+                close_disputes(txn, loser, "another value is better believed");
+            }
             activate(txn, &winner);
             if !settles_dispute {
-                txn.log_change("outweighed", &[&loser, &winner], None, None,
-                    format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+                for loser in &losers {
+                    txn.log_change("outweighed", &[loser, &winner], None, None,
+                        format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+                }
             }
-            vec![winner, loser]
+            losers.push(winner);
+            losers
         }
         Step::Revert { history, current } => {
             let (bh, bc) = (b(txn, &history), b(txn, &current));
