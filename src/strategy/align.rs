@@ -127,6 +127,12 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
         } else if (bo - bc).abs() <= margin {
             // A pair is disputed once; after that the better-believed value is current.
             if !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
+                // Beside a second current claim (an open ask_user pair) a dispute
+                // with one of them would leave the other current with it: the
+                // value waits, outweighed, until it wins outright.
+                if currents.len() > 1 {
+                    continue;
+                }
                 return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
             }
             if bo > bc + EPS {
