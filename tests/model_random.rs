@@ -716,9 +716,18 @@ fn regressions() {
             Write(w(0, 1, 5, 2, Days(-59), 5, None, true)),
             UndoMerge(2),
         ]),
+        ("evidence lifted a value past the earlier side of an ask_user pair, beside its later side (seed 355792308)", vec![
+            Write(w(0, 4, 3, 0, Unstated, 4, None, false)),
+            Import(1, 3),
+            Review(1),
+            Write(w(0, 4, 0, 1, Unstated, 4, None, false)),
+            Batch(vec![w(0, 0, 3, 0, Year(2024), 5, Some(147), false), w(0, 4, 4, 3, Unstated, 5, None, false)]),
+            Batch(vec![w(0, 2, 3, 1, Year(2026), 4, None, false), w(0, 4, 1, 2, Days(-228), 3, Some(67), false)]),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {
+            eprintln!("{}", dump(&ops));
             panic!("regression {what:?} fails at step {step}: {msg}");
         }
     }

@@ -117,6 +117,11 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
     outweighed.sort_by(|a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
     for o in outweighed {
+        // Beside a later current claim (the newer side of an open ask_user
+        // pair) a lifted value would overlap it: it waits for that question.
+        if tv && currents.iter().any(|c| c.id != current.id && c.effective_from() > o.effective_from()) {
+            continue;
+        }
         let bo = belief(post, o);
         if tv && o.effective_from() > current.effective_from() {
             if bo >= bc - EPS {
