@@ -415,6 +415,11 @@ fn known_open(h: &Harness, v: &Violation) -> Option<&'static str> {
         "duplicate_value" if named.iter().any(|c| c.status == credence::model::Status::Superseded) => {
             Some("#15 history re-assertion duplicates a superseded claim")
         }
+        // Open (integ): a write of a value a person retracted, for a time its
+        // retracted period covers, is stored as a second claim of that value.
+        "duplicate_value" if named.iter().any(|c| c.status == Status::Retracted) => {
+            Some("integ: re-asserting a retracted value duplicates the retracted claim")
+        }
         // #15: refining a claim in a conflict orphans the conflict (here: closed as moot).
         "two_current_values" if log.iter().any(|e| {
             e.rule == "refine"
@@ -723,6 +728,18 @@ fn regressions() {
             Write(w(0, 4, 0, 1, Unstated, 4, None, false)),
             Batch(vec![w(0, 0, 3, 0, Year(2024), 5, Some(147), false), w(0, 4, 4, 3, Unstated, 5, None, false)]),
             Batch(vec![w(0, 2, 3, 1, Year(2026), 4, None, false), w(0, 4, 1, 2, Days(-228), 3, Some(67), false)]),
+        ]),
+        ("erased claims (content-free tombstones) were taken for two copies of one value (checker fix; seed 211508483)", vec![
+            Write(w(1, 2, 3, 1, Unstated, 4, None, false)),
+            Write(w(1, 2, 0, 3, Year(2024), 1, None, false)),
+            Erase(1, 2),
+        ]),
+        ("keep_newer of a dependent flag on a scheduled fact failed with INVALID_TIME (seed 357080233)", vec![
+            Write(w(0, 5, 1, 2, Days(50), 5, None, false)),
+            Import(4, 3),
+            Review(0),
+            Settle(3, 0),
+            Settle(4, 0),
         ]),
     ];
     for (what, ops) in traces {
