@@ -741,6 +741,19 @@ fn regressions() {
             Settle(3, 0),
             Settle(4, 0),
         ]),
+        ("an open dependent flag was refused as moot when its dependent fact had been outweighed (seed 130299069)", vec![
+            Write(w(0, 4, 5, 2, Unstated, 0, None, false)),
+            Write(w(0, 5, 3, 1, Days(53), 7, None, false)),
+            Write(w(0, 4, 3, 1, Unstated, 7, None, false)),
+            Write(w(0, 5, 5, 0, Year(2025), 0, None, false)),
+            Settle(2, 1),
+        ]),
+        ("a value re-sent after the current claim was retracted was added beside its outweighed copy (seed 958826468)", vec![
+            Batch(vec![w(0, 1, 5, 0, Unstated, 1, Some(29), false)]),
+            Write(w(0, 1, 3, 2, Year(2026), 3, Some(3), false)),
+            Retract(0),
+            Write(w(0, 1, 3, 0, Days(26), 3, Some(50), false)),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

@@ -237,6 +237,11 @@ fn left_live_set<'t>(txn: &'t SlotTxn, record: &ConflictRecord) -> Option<&'t Cl
 
 /// Neither claim of a resolved conflict is current: a third value won since.
 fn overtaken(txn: &SlotTxn, record: &ConflictRecord) -> Option<String> {
+    // A dependent flag's `newer` is the changed fact in another slot: no rival
+    // here (the moot rule skips it too; SPEC §7: it waits for a person).
+    if record.kind == ConflictKind::Dependent {
+        return None;
+    }
     txn.third_value_won(&[&record.earlier_id, &record.newer_id])
 }
 
