@@ -754,6 +754,29 @@ fn regressions() {
             Retract(0),
             Write(w(0, 1, 3, 0, Days(26), 3, Some(50), false)),
         ]),
+        ("ask_user after the current claim was retracted added a copy of an outweighed value (seed 579046594)", vec![
+            Batch(vec![w(0, 1, 2, 2, Unstated, 2, None, false)]),
+            Batch(vec![w(0, 3, 3, 2, Days(24), 5, Some(32), false)]),
+            Write(w(0, 5, 2, 0, Unstated, 2, Some(77), false)),
+            Write(w(0, 5, 3, 1, Unstated, 4, Some(74), false)),
+            Retract(2),
+            Write(w(0, 5, 3, 2, Unstated, 5, None, false)),
+        ]),
+        ("undo of a retraction restored a value beside a copy written since (now UNDO_STALE; seed 429166048)", vec![
+            Write(w(0, 0, 2, 0, Days(-134), 7, Some(131), true)),
+            Write(w(0, 2, 5, 0, Year(2025), 0, None, true)),
+            Write(w(0, 4, 4, 3, Days(-372), 4, Some(32), true)),
+            Batch(vec![w(1, 5, 3, 2, Year(2025), 2, None, true)]),
+            Batch(vec![w(1, 0, 3, 0, Year(2023), 5, None, false), w(1, 0, 5, 3, Days(16), 2, Some(93), false), w(0, 1, 2, 2, Days(24), 10, None, false), w(0, 2, 5, 0, Unstated, 0, Some(73), false)]),
+            Write(w(0, 3, 2, 3, Days(27), 3, Some(99), false)),
+            Wait(141),
+            Retract(6),
+            Retract(10),
+            Write(w(0, 1, 4, 3, Year(2023), 2, None, false)),
+            Retract(12),
+            Write(w(1, 0, 5, 3, Unstated, 0, None, false)),
+            UndoRetract(2),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {

@@ -169,7 +169,7 @@ impl Engine {
         // retracted) still holds values: the relation engine must see them,
         // or a re-sent value would be added as a second copy.
         let occupied = txn.slot.claims.iter().any(|c| c.status.is_current())
-            || (matches!(planned.strategy, Strategy::Reconcile) && txn.slot.claims.iter().any(|c| c.status.is_live()));
+            || (matches!(planned.strategy, Strategy::Reconcile | Strategy::AskUser | Strategy::Reject) && txn.slot.claims.iter().any(|c| c.status.is_live()));
         let merged = match (planned.strategy, occupied, &self.merge) {
             (Strategy::LlmMerge, true, Some(hook)) => {
                 let actives: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();

@@ -68,6 +68,13 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
             None => return Some(format!("claim {:?} is gone", change.claim_id)),
         }
     }
+    // A copy of its value written since (the retracted claim was not there
+    // to corroborate) would sit beside it once restored.
+    if let Some(copy) = slot.claims.iter().find(|c| {
+        c.id != claim.id && c.status.is_live() && c.recorded_at >= record.recorded_at && strategy::same_value(c, claim)
+    }) {
+        return Some(format!("claim {:?} repeats its value {:?} and was written since", copy.id, copy.object));
+    }
     slot.claims
         .iter()
         .find(|c| c.status.is_current() && !record.current_after.contains(&c.id))
