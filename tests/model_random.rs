@@ -777,6 +777,15 @@ fn regressions() {
             Write(w(1, 0, 5, 3, Unstated, 0, None, false)),
             UndoRetract(2),
         ]),
+        ("undo of a retraction restored a claim beside the other side of a conflict closed since (now UNDO_STALE; seed 22 at 50,000 ops)", vec![
+            Write(w(0, 1, 2, 3, Year(2026), 4, None, false)),
+            Write(w(0, 1, 1, 0, Year(2026), 5, Some(92), false)),
+            Wait(166),
+            Settle(7, 2),
+            Retract(1),
+            Undo(0),
+            UndoRetract(3),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {
