@@ -786,6 +786,15 @@ fn regressions() {
             Undo(0),
             UndoRetract(3),
         ]),
+        ("undo of a keep_both whose claims an entity merge had moved let the merge undo restore them unasked (now UNDO_STALE; seed 21 at 50,000 ops)", vec![
+            Write(w(0, 1, 4, 0, Unstated, 8, None, true)),
+            Write(w(0, 1, 1, 2, Unstated, 5, None, true)),
+            Settle(2, 2),
+            Write(w(1, 2, 3, 3, Days(59), 6, None, true)),
+            MergeEntities(1, 0),
+            Undo(6),
+            UndoMerge(2),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {
