@@ -224,8 +224,9 @@ fn check_one_current(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str,
 }
 
 fn check_no_duplicate_values(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str, String, Vec<String>)) {
-    // A claim a person retired is kept as a record of that decision, not as a value.
-    let held: Vec<&&Claim> = valued.iter().filter(|c| c.status != Status::Retired).collect();
+    // A claim a person retired is kept as a record of that decision, not as a
+    // value; an erased claim (a tombstone, its object emptied) says nothing.
+    let held: Vec<&&Claim> = valued.iter().filter(|c| c.status != Status::Retired && !c.object.is_empty()).collect();
     for (i, a) in held.iter().enumerate() {
         for b in &held[i + 1..] {
             if same_value(a, b) && overlap(interval(slot, a), interval(slot, b)) {

@@ -114,6 +114,7 @@ impl SlotTxn {
             mooted: Vec::new(),
             opened: Vec::new(),
             reopened: Vec::new(),
+            reopened_moot: Vec::new(),
             proposed: None,
             changed: None,
             retraction: None,

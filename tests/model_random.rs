@@ -2,8 +2,9 @@
 #![allow(clippy::unwrap_used)]
 //! Model-based random test (SPEC §6): random interleavings of remember (older,
 //! equal, newer and future valid times, several sources, idempotent re-sends,
-//! batches, every strategy), settle, undo, import, entity merge and its undo,
-//! and review passes over a MemoryStore. After every step the invariant
+//! batches, every strategy), settle (dependent flags included: `work_location`
+//! depends on `works_at`), undo, retract and its undo, erase, import, entity
+//! merge and its undo, and review passes over a MemoryStore. After every step the invariant
 //! checker must find nothing, every acknowledged write must still exist, a
 //! re-sent write must answer with its first outcome, and a refused operation
 //! must write nothing.
@@ -21,11 +22,15 @@ use common::*;
 use credence::hooks::{Judge, PairRef, PairVerdict};
 use credence::invariants::{self, Violation};
 use credence::model::{Candidate, Claim, ConflictKind, ConflictStatus, Provenance};
+use credence::engine::{EraseOptions, EraseTarget, RetractOptions};
+use credence::model::Status;
 use credence::{EngineConfig, ErrorCode, Result as CResult, Store, WriteOptions};
 
 const SUBJECTS: [&str; 2] = ["ana", "bo"];
 const ENTITY_NAMES: [&str; 3] = ["Acme", "Initech", "Globex"];
-const PREDICATES: [&str; 5] = ["timezone", "born_on", "likes", "notes", "works_at"];
+// `work_location` depends on `works_at` (built-in `dependsOn`): a change or a
+// retraction of `works_at` flags it. New names go last: regression traces index this.
+const PREDICATES: [&str; 6] = ["timezone", "born_on", "likes", "notes", "works_at", "work_location"];
 const OBJECTS: [&str; 6] = ["Oslo", "oslo", "Oslo, Norway", "Rome", "Lima", "CET"];
 const SOURCES: [(&str, f64); 4] = [("a", 0.9), ("b", 0.8), ("c", 0.6), ("d", 0.3)];
 const STRATEGIES: [Option<&str>; 12] = [
@@ -72,6 +77,12 @@ enum Op {
     MergeEntities(usize, usize),
     UndoMerge(usize),
     Wait(u16),
+    /// Retract the n-th live claim (in slot order).
+    Retract(usize),
+    /// Undo the n-th retraction made so far.
+    UndoRetract(usize),
+    /// Erase a subject's slot of one predicate (privacy erasure).
+    Erase(usize, usize),
 }
 
 /// splitmix64: small, seedable, the same everywhere.
@@ -110,7 +121,7 @@ fn gen_write(r: &mut Rng) -> W {
 }
 
 fn gen_op(r: &mut Rng) -> Op {
-    match r.below(20) {
+    match r.below(24) {
         0..=8 => Op::Write(gen_write(r)),
         9 => Op::Resend(r.below(8)),
         10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
@@ -120,7 +131,10 @@ fn gen_op(r: &mut Rng) -> Op {
         16 => Op::Review(r.below(3) as u8),
         17 => Op::MergeEntities(r.below(3), r.below(3)),
         18 => Op::UndoMerge(r.below(4)),
-        _ => Op::Wait(1 + r.below(200) as u16),
+        19 => Op::Wait(1 + r.below(200) as u16),
+        20 | 21 => Op::Retract(r.below(16)),
+        22 => Op::UndoRetract(r.below(4)),
+        _ => Op::Erase(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
     }
 }
 
@@ -172,6 +186,9 @@ struct Model {
     keyed: Vec<(Candidate, WriteOptions, Option<String>)>,
     acknowledged: Vec<String>,
     merges: Vec<String>,
+    retractions: Vec<String>,
+    /// Claims erased: each must stay a content-free tombstone.
+    erased: Vec<String>,
     /// Violations matching a defect another issue owns: violation → issue.
     known: std::collections::BTreeMap<String, &'static str>,
     resend_failure: Option<String>,
@@ -271,6 +288,12 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             match run(h.engine.settle(&id, how, Some("model"))) {
                 Ok(_) if status.is_closed() => return Err(format!("settled closed conflict {id} ({status:?})")),
                 Ok(_) => {}
+                // keep_newer of a dependent flag retracts the dependent fact: refused once it left the live set.
+                Err(e) if kind == ConflictKind::Dependent && e.code == ErrorCode::ClaimNotLive => {
+                    if versions(h) != before {
+                        return Err(format!("a refused settlement of {id} wrote something"));
+                    }
+                }
                 Err(e) => {
                     allowed(&e, &[ErrorCode::ConflictAlreadySettled])?;
                     // A resolved dispute whose claims left the live set is moot too.
@@ -319,8 +342,64 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             }
         }
         Op::Wait(days) => h.clock.advance_days(*days as f64),
+        Op::Retract(n) => {
+            let live = live_claims(h);
+            let Some(target) = live.get(n % live.len().max(1)) else { return Ok(()) };
+            let before = versions(h);
+            let opts = RetractOptions { reason: Some("model".into()), ..Default::default() };
+            match run(h.engine.retract(&target.id, &opts)) {
+                Ok(r) => {
+                    if r.claim.status != Status::Retracted {
+                        return Err(format!("retracting {} left it {}", target.id, r.claim.status.as_str()));
+                    }
+                    m.retractions.push(r.id);
+                }
+                Err(e) => {
+                    // A claim that began to hold after now (scheduled) cannot end now.
+                    allowed(&e, &[ErrorCode::InvalidTime])?;
+                    if versions(h) != before {
+                        return Err(format!("a refused retraction of {} wrote something", target.id));
+                    }
+                }
+            }
+        }
+        Op::UndoRetract(n) => {
+            if !m.retractions.is_empty() {
+                let id = m.retractions[n % m.retractions.len()].clone();
+                let before = versions(h);
+                match run(h.engine.undo_any(&id)) {
+                    Ok(_) => m.retractions.retain(|r| r != &id),
+                    Err(e) => {
+                        allowed(&e, &[ErrorCode::UndoStale])?;
+                        if versions(h) != before {
+                            return Err(format!("a refused undo of retraction {id} wrote something"));
+                        }
+                    }
+                }
+            }
+        }
+        Op::Erase(s, p) => {
+            let target = EraseTarget { subject: SUBJECTS[*s].into(), predicate: Some(PREDICATES[*p].into()), claim_id: None };
+            let done = run(h.engine.erase(&target, &EraseOptions { reason: "model".into(), by: "model".into() }))
+                .map_err(|e| format!("erase failed: {e:?}"))?;
+            m.erased.extend(done.tombstones.into_iter().map(|t| t.claim_id));
+        }
     }
     Ok(())
+}
+
+/// Every live claim outside the entity registry, in slot order.
+fn live_claims(h: &Harness) -> Vec<Claim> {
+    run(async {
+        let mut out = Vec::new();
+        for r in h.store.list_slots(None).await.unwrap() {
+            if r.subject == credence::entities::ENTITY_REGISTRY {
+                continue;
+            }
+            out.extend(h.store.load_slot(&r).await.unwrap().claims.into_iter().filter(|c| c.status.is_live()));
+        }
+        out
+    })
 }
 
 /// Defects another issue owns (they are being fixed there), recognised
@@ -335,6 +414,11 @@ fn known_open(h: &Harness, v: &Violation) -> Option<&'static str> {
         // #15: a value re-asserted for a period it held before gets a second copy.
         "duplicate_value" if named.iter().any(|c| c.status == credence::model::Status::Superseded) => {
             Some("#15 history re-assertion duplicates a superseded claim")
+        }
+        // Open (integ): a write of a value a person retracted, for a time its
+        // retracted period covers, is stored as a second claim of that value.
+        "duplicate_value" if named.iter().any(|c| c.status == Status::Retracted) => {
+            Some("integ: re-asserting a retracted value duplicates the retracted claim")
         }
         // #15: refining a claim in a conflict orphans the conflict (here: closed as moot).
         "two_current_values" if log.iter().any(|e| {
@@ -369,6 +453,12 @@ fn check(h: &Harness, m: &mut Model) -> Result<(), String> {
     for id in &m.acknowledged {
         if run(h.engine.why(id)).is_err() {
             return Err(format!("acknowledged claim {id} is gone"));
+        }
+    }
+    for id in &m.erased {
+        match run(h.engine.why(id)) {
+            Ok(w) if w.claim.object.is_empty() => {}
+            other => return Err(format!("erased claim {id} is not a content-free tombstone: {other:?}")),
         }
     }
     Ok(())
@@ -582,9 +672,133 @@ fn regressions() {
             Write(w(1, 2, 2, 2, Days(-350), 5, Some(94), false)),
             Undo(3),
         ]),
+        ("history revived beside a scheduled value while an ask_user pair held the slot (seed 993030177)", vec![
+            Write(w(1, 3, 1, 1, Year(2026), 2, Some(115), false)),
+            Batch(vec![w(0, 1, 5, 2, Unstated, 5, Some(121), false), w(1, 3, 4, 1, Unstated, 3, Some(179), false)]),
+            Write(w(1, 3, 3, 0, Days(-79), 3, None, false)),
+        ]),
+        ("history revived beside a claim still in an open dispute (seed 217098506)", vec![
+            Write(w(1, 0, 4, 2, Year(2026), 5, None, false)),
+            Write(w(1, 0, 5, 1, Unstated, 7, None, false)),
+            Write(w(1, 0, 4, 3, Days(3), 1, Some(35), false)),
+            Import(1, 2),
+            Review(2),
+            Write(w(1, 0, 1, 1, Year(2023), 3, None, false)),
+        ]),
+        ("evidence lifted a newer value past one side of an ask_user pair and left the other current (seed 361902680)", vec![
+            Write(w(1, 4, 0, 0, Days(-143), 1, Some(49), false)),
+            Wait(66),
+            Batch(vec![w(1, 0, 1, 1, Days(30), 5, None, false), w(1, 4, 5, 3, Year(2023), 9, None, false)]),
+            Write(w(1, 4, 3, 3, Unstated, 2, None, false)),
+            Write(w(1, 4, 3, 1, Unstated, 11, None, false)),
+        ]),
+        ("a settlement made current together a pair whose dispute an undo had closed as moot (seed 399619818)", vec![
+            Write(w(1, 1, 5, 0, Unstated, 8, None, false)),
+            Write(w(1, 1, 0, 0, Year(2025), 1, None, false)),
+            Write(w(1, 1, 5, 3, Days(31), 5, Some(158), false)),
+            Settle(4, 2),
+            Batch(vec![w(1, 1, 3, 3, Year(2025), 0, None, false), w(1, 4, 1, 2, Days(-368), 3, None, false)]),
+            Batch(vec![w(1, 4, 2, 2, Unstated, 5, None, true)]),
+            Undo(7),
+            Settle(2, 2),
+            Settle(0, 0),
+        ]),
+        ("evidence lifted a value past one side of an ask_user pair and left the other current (seed 581706390)", vec![
+            Batch(vec![w(1, 1, 4, 1, Year(2025), 4, Some(198), false)]),
+            Write(w(1, 1, 3, 3, Days(-25), 5, None, false)),
+            Write(w(1, 1, 5, 2, Unstated, 2, Some(40), false)),
+            Write(w(1, 1, 5, 1, Days(-213), 2, None, false)),
+        ]),
+        ("a value within the margin was disputed against one side of an ask_user pair only (seed 275889624)", vec![
+            Write(w(0, 1, 5, 0, Unstated, 4, None, false)),
+            Write(w(0, 1, 3, 2, Year(2026), 5, None, false)),
+            Batch(vec![w(0, 1, 0, 3, Unstated, 0, None, false), w(0, 1, 1, 0, Unstated, 0, None, false)]),
+        ]),
+        ("undoing an entity merge restored a value beside one written since (now UNDO_STALE; seed 833703516)", vec![
+            Batch(vec![w(0, 1, 3, 1, Days(-335), 4, None, true)]),
+            Write(w(1, 1, 4, 2, Days(1), 8, Some(138), true)),
+            MergeEntities(1, 0),
+            Write(w(0, 1, 5, 2, Days(-59), 5, None, true)),
+            UndoMerge(2),
+        ]),
+        ("evidence lifted a value past the earlier side of an ask_user pair, beside its later side (seed 355792308)", vec![
+            Write(w(0, 4, 3, 0, Unstated, 4, None, false)),
+            Import(1, 3),
+            Review(1),
+            Write(w(0, 4, 0, 1, Unstated, 4, None, false)),
+            Batch(vec![w(0, 0, 3, 0, Year(2024), 5, Some(147), false), w(0, 4, 4, 3, Unstated, 5, None, false)]),
+            Batch(vec![w(0, 2, 3, 1, Year(2026), 4, None, false), w(0, 4, 1, 2, Days(-228), 3, Some(67), false)]),
+        ]),
+        ("erased claims (content-free tombstones) were taken for two copies of one value (checker fix; seed 211508483)", vec![
+            Write(w(1, 2, 3, 1, Unstated, 4, None, false)),
+            Write(w(1, 2, 0, 3, Year(2024), 1, None, false)),
+            Erase(1, 2),
+        ]),
+        ("keep_newer of a dependent flag on a scheduled fact failed with INVALID_TIME (seed 357080233)", vec![
+            Write(w(0, 5, 1, 2, Days(50), 5, None, false)),
+            Import(4, 3),
+            Review(0),
+            Settle(3, 0),
+            Settle(4, 0),
+        ]),
+        ("an open dependent flag was refused as moot when its dependent fact had been outweighed (seed 130299069)", vec![
+            Write(w(0, 4, 5, 2, Unstated, 0, None, false)),
+            Write(w(0, 5, 3, 1, Days(53), 7, None, false)),
+            Write(w(0, 4, 3, 1, Unstated, 7, None, false)),
+            Write(w(0, 5, 5, 0, Year(2025), 0, None, false)),
+            Settle(2, 1),
+        ]),
+        ("a value re-sent after the current claim was retracted was added beside its outweighed copy (seed 958826468)", vec![
+            Batch(vec![w(0, 1, 5, 0, Unstated, 1, Some(29), false)]),
+            Write(w(0, 1, 3, 2, Year(2026), 3, Some(3), false)),
+            Retract(0),
+            Write(w(0, 1, 3, 0, Days(26), 3, Some(50), false)),
+        ]),
+        ("ask_user after the current claim was retracted added a copy of an outweighed value (seed 579046594)", vec![
+            Batch(vec![w(0, 1, 2, 2, Unstated, 2, None, false)]),
+            Batch(vec![w(0, 3, 3, 2, Days(24), 5, Some(32), false)]),
+            Write(w(0, 5, 2, 0, Unstated, 2, Some(77), false)),
+            Write(w(0, 5, 3, 1, Unstated, 4, Some(74), false)),
+            Retract(2),
+            Write(w(0, 5, 3, 2, Unstated, 5, None, false)),
+        ]),
+        ("undo of a retraction restored a value beside a copy written since (now UNDO_STALE; seed 429166048)", vec![
+            Write(w(0, 0, 2, 0, Days(-134), 7, Some(131), true)),
+            Write(w(0, 2, 5, 0, Year(2025), 0, None, true)),
+            Write(w(0, 4, 4, 3, Days(-372), 4, Some(32), true)),
+            Batch(vec![w(1, 5, 3, 2, Year(2025), 2, None, true)]),
+            Batch(vec![w(1, 0, 3, 0, Year(2023), 5, None, false), w(1, 0, 5, 3, Days(16), 2, Some(93), false), w(0, 1, 2, 2, Days(24), 10, None, false), w(0, 2, 5, 0, Unstated, 0, Some(73), false)]),
+            Write(w(0, 3, 2, 3, Days(27), 3, Some(99), false)),
+            Wait(141),
+            Retract(6),
+            Retract(10),
+            Write(w(0, 1, 4, 3, Year(2023), 2, None, false)),
+            Retract(12),
+            Write(w(1, 0, 5, 3, Unstated, 0, None, false)),
+            UndoRetract(2),
+        ]),
+        ("undo of a retraction restored a claim beside the other side of a conflict closed since (now UNDO_STALE; seed 22 at 50,000 ops)", vec![
+            Write(w(0, 1, 2, 3, Year(2026), 4, None, false)),
+            Write(w(0, 1, 1, 0, Year(2026), 5, Some(92), false)),
+            Wait(166),
+            Settle(7, 2),
+            Retract(1),
+            Undo(0),
+            UndoRetract(3),
+        ]),
+        ("undo of a keep_both whose claims an entity merge had moved let the merge undo restore them unasked (now UNDO_STALE; seed 21 at 50,000 ops)", vec![
+            Write(w(0, 1, 4, 0, Unstated, 8, None, true)),
+            Write(w(0, 1, 1, 2, Unstated, 5, None, true)),
+            Settle(2, 2),
+            Write(w(1, 2, 3, 3, Days(59), 6, None, true)),
+            MergeEntities(1, 0),
+            Undo(6),
+            UndoMerge(2),
+        ]),
     ];
     for (what, ops) in traces {
         if let Err((step, msg)) = run_trace(&ops) {
+            eprintln!("{}", dump(&ops));
             panic!("regression {what:?} fails at step {step}: {msg}");
         }
     }

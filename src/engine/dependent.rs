@@ -108,8 +108,9 @@ pub(super) fn settle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &Confl
         return Ok(());
     }
     let reason = format!("settled {} keep_newer: {}", record.id, record.reason);
-    let now = txn.now;
-    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, now, by, Some(&reason), Some(&record.id))?;
+    // A scheduled dependent fact (it begins later) ends where it would have begun.
+    let at = txn.claim(&record.earlier_id).map_or(txn.now, |c| c.effective_from().max(txn.now));
+    let retraction = super::retract::apply_retraction(txn, ctx, &record.earlier_id, at, by, Some(&reason), Some(&record.id))?;
     txn.update_conflict(&record.id, |c| c.retraction = Some(retraction.id));
     Ok(())
 }

@@ -24,6 +24,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
 use super::ReviewReport;
 use crate::hooks::Judge;
+use crate::invariants::{self, SlotFacts};
 use crate::strategy;
 use crate::txn::SlotTxn;
 
@@ -286,6 +287,31 @@ impl Engine {
     /// claims back as they were; claims the merge created are retired (kept
     /// for the audit trail). Refused with `UNDO_STALE`, writing nothing, when
     /// a claim it changed has changed since.
+    /// The invariant an undo would break in `slot` beside a claim the merge did
+    /// not move or change (one written since: it may rely on the merged state),
+    /// found by restoring a copy of the slot.
+    async fn undo_clash(&self, slot_ref: &SlotRef, slot: &Slot, happened: &[&ClaimRevert]) -> Result<Option<invariants::Violation>> {
+        let log = self.store.read_log(slot_ref).await?;
+        let mooted = super::undo_guard::mooted_by_merge(&log);
+        let mut after = slot.clone();
+        for cf in after.conflicts.iter_mut().filter(|c| mooted.contains(&c.id) && c.status == ConflictStatus::Moot) {
+            cf.status = ConflictStatus::Open;
+        }
+        let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
+        for r in &mine {
+            if let Some(c) = after.claims.iter_mut().find(|c| c.id == r.claim_id && !is_reverted(r, c)) {
+                restore(c, r);
+            }
+        }
+        let facts = SlotFacts { slot_ref, log: &log, multi: self.spec_of(&slot_ref.predicate).is_multi() };
+        let before = invariants::check_slot(slot, &facts);
+        Ok(invariants::check_slot(&after, &facts).into_iter().find(|v| {
+            matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
+                && !before.contains(v)
+                && v.ids.iter().any(|id| !mine.iter().any(|r| &r.claim_id == id))
+        }))
+    }
+
     pub async fn undo_entity_merge(&self, merge_id: &str) -> Result<EntityMerge> {
         self.undo_entity_merge_reopening(merge_id, false).await
     }
@@ -325,6 +351,13 @@ impl Engine {
                     .with_field("mergeId"));
                 }
             }
+            if let Some(clash) = self.undo_clash(slot_ref, &slot, &happened).await? {
+                return Err(Error::new(
+                    ErrorCode::UndoStale,
+                    format!("entity merge {merge_id:?} can't be undone: the slot {}/{} changed since and restoring it would break an invariant ({})", slot_ref.subject, slot_ref.predicate, clash.message),
+                )
+                .with_field("mergeId"));
+            }
         }
         let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
         self.commit_with_retry(&reg, cause.clone(), |txn| {
@@ -348,16 +381,7 @@ impl Engine {
                     if txn.claim(&r.claim_id).is_some_and(|c| is_reverted(r, c)) {
                         continue;
                     }
-                    txn.update_claim(&r.claim_id, |c| {
-                        if r.created {
-                            c.status = Status::Retired;
-                        } else {
-                            c.status = r.status;
-                            c.provenance.truncate(r.provenance_len);
-                            crate::belief::set_belief(c, r.log_odds);
-                            c.superseded_by = r.superseded_by.clone();
-                        }
-                    });
+                    txn.update_claim(&r.claim_id, |c| restore(c, r));
                 }
                 txn.log_change("undo_merge", &[], None, None, format!("entity merge {merge_id} undone"));
                 Ok(())
@@ -511,6 +535,18 @@ fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied
     strategy::refresh_beliefs(txn, ctx);
     txn.log_change("entity_merge", &[&id], None, None, format!("moved from {}", claim.subject));
     Applied::stored(Action::Added, None, id, vec![])
+}
+
+/// Puts a claim back as the merge found it (a copy it created is retired).
+fn restore(c: &mut Claim, r: &ClaimRevert) {
+    if r.created {
+        c.status = Status::Retired;
+    } else {
+        c.status = r.status;
+        c.provenance.truncate(r.provenance_len);
+        crate::belief::set_belief(c, r.log_odds);
+        c.superseded_by = r.superseded_by.clone();
+    }
 }
 
 /// True when the claim is as it was before the merge.

@@ -168,7 +168,11 @@ impl Engine {
     /// the strategy needs it) and records its idempotency key.
     async fn apply_planned(&self, txn: &mut SlotTxn, planned: &Planned) -> Result<Applied> {
         let ctx = WriteCtx { spec: &planned.prepared.spec, settings: &self.settings };
-        let occupied = txn.slot.claims.iter().any(|c| c.status.is_current());
+        // A slot whose only live claims are outweighed (its current one was
+        // retracted) still holds values: the relation engine must see them,
+        // or a re-sent value would be added as a second copy.
+        let occupied = txn.slot.claims.iter().any(|c| c.status.is_current())
+            || (matches!(planned.strategy, Strategy::Reconcile | Strategy::AskUser | Strategy::Reject) && txn.slot.claims.iter().any(|c| c.status.is_live()));
         let merged = match (planned.strategy, occupied, &self.merge) {
             (Strategy::LlmMerge, true, Some(hook)) => {
                 let actives: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect();

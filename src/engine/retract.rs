@@ -68,6 +68,24 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
             None => return Some(format!("claim {:?} is gone", change.claim_id)),
         }
     }
+    // A copy of its value written since (the retracted claim was not there
+    // to corroborate) would sit beside it once restored.
+    if let Some(copy) = slot.claims.iter().find(|c| {
+        c.id != claim.id && c.status.is_live() && c.recorded_at >= record.recorded_at && strategy::same_value(c, claim)
+    }) {
+        return Some(format!("claim {:?} repeats its value {:?} and was written since", copy.id, copy.object));
+    }
+    // A question about it that closed since (not by this retraction) while its
+    // other claim is current: restored, the pair would stand unasked.
+    if let Some(cf) = slot.conflicts.iter().find(|cf| {
+        cf.status == ConflictStatus::Moot
+            && cf.kind != ConflictKind::Dependent
+            && !record.mooted.contains(&cf.id)
+            && (cf.earlier_id == claim.id || cf.newer_id == claim.id)
+            && [&cf.earlier_id, &cf.newer_id].iter().any(|id| **id != claim.id && slot.claim(id).is_some_and(|c| c.status.is_current()))
+    }) {
+        return Some(format!("conflict {:?} about it closed since", cf.id));
+    }
     slot.claims
         .iter()
         .find(|c| c.status.is_current() && !record.current_after.contains(&c.id))

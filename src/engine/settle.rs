@@ -125,13 +125,14 @@ impl Engine {
                 let ids: Vec<&str> = vec![earlier, newer];
                 txn.log_change("settle", &ids, None, Some(conflict_id),
                     format!("{} settled it: {} ({} status change{})", by, settlement.as_str(), changes.len(), if changes.len() == 1 { "" } else { "s" }));
-                let (opened, reopened) = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
+                let (opened, reopened, reopened_moot) = ask_about_clashes(txn, &facts, &violations_before, conflict_id, &by);
                 // Other questions about the claims it retired are gone; undo reopens them.
                 let mooted = txn.close_moot_conflicts();
                 txn.update_conflict(conflict_id, |c| {
                     c.mooted = mooted;
                     c.opened = opened;
                     c.reopened = reopened;
+                    c.reopened_moot = reopened_moot;
                 });
                 Ok(current_before)
             })
@@ -183,12 +184,16 @@ impl Engine {
                     c.mooted.clear();
                     c.opened.clear();
                     c.reopened.clear();
+                    c.reopened_moot.clear();
                 });
                 for cf in &record.opened {
                     txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
                 }
                 for cf in &record.reopened {
                     txn.update_conflict(cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
+                }
+                for cf in &record.reopened_moot {
+                    txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
                 }
                 for cf in &record.mooted {
                     txn.update_conflict(cf, |c| {
@@ -232,6 +237,11 @@ fn left_live_set<'t>(txn: &'t SlotTxn, record: &ConflictRecord) -> Option<&'t Cl
 
 /// Neither claim of a resolved conflict is current: a third value won since.
 fn overtaken(txn: &SlotTxn, record: &ConflictRecord) -> Option<String> {
+    // A dependent flag's `newer` is the changed fact in another slot: no rival
+    // here (the moot rule skips it too; SPEC §7: it waits for a person).
+    if record.kind == ConflictKind::Dependent {
+        return None;
+    }
     txn.third_value_won(&[&record.earlier_id, &record.newer_id])
 }
 
@@ -280,26 +290,33 @@ fn apply_settlement(txn: &mut SlotTxn, record: &ConflictRecord, settlement: Sett
 /// A claim the settlement kept may clash with a value that became current
 /// after the conflict opened: rather than leave two current values
 /// unexplained, each such pair is put to the person as a new conflict.
-/// Returns (conflicts opened, conflicts resolved by evidence and reopened).
-fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> (Vec<String>, Vec<String>) {
+/// Returns (conflicts opened, conflicts resolved by evidence and reopened,
+/// conflicts closed as moot and reopened).
+fn ask_about_clashes(txn: &mut SlotTxn, facts: &SlotFacts, before: &[invariants::Violation], conflict_id: &str, by: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
     let clashes: Vec<Vec<String>> = invariants::check_slot(&txn.slot, facts)
         .into_iter()
         .filter(|v| v.rule == "two_current_values" && !before.contains(v))
         .map(|v| v.ids)
         .collect();
-    let (mut opened, mut reopened) = (Vec::new(), Vec::new());
+    let (mut opened, mut reopened, mut reopened_moot) = (Vec::new(), Vec::new(), Vec::new());
     for ids in clashes {
         let [a, b] = ids.as_slice() else { continue };
-        // A pair is noted once: a conflict evidence resolved is asked again instead.
-        let resolved = txn.slot.conflicts.iter().find(|c| c.names_pair(a, b) && c.status == ConflictStatus::ResolvedByEvidence).map(|c| c.id.clone());
-        if let Some(cf) = resolved {
+        // A pair is noted once: a conflict evidence resolved, or one closed as
+        // moot while its pair was apart (an undo, a third value), is asked again instead.
+        let closed = txn
+            .slot
+            .conflicts
+            .iter()
+            .find(|c| c.names_pair(a, b) && matches!(c.status, ConflictStatus::ResolvedByEvidence | ConflictStatus::Moot))
+            .map(|c| (c.id.clone(), c.status));
+        if let Some((cf, was)) = closed {
             txn.update_conflict(&cf, |c| c.status = ConflictStatus::Open);
             txn.log_change("conflict_reopened", &[a, b], None, Some(&cf), format!("{by} kept one of these when settling {conflict_id}: the person decides, not evidence"));
-            reopened.push(cf);
+            if was == ConflictStatus::Moot { reopened_moot.push(cf) } else { reopened.push(cf) }
             continue;
         }
         let reason = format!("{by} kept one of these when settling {conflict_id}, but the other became current since: which holds?");
         opened.extend(txn.open_conflict(ConflictKind::AskUser, a, b, reason));
     }
-    (opened, reopened)
+    (opened, reopened, reopened_moot)
 }

@@ -3,17 +3,36 @@
 //! These read the slot's log to name the later change.
 
 use crate::error::{Error, ErrorCode};
-use crate::model::{ConflictRecord, ConflictStatus, LogEntry};
+use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogEntry, Settlement};
 use crate::txn::SlotTxn;
 
 /// `UNDO_STALE` naming the later change when a claim the settlement changed
 /// (or a conflict it made moot) is no longer as the settlement left it.
 pub(super) fn stale_change(txn: &SlotTxn, record: &ConflictRecord, log: &[LogEntry]) -> Option<Error> {
-    if let Some(cf) = record.opened.iter().chain(&record.reopened).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
+    if let Some(cf) = record.opened.iter().chain(&record.reopened).chain(&record.reopened_moot).filter_map(|id| txn.slot.conflict(id)).find(|c| c.status != ConflictStatus::Open) {
         return Some(
             Error::new(
                 ErrorCode::UndoStale,
                 format!("cannot undo conflict {:?}: conflict {} it opened is {:?} since; undo that first; nothing was changed", record.id, cf.id, cf.status),
+            )
+            .with_field("conflictId"),
+        );
+    }
+    // A claim the settlement kept that left the live set since (superseded,
+    // moved by an entity merge): the conflict would only reopen as moot, and
+    // what restores the claim later would find its question gone.
+    let kept: Vec<&String> = match record.settlement {
+        Some(Settlement::KeepBoth) => vec![&record.earlier_id, &record.newer_id],
+        Some(Settlement::KeepNewer) => vec![&record.newer_id],
+        Some(Settlement::KeepEarlier) => vec![&record.earlier_id],
+        _ => Vec::new(),
+    };
+    let plain = !matches!(record.kind, ConflictKind::Dependent | ConflictKind::MergeProposal);
+    if let Some(gone) = kept.iter().filter(|_| plain).find_map(|id| txn.claim(id).filter(|c| !c.status.is_live())) {
+        return Some(
+            Error::new(
+                ErrorCode::UndoStale,
+                format!("cannot undo conflict {:?}: claim {} it kept is {} since; nothing was changed", record.id, gone.id, gone.status.as_str()),
             )
             .with_field("conflictId"),
         );

@@ -110,6 +110,10 @@ pub struct ConflictRecord {
     /// same reason: `undo` puts them back as resolved.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reopened: Vec<String>,
+    /// Conflicts closed as moot that this settlement reopened because it made
+    /// their pair current together again: `undo` closes them as moot again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reopened_moot: Vec<String>,
     /// For a merge proposal: the consolidated text waiting for approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed: Option<String>,

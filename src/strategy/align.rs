@@ -56,7 +56,7 @@ pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<Str
     }
     for _ in 0..MAX_STEPS {
         let Some(step) = next_step(txn, ctx, post) else { break };
-        changed.extend(apply(txn, step, post));
+        changed.extend(apply(txn, step, post, ctx.spec.time_varying));
     }
     if !changed.is_empty() {
         close_moot_disputes(txn);
@@ -117,6 +117,11 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
     outweighed.sort_by(|a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
     for o in outweighed {
+        // Beside a later current claim (the newer side of an open ask_user
+        // pair) a lifted value would overlap it: it waits for that question.
+        if tv && currents.iter().any(|c| c.id != current.id && c.effective_from() > o.effective_from()) {
+            continue;
+        }
         let bo = belief(post, o);
         if tv && o.effective_from() > current.effective_from() {
             if bo >= bc - EPS {
@@ -127,6 +132,12 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
         } else if (bo - bc).abs() <= margin {
             // A pair is disputed once; after that the better-believed value is current.
             if !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
+                // Beside a second current claim (an open ask_user pair) a dispute
+                // with one of them would leave the other current with it: the
+                // value waits, outweighed, until it wins outright.
+                if currents.len() > 1 {
+                    continue;
+                }
                 return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
             }
             if bo > bc + EPS {
@@ -134,8 +145,11 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
             }
         }
     }
-    // History that the evidence now prefers to the claim that ended it.
-    if tv {
+    // History that the evidence now prefers to the claim that ended it. Only
+    // while that claim is the slot's one current value: beside another current
+    // claim (an open ask_user pair, a dispute, a scheduled change) the revived
+    // history would overlap it with nothing allowing both.
+    if tv && currents.len() == 1 {
         let history = txn.slot.claims.iter().filter(|s| {
             s.status == Status::Superseded
                 && free(s)
@@ -164,7 +178,7 @@ fn activate(txn: &mut SlotTxn, id: &str) {
     txn.update_claim(id, |c| c.status = if disputed { Status::Disputed } else { Status::Active });
 }
 
-fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
+fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<String> {
     let b = |txn: &SlotTxn, id: &str| txn.claim(id).map_or(f64::MIN, |c| belief(post, c));
     match step {
         Step::Supersede { later, earlier, dispute } => {
@@ -181,20 +195,66 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior) -> Vec<String> {
             close_disputes(txn, &earlier, "superseded by a newer claim");
             txn.log_change("supersede", &[&earlier, &later], None, None,
                 format!("later evidence lifts the newer value to the current one's belief ({bl:.2} vs {be:.2} log-odds): it supersedes it"));
-            vec![later, earlier]
+            // Every other claim current before it becomes history too, as on a
+            // write (`newer_value`): one left current (an ask_user pair's other
+            // side) would overlap the new value once its conflict goes moot.
+            let mut changed = vec![later.clone(), earlier];
+            let older: Vec<String> = match from {
+                Some(from) => txn
+                    .slot
+                    .claims
+                    .iter()
+                    .filter(|c| c.id != later && !changed.contains(&c.id) && c.status.is_current() && c.effective_from() < from)
+                    .map(|c| c.id.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            for old in older {
+                txn.update_claim(&old, |c| {
+                    c.status = Status::Superseded;
+                    c.valid_to = from;
+                    c.superseded_by = Some(later.clone());
+                });
+                close_disputes(txn, &old, "superseded by a newer claim");
+                txn.log_change("supersede", &[&old, &later], None, None,
+                    "the newer value became current: this earlier claim is history".into());
+                changed.push(old);
+            }
+            changed
         }
         Step::Outweigh { winner, loser, dispute } => {
             let (bw, bl) = (b(txn, &winner), b(txn, &loser));
             let settles_dispute = dispute.is_some();
-            resolve(txn, dispute, [&winner, &loser], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
-            txn.update_claim(&loser, |c| c.status = Status::Outweighed);
-            close_disputes(txn, &loser, "another value is better believed");
+            // A value lifted from outweighed joins the current set: every
+            // other current claim it overlaps (the other side of an ask_user
+            // pair) loses to it as well, or two values would be current.
+            let lifted = txn.claim(&winner).is_some_and(|c| !c.status.is_current());
+            let winner_from = txn.claim(&winner).map(|c| c.effective_from());
+            let mut losers = vec![loser.clone()];
+            if lifted {
+                losers.extend(
+                    txn.slot
+                        .claims
+                        .iter()
+                        .filter(|c| c.id != winner && c.id != loser && c.status.is_current())
+                        .filter(|c| !(tv && winner_from.is_some_and(|w| c.effective_from() > w)))
+                        .map(|c| c.id.clone()),
+                );
+            }
+            resolve(txn, dispute, [&winner, &losers[0]], format!("new evidence breaks the tie ({bw:.2} vs {bl:.2})"));
+            for loser in &losers {
+                txn.update_claim(loser, |c| c.status = Status::Outweighed);
+                close_disputes(txn, loser, "another value is better believed");
+            }
             activate(txn, &winner);
             if !settles_dispute {
-                txn.log_change("outweighed", &[&loser, &winner], None, None,
-                    format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+                for loser in &losers {
+                    txn.log_change("outweighed", &[loser, &winner], None, None,
+                        format!("better-believed value ({bw:.2} vs {bl:.2} log-odds) is current; this one is kept inactive"));
+                }
             }
-            vec![winner, loser]
+            losers.push(winner);
+            losers
         }
         Step::Revert { history, current } => {
             let (bh, bc) = (b(txn, &history), b(txn, &current));
