@@ -19,9 +19,11 @@ export class ConcurrencyError extends CredenceError {
 export function register(set) { set(CredenceError, ConcurrencyError); }
 export function isCredence(e) { return e instanceof CredenceError; }
 export function isConcurrency(e) { return e instanceof ConcurrencyError; }
-// A ClaimStore written in JS: one document per slot in a Map.
+// A ClaimStore (interface v2) written in JS: one document per slot in a Map,
+// with the conflict and dirty-slot indexes kept from `commit.index` in commitSlot.
 export function mapStore(failOn) {
   const slots = new Map(), logs = new Map(), claims = new Map(), conflicts = new Map();
+  const conflictRows = new Map(), dirty = new Map();
   const boom = (m) => { if (m === failOn) throw new Error('disk on fire in ' + m); };
   return {
     calls: 0,
@@ -34,12 +36,22 @@ export function mapStore(failOn) {
       for (const id of c.changedClaims) claims.set(id, c.ref);
       for (const id of c.changedConflicts) conflicts.set(id, c.ref);
       logs.set(c.ref.key, [...(logs.get(c.ref.key) ?? []), ...c.log]);
+      for (const r of c.index?.conflicts ?? []) conflictRows.set(r.id, { id: r.id, status: r.status, openedAt: r.openedAt, ref: c.ref });
+      if (c.index?.unreviewed) dirty.set(c.ref.key, c.ref); else dirty.delete(c.ref.key);
       return true;
     },
     async findClaim(id) { return claims.get(id); },
     async findConflict(id) { return conflicts.get(id); },
     async listSlots({ subject } = {}) { return [...slots.keys()].sort().map(k => ({ key: k, subject: k.split('\u001f')[0], predicate: k.split('\u001f')[1] })).filter(r => !subject || r.subject === subject); },
     async readLog(ref) { return logs.get(ref.key) ?? []; },
+    async listConflicts({ status, after, limit }) {
+      const key = (r) => r.openedAt + '\u0000' + r.id;
+      return [...conflictRows.values()].filter(r => r.status === status && (!after || key(r) > key(after)))
+        .sort((a, b) => (key(a) < key(b) ? -1 : 1)).slice(0, limit);
+    },
+    async dirtySlots({ after, limit }) {
+      return [...dirty.keys()].sort().filter(k => after === undefined || after === null || k > after).slice(0, limit).map(k => dirty.get(k));
+    },
   };
 }
 export function obj(json) { return JSON.parse(json); }
