@@ -2,7 +2,7 @@
 // `node js-tests/soak/model-soak.mjs [ops] [seed]` on MemoryStore and
 // IndexedDbStore (fake-indexeddb). Prints the seed and the figures; exits 1 on
 // the first invariant violation (the message holds the replayable trace).
-import { IDBFactory } from 'fake-indexeddb';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { IndexedDbStore, Memory, MemoryStore } from 'credence';
 import { joiningMerge, modelSeed, runModel, useMemory } from '../lib/model-driver.mjs';
 
@@ -13,7 +13,7 @@ console.log(`model soak seed: ${seed} (replay: node js-tests/soak/model-soak.mjs
 const idb = new IDBFactory();
 const stores = {
   MemoryStore: () => new MemoryStore(),
-  'IndexedDbStore (fake-indexeddb)': (i) => new IndexedDbStore('credence-soak', { scope: `t${i}`, indexedDB: idb }),
+  'IndexedDbStore (fake-indexeddb)': (i) => new IndexedDbStore('credence-soak', { scope: `t${i}`, indexedDB: idb, IDBKeyRange }),
 };
 let failed = false;
 for (const [name, openStore] of Object.entries(stores)) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { IDBFactory } from 'fake-indexeddb';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { PGlite } from '@electric-sql/pglite';
 import { CredenceError, IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
 import { mulberry32 } from '../lib/mulberry32.mjs';
@@ -29,7 +29,7 @@ const STORES = {
   MemoryStore: () => { const s = new MemoryStore(); return { store: s, reopen: () => s }; },
   OkfStore: () => { const dir = path.join(root, `b${++n}`); return { store: new OkfStore(dir), reopen: () => new OkfStore(dir) }; },
   'PostgresStore (PGlite)': () => { const scope = `s${++n}`; return { store: new PostgresStore(db, { scope }), reopen: () => new PostgresStore(db, { scope }) }; },
-  IndexedDbStore: () => { const name = `calibrate-${++n}`; return { store: new IndexedDbStore(name, { indexedDB }), reopen: () => new IndexedDbStore(name, { indexedDB }) }; },
+  IndexedDbStore: () => { const name = `calibrate-${++n}`; return { store: new IndexedDbStore(name, { indexedDB, IDBKeyRange }), reopen: () => new IndexedDbStore(name, { indexedDB, IDBKeyRange }) }; },
 };
 
 const PLACES = ['Paris', 'Oslo', 'Lima', 'Rome', 'Kyiv', 'Quito'];
@@ -96,6 +96,8 @@ describe.each(Object.entries(STORES))('memory.calibrate on %s', (_, open) => {
       findConflict: (id) => store.findConflict(id),
       listSlots: (f) => store.listSlots(f),
       readLog: (r) => store.readLog(r),
+      listConflicts: (q) => store.listConflicts(q),
+      dirtySlots: (q) => store.dirtySlots(q),
     };
     const one = new Memory({ store: busy, now: () => NOW });
     const two = new Memory({ store, now: () => NOW });

@@ -33,6 +33,8 @@ describe('memory.erase', () => {
       findConflict: (id) => inner.findConflict(id),
       listSlots: (f) => inner.listSlots(f),
       readLog: (r) => inner.readLog(r),
+      listConflicts: (q) => inner.listConflicts(q),
+      dirtySlots: (q) => inner.dirtySlots(q),
     };
     const memory = new Memory({ store });
     await memory.remember({ predicate: 'home_address', object: '12 Quiet Lane' });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { IDBFactory } from 'fake-indexeddb';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
@@ -35,7 +35,7 @@ const stores = {
   MemoryStore: { open: () => new MemoryStore() },
   OkfStore: { open: (i) => new OkfStore(path.join(root, `okf-${seed}`), { scope: `t${i}` }) },
   'PostgresStore (PGlite)': { open: (i) => new PostgresStore(db, { scope: `model-${seed}-${i}` }), checkEvery: 4 },
-  'IndexedDbStore (fake-indexeddb)': { open: (i) => new IndexedDbStore('credence-model', { scope: `t${i}`, indexedDB: idb }) },
+  'IndexedDbStore (fake-indexeddb)': { open: (i) => new IndexedDbStore('credence-model', { scope: `t${i}`, indexedDB: idb, IDBKeyRange }) },
 };
 
 // The real server, when scripts/test-extra-stores.sh provides one.
