@@ -28,7 +28,7 @@ const KILL_WINDOW_MS = 800;
 const rand = mulberry32(SEED);
 const root = mkdtempSync(path.join(tmpdir(), 'credence-crash-okf-'));
 const started = Date.now();
-const totals = { runs: 0, kills: 0, finishedBeforeKill: 0, acked: 0, settles: 0, attempted: 0, checks: 0, writesChecked: 0,
+const totals = { runs: 0, kills: 0, finishedBeforeKill: 0, acked: 0, settles: 0, undos: 0, refused: 0, undoStale: 0, attempted: 0, checks: 0, writesChecked: 0,
   locksLeft: 0, orphanLogBlocks: 0, tempFilesLeft: 0, losses: 0, violations: 0 };
 let failed = false;
 
@@ -108,6 +108,10 @@ for (let bundle = 0; bundle * RUNS_PER_BUNDLE < RUNS; bundle++) {
   const acks = events.filter((e) => e.kind === 'ack');
   totals.acked += acks.filter((e) => e.op !== 'settle').length;
   totals.settles += acks.filter((e) => e.op === 'settle').length;
+  totals.undos += acks.filter((e) => e.op === 'undo').length;
+  const refused = events.filter((e) => e.kind === 'refused');
+  totals.refused += refused.length;
+  totals.undoStale += refused.filter((e) => e.code === 'UNDO_STALE').length;
   totals.attempted += events.filter((e) => e.kind === 'try').length;
   totals.tempFilesLeft += claimFiles(dir).filter((f) => f.endsWith('.tmp')).length;
   // The bundle stays writable after the kills: stale locks are broken at once.

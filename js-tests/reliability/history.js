@@ -19,8 +19,10 @@
 //     present and carrying the conflict id
 //   • settlements never lost: the log orders each conflict's settles and undos
 //     (settle, undo, settle, …); each acknowledged settle is in it exactly
-//     once, each acknowledged undo is counted, and the conflict's state is
-//     that of the last one (settled by whom, with what — or not settled)
+//     once, each acknowledged undo is counted, an undo refused (UNDO_STALE /
+//     CONFLICT_NOT_SETTLED) left no undo in the log beyond those tried, and the
+//     conflict's state is that of the last one (settled by whom, with what —
+//     or not settled: open, resolved_by_evidence or `moot`, SPEC §6)
 //   • claim ids unique across the whole store
 
 /** Everything a store holds, read through its public ClaimStore methods. */
@@ -74,7 +76,10 @@ export function checkHistory(dump, events) {
         writeVersions.get(w).add(`${key}@${e.version}`);
       }
       if (e.cause?.op === 'settle' && e.cause.by && !triedSettles.has(e.cause.by)) fail(`${key}: settle by ${e.cause.by} was never attempted`);
-      if (e.conflictId && (e.cause?.op === 'settle' || e.cause?.op === 'undo')) {
+      // Only the settle/undo entry of the conflict it decides: the same commit
+      // also logs, under the same cause, the conflicts it closed as `moot` or
+      // reopened (their own conflictId, another rule) — those are not decisions.
+      if (e.conflictId && (e.cause?.op === 'settle' || e.cause?.op === 'undo') && e.rule === e.cause.op) {
         const list = decisions.get(e.conflictId) ?? [];
         if (list.at(-1)?.version !== e.version) list.push({ op: e.cause.op, by: e.cause.by, version: e.version });
         decisions.set(e.conflictId, list);

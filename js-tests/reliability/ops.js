@@ -15,7 +15,9 @@
 // writer reports `try`, after it is acknowledged `ack` (with the outcome's
 // claim id, action and slot version) and `refused` when the engine refused it
 // (only CONFLICT_ALREADY_SETTLED / CONFLICT_NOT_SETTLED: another writer settled
-// or undid that conflict first). A ConcurrencyError, or a store failure when `transient`
+// or undid that conflict first, or it closed as `moot`; UNDO_STALE: the slot
+// changed since the settlement, so its undo is refused and writes nothing —
+// SPEC §6). A ConcurrencyError, or a store failure when `transient`
 // allows it (a database restart), re-issues the same operation with the same id.
 
 import { mulberry32 } from '../lib/mulberry32.mjs';
@@ -99,7 +101,7 @@ export async function runWriter(memory, {
       const outcome = await attempt(plan);
       if (outcome === null) continue; // a settle with nothing open
       if (outcome.refused) {
-        report('refused', { op: plan.op, id: plan.id, code: outcome.refused });
+        report('refused', { op: plan.op, id: plan.id, code: outcome.refused, conflictId: outcome.conflictId });
         continue;
       }
       report('ack', outcome);
@@ -125,7 +127,9 @@ export async function runWriter(memory, {
       const c = settle ? await m.settle(target.id, plan.settlement, { by: plan.id }) : await m.undo(target.id);
       return { op: plan.op, id: plan.id, conflictId: c.id, key: `${c.subject}\u001f${c.predicate}`, settlement: c.settlement, by: c.settledBy, status: c.status };
     } catch (err) {
-      if (err?.code === (settle ? 'CONFLICT_ALREADY_SETTLED' : 'CONFLICT_NOT_SETTLED')) return { refused: err.code };
+      // Legitimate refusals that write nothing (SPEC §6).
+      const allowed = settle ? ['CONFLICT_ALREADY_SETTLED'] : ['CONFLICT_NOT_SETTLED', 'UNDO_STALE'];
+      if (allowed.includes(err?.code)) return { refused: err.code, conflictId: target.id };
       throw err;
     }
   }

@@ -17,6 +17,20 @@ async function refused(promise, code) {
 }
 
 describe('strict input (SPEC §11)', () => {
+  it('an option object whose keys or getters throw is INVALID_INPUT naming the field, never a raw Error', async () => {
+    const memory = new Memory({ now: clock() });
+    const keysThrow = () => new Proxy({}, { ownKeys() { throw new Error('hostile keys'); } });
+    const getThrow = (o) => new Proxy(o, { get() { throw new Error('hostile getter'); } });
+    for (const call of [(o) => memory.review(o), (o) => memory.entity('org:acme', o), (o) => memory.blob('likes', o), (o) => memory.importBlob({ key: 'likes', content: '' }, o)]) {
+      const e = await refused(call(keysThrow()), 'INVALID_INPUT');
+      expect(e.field).toBe('options');
+    }
+    expect((await refused(memory.review(getThrow({ budget: 1 })), 'INVALID_INPUT')).field).toBe('judge');
+    expect((await refused(memory.entity('acme', getThrow({ type: 'org' })), 'INVALID_INPUT')).field).toBe('type');
+    expect((await refused(memory.blob('likes', getThrow({ subject: 'ana' })), 'INVALID_INPUT')).field).toBe('subject');
+    expect(await memory.checkInvariants()).toEqual([]);
+  });
+
   it('refuses an unknown key in any input object, naming it, and writes nothing', async () => {
     const memory = new Memory({ now: clock() });
     let e = await refused(memory.recall('user', { asOf: '2026-01-01' }), 'INVALID_INPUT');

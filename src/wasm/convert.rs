@@ -143,13 +143,24 @@ pub fn only_keys(value: &JsValue, allowed: &[&str], what: &str) -> Result<(), Er
     if !value.is_object() {
         return Ok(());
     }
-    let keys = js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>());
+    // A Proxy's `ownKeys` trap may throw: that is the caller's bad input
+    // (INVALID_INPUT naming the argument), never a raw JS exception.
+    let keys = object_keys(value).map_err(|e| js_failure(ErrorCode::InvalidInput, &format!("{what}: reading its keys"), e).with_field(what))?;
     for key in keys.iter().filter_map(|k| k.as_string()) {
         if !allowed.contains(&key.as_str()) {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{what}.{key}: unknown key {key:?} (expected one of {})", allowed.join(", "))).with_field(&key));
         }
     }
     Ok(())
+}
+
+/// One field of an options object; a throwing getter is INVALID_INPUT naming
+/// the field. `undefined` when `value` is not an object.
+pub fn get_field(value: &JsValue, key: &str, what: &str) -> Result<JsValue, Error> {
+    if !value.is_object() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    js_sys::Reflect::get(value, &key.into()).map_err(|e| js_failure(ErrorCode::InvalidInput, &format!("{what}.{key}: reading it"), e).with_field(key))
 }
 
 pub fn from_js_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, Error> {
@@ -165,6 +176,10 @@ extern "C" {
     /// `Object.assign`, catching what hostile getters or read-only keys throw.
     #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
     pub fn object_assign(target: &js_sys::Object, source: &JsValue) -> Result<js_sys::Object, JsValue>;
+
+    /// `Object.keys`, catching what a Proxy's `ownKeys` trap throws.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(value: &JsValue) -> Result<js_sys::Array, JsValue>;
 }
 
 /// Free-form JSON input (blobs) as a `serde_json::Value`.

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::bridge::{JsClock, JsJudge, JsMerge, JsStore};
-use super::convert::{from_js, from_js_or_default, only_keys, to_js};
+use super::convert::{from_js, from_js_or_default, get_field, only_keys, to_js};
 use super::errors::to_js_error;
 use super::memory_store::native_store_of;
 use crate::config::EngineConfig;
@@ -269,10 +269,15 @@ impl Memory {
     #[wasm_bindgen(unchecked_return_type = "Promise<ReviewReport>")]
     pub fn review(&self, #[wasm_bindgen(unchecked_param_type = "ReviewOptions")] options: Option<JsValue>) -> Promise {
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let get = |k: &str| if options.is_object() { Reflect::get(&options, &k.into()).unwrap_or(JsValue::UNDEFINED) } else { JsValue::UNDEFINED };
-        let judge = get("judge");
-        let budget = get("budget");
-        let budget = if let Err(e) = only_keys(&options, &["judge", "budget"], "options") {
+        // Keys first (an unknown key is named before any getter runs), then
+        // each field; whatever throws is INVALID_INPUT naming the field.
+        let fields = only_keys(&options, &["judge", "budget"], "options")
+            .and_then(|_| Ok((get_field(&options, "judge", "options")?, get_field(&options, "budget", "options")?)));
+        let (judge, budget) = match &fields {
+            Ok((j, b)) => (j.clone(), b.clone()),
+            Err(_) => (JsValue::UNDEFINED, JsValue::UNDEFINED),
+        };
+        let budget = if let Err(e) = fields {
             Err(e)
         } else if budget.is_undefined() {
             Ok(160)
@@ -296,9 +301,12 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "string")] id_or_name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "{ type?: string }")] options: Option<JsValue>,
     ) -> Promise {
-        let checked = options.as_ref().map_or(Ok(()), |o| only_keys(o, &["type"], "options"));
-        let ty = options.filter(|o| o.is_object()).and_then(|o| Reflect::get(&o, &"type".into()).ok()).and_then(|t| t.as_string());
-        let args = checked.and_then(|_| string_arg(&id_or_name, "idOrName"));
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let ty = only_keys(&options, &["type"], "options").and_then(|_| get_field(&options, "type", "options"));
+        let (args, ty) = match ty {
+            Ok(t) => (string_arg(&id_or_name, "idOrName"), t.as_string()),
+            Err(e) => (Err(e), None),
+        };
         self.spawn(args, move |engine, name| async move { engine.entity(&name, ty.as_deref()).await })
     }
 
@@ -369,7 +377,7 @@ fn subject_of(options: Option<&JsValue>) -> Result<Option<String>> {
         return Ok(None);
     };
     only_keys(options, &["subject"], "options")?;
-    let v = Reflect::get(options, &"subject".into()).unwrap_or(JsValue::UNDEFINED);
+    let v = get_field(options, "subject", "options")?;
     if v.is_undefined() {
         Ok(None)
     } else {
