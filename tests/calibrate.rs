@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 //! `calibrate()` (SPEC §4) on the native engine: it learns which source to
 //! trust and how fast a predicate changes, stores a versioned record that
