@@ -86,9 +86,8 @@ export function objectCounts(s) {
  */
 export function verifying(store) {
   const problems = [];
-  const wrapped = {
+  const wrapped = delegating(store, {
     problems,
-    loadSlot: (r) => store.loadSlot(r),
     async commitSlot(c) {
       const ok = await store.commitSlot(c);
       if (ok) {
@@ -104,14 +103,20 @@ export function verifying(store) {
       }
       return ok;
     },
-    findClaim: (id) => store.findClaim(id),
-    findConflict: (id) => store.findConflict(id),
-    listSlots: (f) => store.listSlots(f),
-    readLog: (r) => store.readLog(r),
-    listConflicts: (q) => store.listConflicts(q),
-    dirtySlots: (q) => store.dirtySlots(q),
-  };
+  }, { without: ['eraseSlot'] });
   return wrapped;
+}
+
+/**
+ * A plain JS object that forwards every ClaimStore method to `inner` (a store
+ * "behind a JS object"); `over` replaces or adds methods, and a method named in
+ * `without` is left out (e.g. `eraseSlot`, to test a store that lacks it).
+ */
+export function delegating(inner, over = {}, { without = [] } = {}) {
+  const methods = ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'eraseSlot', 'listConflicts', 'dirtySlots'];
+  const out = {};
+  for (const m of methods) if (!without.includes(m) && typeof inner[m] === 'function') out[m] = (...args) => inner[m](...args);
+  return Object.assign(out, over);
 }
 
 /** Drops undefined fields and sorts keys, so snapshots compare by content. */

@@ -2,6 +2,7 @@
 // cannot rewrite its log refuses instead of pretending.
 import { describe, expect, it } from 'vitest';
 import { CredenceError, Memory, MemoryStore } from 'credence';
+import { delegating } from '../conformance/fixtures.js';
 
 describe('memory.erase', () => {
   it('refuses bad input before anything is written, naming the field', async () => {
@@ -26,16 +27,7 @@ describe('memory.erase', () => {
 
   it('a store without eraseSlot refuses with STORE_FAILED and keeps everything', async () => {
     const inner = new MemoryStore();
-    const store = {
-      loadSlot: (r) => inner.loadSlot(r),
-      commitSlot: (c) => inner.commitSlot(c),
-      findClaim: (id) => inner.findClaim(id),
-      findConflict: (id) => inner.findConflict(id),
-      listSlots: (f) => inner.listSlots(f),
-      readLog: (r) => inner.readLog(r),
-      listConflicts: (q) => inner.listConflicts(q),
-      dirtySlots: (q) => inner.dirtySlots(q),
-    };
+    const store = delegating(inner, {}, { without: ['eraseSlot'] });
     const memory = new Memory({ store });
     await memory.remember({ predicate: 'home_address', object: '12 Quiet Lane' });
     await expect(memory.erase({ subject: 'user' }, { reason: 'asked', by: 'dpo' })).rejects.toMatchObject({ code: 'STORE_FAILED', message: expect.stringMatching(/eraseSlot/) });

@@ -1,6 +1,7 @@
 // The packed package, imported by name as ESM.
 import { describe, expect, it } from 'vitest';
 import { Memory, MemoryStore, CredenceError, ConcurrencyError, reconcile } from 'credence';
+import { delegating } from '../conformance/fixtures.js';
 
 describe('the foundation slice', () => {
   it('remembers and recalls through the default in-memory store', async () => {
@@ -78,19 +79,12 @@ describe('the foundation slice', () => {
   it('retries after a lost race and reports the attempts', async () => {
     const inner = new MemoryStore();
     let races = 2;
-    const racy = {
-      loadSlot: (r) => inner.loadSlot(r),
+    const racy = delegating(inner, {
       async commitSlot(c) {
         if (races-- > 0) return false;
         return inner.commitSlot(c);
       },
-      findClaim: (id) => inner.findClaim(id),
-      findConflict: (id) => inner.findConflict(id),
-      listSlots: (f) => inner.listSlots(f),
-      readLog: (r) => inner.readLog(r),
-      listConflicts: (q) => inner.listConflicts(q),
-      dirtySlots: (q) => inner.dirtySlots(q),
-    };
+    }, { without: ['eraseSlot'] });
     const memory = new Memory({ store: racy, retries: 3 });
     const o = await memory.remember({ predicate: 'likes', object: 'jazz' });
     expect(o.attempts).toBe(3);
