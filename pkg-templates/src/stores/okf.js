@@ -103,19 +103,7 @@ export class OkfStore {
   }
 
   async commitSlot(commit) {
-    const ref = checkRef(commit.ref);
-    const { expectedVersion, slot } = commit;
-    await this.#ensureBundle();
-    await this.#recover();
-    const name = fileNameOf(ref.subject, ref.predicate);
-    const file = path.join(this.#claimsDir, name);
-    return withLock(`${file}.lock`, this.#lockOptions, async () => {
-      const current = await this.#read(name);
-      if (current) this.#expectRef(current, ref);
-      if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      // Index markers bracket the slot write so they stay a superset of the truth (okf-index.js).
-      const index = indexOf(commit);
-      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
+    return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
       const commitId = randomToken();
       // log.md's own lock: an erasure rewrites the whole file, and no append may land in between
       // (nor between noting where the block goes and appending it).
@@ -126,9 +114,7 @@ export class OkfStore {
       });
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await writeAtomic(file, text);
-      this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
-      await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
-      return true;
+      return text;
     });
   }
 
@@ -137,18 +123,9 @@ export class OkfStore {
    * text, both or neither (see okf-erase.js for the crash protocol).
    */
   async eraseSlot(commit, log) {
-    const ref = checkRef(commit.ref);
-    const { expectedVersion, slot } = commit;
     if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
-    await this.#ensureBundle();
-    await this.#recover();
-    const name = fileNameOf(ref.subject, ref.predicate);
-    const file = path.join(this.#claimsDir, name);
-    return withLock(`${file}.lock`, this.#lockOptions, async () => {
-      const current = await this.#read(name);
-      if (current) this.#expectRef(current, ref);
-      if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      return withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+    return this.#casSlot(commit, ({ ref, slot, file }) =>
+      withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
         await sweepEraseTemps(this.#root, this.#claimsDir);
         const byVersion = new Map();
         for (const e of log) {
@@ -159,15 +136,37 @@ export class OkfStore {
         blocks.push(renderLogBlock(ref, slot.version, randomToken(), commit.log));
         const logText = rewriteLog((await readText(this.#logFile)) ?? LOG_HEADER, ref.key, blocks, this.#relative('log.md'));
         const text = renderSlotFile(ref.subject, ref.predicate, slot);
-        const index = indexOf(commit);
-        await this.#index.addMarkers(name, index, freshIds(current?.slot, slot));
         await eraseFiles(this.#root, file, text, this.#logFile, logText);
         // Every block after the rewritten ones moved: noted offsets are void (reads fall back to log.md).
         await this.#index.dropLogOffsets();
-        this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
-        await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
-        return true;
-      });
+        return text;
+      }),
+    );
+  }
+
+  /**
+   * The compare-and-swap both writes share: under the slot's lock, `write`
+   * runs only if the slot is still at `commit.expectedVersion`, and resolves
+   * to the slot file's new text. Index markers bracket it so they stay a
+   * superset of the truth (okf-index.js).
+   */
+  async #casSlot(commit, write) {
+    const ref = checkRef(commit.ref);
+    const { expectedVersion, slot } = commit;
+    await this.#ensureBundle();
+    await this.#recover();
+    const name = fileNameOf(ref.subject, ref.predicate);
+    const file = path.join(this.#claimsDir, name);
+    return withLock(`${file}.lock`, this.#lockOptions, async () => {
+      const current = await this.#read(name);
+      if (current) this.#expectRef(current, ref);
+      if ((current ? current.slot.version : 0) !== expectedVersion) return false;
+      const index = indexOf(commit);
+      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
+      const text = await write({ ref, slot, name, file, current });
+      this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+      await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
+      return true;
     });
   }
 
