@@ -195,6 +195,8 @@ mod memo {
 
     /// Slots a process writes to in turn; older states are dropped first.
     const CAPACITY: usize = 64;
+    /// Shorter sequences are cheaper to filter than to look up and keep.
+    const SHORTEST_KEPT: usize = 8;
 
     struct Kept {
         prior: u64,
@@ -215,6 +217,14 @@ mod memo {
     /// The state after `observations` (in time order), at the last one's time.
     pub fn filtered(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>) -> FilterState {
         let (prior, half) = (params.prior.to_bits(), half_life.map(f64::to_bits));
+        if observations.len() < SHORTEST_KEPT {
+            let mut state = FilterState::new(params, half_life);
+            for o in observations {
+                state.observe(o);
+            }
+            STEPS.with_borrow_mut(|n| *n += observations.len() as u64);
+            return state;
+        }
         KEPT.with_borrow_mut(|kept| {
             if let Some(i) = find(kept, prior, half, observations) {
                 return kept[i].state.clone();
