@@ -19,7 +19,7 @@ import { CredenceError } from '../errors.js';
 export const randomToken = () => randomBytes(8).toString('hex');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOST = hostname();
-const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
+export const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
 
 // `.<name>.<host tag>-<pid>.<token>.tmp`: whoever finds one whose writer is a
 // dead process on this host may delete it (sweepDebris).
@@ -78,6 +78,31 @@ export async function writeAtomic(file, text) {
   await syncDir(path.dirname(file));
 }
 
+/**
+ * Replaces `file` with `text` (temp file, rename) without fsync: atomic for
+ * readers and safe from a killed process; OkfStore's journal makes it durable.
+ */
+export async function replaceFile(file, text) {
+  const tmp = tempName(file);
+  await fs.writeFile(tmp, text, { flag: 'wx' });
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/** Appends `text` in one write (no fsync: see replaceFile). */
+export async function append(file, text) {
+  const handle = await fs.open(file, 'a');
+  try {
+    await handle.write(text);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Appends `text` in one write and fsyncs it. */
 export async function appendDurably(file, text) {
   const handle = await fs.open(file, 'a');
@@ -99,7 +124,7 @@ export async function readText(file) {
   }
 }
 
-function alive(pid) {
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;
