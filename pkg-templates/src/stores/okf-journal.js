@@ -9,12 +9,14 @@
 // its record is durable.
 //
 // A checkpoint fsyncs the slot files a journal names, claims/ and log.md, then
-// empties the journal (under the journal's lock, which its owner holds while
-// appending). It runs when a journal passes CHECKPOINT_BYTES, when an erasure
-// must not leave text behind (every journal of the bundle), and on the journal
-// of a dead process. After a reboot (another boot id, or no way to tell) a dead
-// process's records are replayed instead: a slot file older than its last
-// record is rewritten and missing log blocks are appended (`replay`).
+// empties or removes the journal (under the journal's lock, which its owner
+// holds while appending). A journal past CHECKPOINT_BYTES is retired in the
+// background and its owner starts a new one; an erasure empties every journal
+// of the bundle first, so no text outlives it there; the journals of dead
+// processes are retired by the next process that writes. After a reboot
+// (another boot id, or no way to tell) a dead process's records are replayed
+// first: a slot file older than its last record is rewritten and missing log
+// blocks are appended (`replay`).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { HOST_TAG, alive, randomToken, syncDir, withLock } from './okf-fs.js';
@@ -98,6 +100,8 @@ export class Journal {
   #header = null;
   #bytes = 0;
   #queue = [];
+  /** Same-boot journals of dead processes, retired after this store's first durable write. */
+  #dead = [];
   #chain = Promise.resolve();
   #scheduled = false;
 
@@ -137,10 +141,13 @@ export class Journal {
   }
 
   /**
-   * The journals of dead processes on this host: checkpointed and removed, or,
-   * after a reboot, handed to `replay(slotFile, records)` (records of one slot,
-   * by version) first. Resolves true when some journal was left by an
-   * earlier boot (what was not fsynced, such as index markers, may be gone).
+   * The journals of dead processes on this host. After a reboot, each is
+   * handed to `replay(slotFile, records)` (records of one slot, by version)
+   * and removed. In the same boot nothing they name can be lost (the page
+   * cache outlives a process), so they are only retired — checkpointed and
+   * removed in the background — once this store writes: readers never pay.
+   * Resolves true when some journal was left by an earlier boot (what was not
+   * fsynced, such as index markers, may be gone).
    */
   async recover(replay) {
     const boot = await currentBoot();
@@ -149,23 +156,31 @@ export class Journal {
       const [, host, pid] = NAME.exec(name);
       if (host !== HOST_TAG || alive(Number(pid))) continue;
       const file = path.join(this.#dir, name);
+      if (boot !== null && (await headerOf(file).then((h) => (h ? JSON.parse(h).boot : null), () => null)) === boot) {
+        this.#dead.push(file);
+        continue;
+      }
+      rebooted = true;
       await withLock(lockOf(file), this.#lockOptions, async () => {
         const text = await fs.readFile(file, 'utf8').catch(() => null);
         if (text === null) return;
-        const { header, records } = parseJournal(text);
-        if (boot === null || header.boot !== boot) {
-          rebooted = true;
-          const bySlot = new Map();
-          for (const r of records) {
-            if (!bySlot.has(r.f)) bySlot.set(r.f, []);
-            bySlot.get(r.f).push(r);
-          }
-          for (const [slotFile, list] of bySlot) await replay(slotFile, list.sort((a, b) => a.v - b.v));
+        const bySlot = new Map();
+        for (const r of parseJournal(text).records) {
+          if (!bySlot.has(r.f)) bySlot.set(r.f, []);
+          bySlot.get(r.f).push(r);
         }
+        for (const [slotFile, list] of bySlot) await replay(slotFile, list.sort((a, b) => a.v - b.v));
         await checkpointFile(this.#root, file, undefined);
       });
     }
     return rebooted;
+  }
+
+  /** Checkpoints and removes journals nobody appends to any more, in the background (a failure leaves them for later). */
+  #retire(files) {
+    for (const file of files) {
+      withLock(lockOf(file), this.#lockOptions, () => checkpointFile(this.#root, file, undefined)).catch(() => {});
+    }
   }
 
   async #open() {
@@ -197,7 +212,8 @@ export class Journal {
         const handle = await fs.open(this.#file, 'a');
         try {
           await handle.write(text);
-          await handle.sync();
+          // fdatasync: the appended bytes and the new size, without the timestamps (measured 2–3× cheaper).
+          await handle.datasync();
         } finally {
           await handle.close();
         }
@@ -208,18 +224,27 @@ export class Journal {
       for (const b of batch) b.reject(err);
       return;
     }
-    if (this.#bytes > CHECKPOINT_BYTES) {
-      // The records are durable already: a failed checkpoint only leaves the journal longer.
-      await withLock(lockOf(this.#file), this.#lockOptions, () => checkpointFile(this.#root, this.#file, this.#header)).then(
-        () => (this.#bytes = Buffer.byteLength(this.#header)),
-        () => {},
-      );
-    }
+    // A full journal is not emptied in place (writers would wait for its fsyncs): the next
+    // batch starts a new one and the full one is retired in the background.
+    const full = this.#bytes > CHECKPOINT_BYTES ? [this.#file] : [];
+    if (full.length > 0) this.#file = null;
+    this.#retire([...this.#dead.splice(0), ...full]);
   }
 }
 
+/** A journal's first line (its header), or undefined. */
 async function headerOf(file) {
-  const text = await fs.readFile(file, 'utf8').catch(() => null);
-  const line = text?.slice(0, text.indexOf('\n') + 1);
-  return line ? line : undefined;
+  let handle;
+  try {
+    handle = await fs.open(file, 'r');
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    const end = text.indexOf('\n');
+    return end < 0 ? undefined : text.slice(0, end + 1);
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
 }

@@ -351,7 +351,13 @@ export class OkfStore {
 
   #ensureBundle() {
     this.#ready ??= (async () => {
-      await fs.mkdir(this.#claimsDir, { recursive: true });
+      await fs.mkdir(this.#root, { recursive: true });
+      // A bundle this call creates has no slot to index yet: its index is complete from the start.
+      const created = await fs.mkdir(this.#claimsDir).then(() => true, (err) => {
+        if (err.code !== 'EEXIST') throw err;
+        return false;
+      });
+      if (created) await this.#index.markComplete();
       await fs.mkdir(path.join(this.#root, 'entities'), { recursive: true });
       await fs.writeFile(this.#logFile, LOG_HEADER, { flag: 'wx' }).catch((err) => {
         if (err.code !== 'EEXIST') throw err;
