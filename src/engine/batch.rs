@@ -102,6 +102,10 @@ impl Engine {
                         results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
                     }
+                    if let Some(replayed) = self.replayed_before_merge(p).await? {
+                        results.push((i, Done::Replayed(Box::new(replayed))));
+                        continue;
+                    }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
                 }
                 let commit = txn.into_commit(slot_ref.clone());

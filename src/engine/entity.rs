@@ -73,11 +73,25 @@ pub(crate) struct PendingName {
     pub entity_type: String,
     /// As planned: for a new name, `entity_id` is the id the entity will get.
     pub resolution: Resolution,
+    /// Entities whose slots may hold this name's earlier writes: those merged
+    /// into the resolved one, and those it was merged into by a merge since undone.
+    pub merged_from: Vec<String>,
     /// The registry version `resolution` was computed against.
     pub registry_version: u64,
     /// The name was already a spelling of the entity it resolved to: recording
     /// it changes nothing while the registry stays at `registry_version`.
     pub known_spelling: bool,
+}
+
+/// The entities a write naming entity `i` may have landed on before (see `PendingName::merged_from`).
+fn related_entities(registry: &crate::model::Slot, i: usize) -> Vec<String> {
+    let id = &registry.entities[i].id;
+    let merged_in = (0..registry.entities.len()).filter(|&j| j != i && entities::root_of(&registry.entities, j) == i).map(|j| registry.entities[j].id.clone());
+    let undone = registry.merges.iter().filter(|m| m.undone && &m.from == id).map(|m| m.into.clone());
+    let mut out: Vec<String> = merged_in.chain(undone).collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn checked_type(entity_type: &str) -> Result<String> {
@@ -105,11 +119,15 @@ impl Engine {
         let entity_type = checked_type(entity_type)?;
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
         let (hit, mut resolution) = entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases);
-        if hit.is_none() {
-            resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
-        }
+        let merged_from = match hit {
+            Some(i) => related_entities(&slot, i),
+            None => {
+                resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
+                Vec::new()
+            }
+        };
         let known_spelling = hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
-        Ok(PendingName { name: name.to_string(), entity_type, resolution, registry_version: slot.version, known_spelling })
+        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, known_spelling })
     }
 
     /// Records the names of a stored write in their registries: a new entity
@@ -218,6 +236,7 @@ impl Engine {
             let p = self.plan_name(&planned.prepared.draft.subject, t).await?;
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
+            planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
