@@ -816,6 +816,13 @@ fn regressions() {
             Retract(4),
             UndoRetract(0),
         ]),
+        ("#15 mixed slot: refining a free-text entry in a dependent conflict made it a rival value beside the current one (seed 434816840)", vec![
+            Write(w(1, 5, 3, 2, Days(22), 0, None, false)),
+            Batch(vec![w(1, 3, 4, 2, Year(2023), 6, None, false), w(1, 5, 1, 1, Unstated, 11, None, false)]),
+            Batch(vec![w(1, 4, 2, 2, Days(-68), 4, None, false)]),
+            Batch(vec![w(0, 2, 4, 2, Days(-85), 7, None, false), w(1, 4, 5, 3, Unstated, 10, None, false)]),
+            Write(w(1, 5, 2, 2, Unstated, 3, Some(154), false)),
+        ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),
             Write(w(1, 4, 2, 1, Unstated, 8, Some(164), true)),
