@@ -250,9 +250,9 @@ impl Engine {
                 return Ok((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false));
             }
             let commit = txn.into_commit(slot_ref.clone());
-            if self.store.commit_slot(&commit).await? {
-                let flagged = self.flag_dependents(slot_ref, &current_before, &commit.slot, now).await?;
-                let mut done = finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
+            if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, now).await?;
+                let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(done);
             }
@@ -287,7 +287,7 @@ impl Engine {
         slot_ref: &SlotRef,
         cause: LogCause,
         mut build: impl FnMut(&mut SlotTxn) -> Result<T>,
-    ) -> Result<(T, Slot)> {
+    ) -> Result<(T, Rc<Slot>)> {
         self.ids.health()?;
         self.ensure_calibration().await?;
         let now = self.clock.now()?;
@@ -298,11 +298,11 @@ impl Engine {
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
             let value = build(&mut txn)?;
             if txn.is_empty() {
-                return Ok((value, txn.slot));
+                return Ok((value, Rc::new(txn.slot)));
             }
             let commit = txn.into_commit(slot_ref.clone());
-            if self.store.commit_slot(&commit).await? {
-                return Ok((value, commit.slot));
+            if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                return Ok((value, slot));
             }
             if attempts > self.settings.retries {
                 return Err(gave_up(slot_ref, attempts));
