@@ -28,6 +28,13 @@ pub struct MemoryIndex {
 impl MemoryIndex {
     pub fn apply(&mut self, slot_ref: &SlotRef, index: &SlotIndex) {
         for entry in &index.conflicts {
+            // A commit lists every conflict of its slot; most did not change.
+            let unchanged = self.conflict_keys.get(&entry.id).is_some_and(|old| {
+                old.0 == rank(entry.status) && old.1 == entry.opened_at && self.conflicts.get(old).is_some_and(|(_, r)| r.key == slot_ref.key)
+            });
+            if unchanged {
+                continue;
+            }
             let key = (rank(entry.status), entry.opened_at, entry.id.clone());
             if let Some(old) = self.conflict_keys.insert(entry.id.clone(), key.clone()) {
                 self.conflicts.remove(&old);

@@ -1,6 +1,6 @@
 // The `credence` bin driven as a user would: spawned processes, scripted
 // stdin, real exit codes, human and --json output.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KIND, credence, credenceJson, sandbox } from './support/cli.js';
@@ -287,6 +287,38 @@ describe('retract, undo of a retraction', () => {
     expect((await runJson(['retract', nyc])).json.error.code).toBe('CLAIM_NOT_LIVE');
     expect((await runJson(['retract', sf.json.claim.id, '--at', 'soonish'])).json.error).toMatchObject({ code: 'INVALID_TIME', field: 'at' });
     expect((await runJson(['recall', '-p', 'located_in'])).json.map((c) => c.object)).toEqual(['SF']);
+  });
+});
+
+describe('erase (privacy)', () => {
+  it('needs --reason and --yes, erases the text from the store, and why shows the tombstone', async () => {
+    const home = await runJson(['remember', '12 Elm Street, Springfield', '-p', 'home_address']);
+    await runJson(['remember', 'tea', '-p', 'likes']);
+    const noYes = await run(['erase', 'user', '-p', 'home_address', '--reason', 'user asked']);
+    expect(noYes.code).toBe(2);
+    expect(noYes.stderr).toContain('--yes');
+    expect((await run(['erase', 'user', '--yes'])).stderr).toContain('missing --reason');
+    expect((await runJson(['recall', '-p', 'home_address'])).json.map((c) => c.object)).toEqual(['12 Elm Street, Springfield']);
+
+    const text = await run(['erase', 'user', '-p', 'home_address', '--reason', 'user asked', '--yes']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^erased 1 claim\(s\) in \d+ slot\(s\)/);
+    expect(text.stdout).toContain(`${home.json.claim.id}  user · home_address  (by tester: user asked)`);
+    const why = await runJson(['why', home.json.claim.id]);
+    expect(why.json.claim.object).toBe('');
+    expect(JSON.stringify(why.json)).not.toContain('Elm Street');
+    expect((await runJson(['recall', '-p', 'likes'])).json.map((c) => c.object)).toEqual(['tea']);
+    if (STORE_KIND === 'okf') {
+      const bytes = readdirSync(box.env.CREDENCE_BUNDLE_DIR, { recursive: true })
+        .map((f) => join(box.env.CREDENCE_BUNDLE_DIR, f))
+        .filter((f) => statSync(f).isFile())
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('\n');
+      expect(bytes).toContain('tea');
+      expect(bytes).not.toContain('Elm Street');
+    }
+    const unknown = await runJson(['erase', 'user', '--claim', 'cl_nope', '--reason', 'x', '--yes']);
+    expect(unknown.json.error).toMatchObject({ code: 'CLAIM_NOT_FOUND', field: 'claimId' });
   });
 });
 

@@ -92,6 +92,23 @@ export const COMMANDS = {
       --at <time>      when it stopped holding (ISO 8601, default now)`,
     notes: 'Prints a retraction id; credence undo <that id> puts the claim back.',
   },
+  erase: {
+    usage: 'credence erase <subject> [-p <predicate> | --claim <claim-id>] --reason <text> --yes [--by <name>]',
+    summary: 'privacy erasure: remove what memory holds about a subject (cannot be undone)',
+    options: {
+      predicate: { type: 'string', short: 'p' },
+      claim: { type: 'string' },
+      reason: { type: 'string' },
+      by: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
+    help: `  -p, --predicate <name>  only this predicate of the subject
+      --claim <claim-id>  only this claim (of that subject)
+      --reason <text>     why (required; kept on the tombstone)
+      --by <name>         who asked (default $USER)
+      --yes               confirm: the text is removed for good`,
+    notes: 'Removes the text of the matched claims from every record the store keeps (slot documents, logs,\nindexes, log.md, PostgreSQL rows), leaving tombstones: credence why <claim-id> shows who erased what\nwhen, never what it said. To say a fact no longer holds, keeping history, use credence retract.',
+  },
   review: {
     usage: 'credence review --judge-url <url> [--judge-model <m>] [--budget <n>]',
     summary: 'let an LLM judge look for entries that invalidate older ones',

@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import { numberOption } from './args.js';
 import { EXIT, UsageError } from './exit.js';
-import { calibrationText, claimsText, conflictsText, outcomeText, retractionText, reviewText, settledText, whyText } from './format.js';
+import { calibrationText, claimsText, conflictsText, erasureText, outcomeText, retractionText, reviewText, settledText, whyText } from './format.js';
 import { interactiveRemember } from './interactive.js';
 import { createJudge } from './judge.js';
 import { llmSettings } from './llm.js';
@@ -123,6 +123,19 @@ export async function retract(ctx, { values, positionals }) {
   if (values.at !== undefined) options.at = values.at;
   const retraction = await ctx.memory.retract(id, options);
   return { json: retraction, text: retractionText(retraction) };
+}
+
+export async function erase(ctx, { values, positionals }) {
+  const usage = 'credence erase <subject> [-p <predicate> | --claim <claim-id>] --reason <text> --yes';
+  const subject = one(positionals, 'the subject to erase', usage);
+  if (values.reason === undefined) throw new UsageError(`missing --reason (it is kept on the tombstone)\nusage: ${usage}`);
+  if (!values.yes) throw new UsageError(`erasure cannot be undone: add --yes to confirm (credence retract keeps history)\nusage: ${usage}`);
+  const target = { subject };
+  if (values.predicate !== undefined) target.predicate = values.predicate;
+  if (values.claim !== undefined) target.claimId = values.claim;
+  const by = values.by ?? process.env.USER ?? safeUser();
+  const erasure = await ctx.memory.erase(target, { reason: values.reason, by: by || 'unknown' });
+  return { json: erasure, text: erasureText(erasure) };
 }
 
 export async function review(ctx, { values, positionals }) {

@@ -128,6 +128,13 @@ export function retractionText(r) {
   return lines.join('\n');
 }
 
+export function erasureText(e) {
+  if (e.tombstones.length === 0) return 'erased nothing: no claim matched';
+  const lines = [`erased ${e.tombstones.length} claim(s) in ${e.slots} slot(s); their text is gone for good`];
+  for (const t of e.tombstones) lines.push(`  ${t.claimId}  ${t.subject} · ${t.predicate}  (by ${t.by}: ${t.reason})`);
+  return lines.join('\n');
+}
+
 export function reviewText(r) {
   const lines = [`review: ${r.calls} judge call(s), ${r.pairsNamed} pair(s) named, ${r.pairsConfirmed} confirmed, ${r.slotsLeft} slot(s) left for the next pass`];
   for (const c of r.conflicts) lines.push('', conflictText(c));

@@ -5,6 +5,7 @@
 //! and candidate ids make the retry idempotent.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
 use crate::error::{Error, Result};
@@ -96,29 +97,38 @@ impl Engine {
                         results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
                     }
+                    if let Some(replayed) = self.replayed_before_merge(p).await? {
+                        results.push((i, Done::Replayed(Box::new(replayed))));
+                        continue;
+                    }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
                 }
                 let commit = txn.into_commit(slot_ref.clone());
                 let changed = !commit.changed_claims.is_empty() || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
-                if changed && !self.store.commit_slot(&commit).await? {
+                let (slot, version) = if !changed {
+                    let version = commit.expected_version;
+                    (Rc::new(commit.slot), version)
+                } else if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                    let version = slot.version;
+                    (slot, version)
+                } else {
                     if attempts > self.settings.retries {
                         return Err(super::gave_up(&slot_ref, attempts));
                     }
                     continue;
-                }
-                let version = if changed { commit.slot.version } else { commit.expected_version };
+                };
                 for (i, r) in results {
                     let p = &planned[i];
                     outcomes[i] = Some(match r {
                         Done::Replayed(replayed) => *replayed,
                         Done::Applied(applied) => {
                             let unstored = (!applied.stored).then_some(&p.prepared.draft);
-                            outcome(&commit.slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
+                            outcome(&slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
                         }
                     });
                 }
                 // Flags on dependent facts go with the slot's last outcome.
-                let flagged = self.flag_dependents(&slot_ref, &current_before, &commit.slot, now).await?;
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, now).await?;
                 if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
                     last.conflicts.extend(flagged);
                 }

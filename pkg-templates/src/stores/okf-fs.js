@@ -1,9 +1,10 @@
 // File-system primitives for OkfStore: atomic replace, durable append, and a
 // per-slot lock that works across processes.
 //
-// The lock is a file `<slot>.md.lock` created atomically with its contents
-// (written to a temp file, then hard-linked into place: link fails if the lock
-// exists). It records the holder's pid, host and a random token. A lock whose
+// The lock is a file `<slot>.md.lock`, created exclusively ('wx') when free;
+// when contended, waiters hard-link a complete temp file into place (link
+// fails while the lock exists). A lock read before its creator wrote it looks
+// unparseable and is judged stale only after 2 s. It records the holder's pid, host and a random token. A lock whose
 // holder is a dead process on this host — or, failing that, older than
 // `staleMs` — is broken; breakers serialize on `<lock>.break` and remove the
 // lock only if it still carries the token they judged stale. Within one process
@@ -19,7 +20,7 @@ import { CredenceError } from '../errors.js';
 export const randomToken = () => randomBytes(8).toString('hex');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HOST = hostname();
-const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
+export const HOST_TAG = createHash('sha1').update(HOST).digest('hex').slice(0, 8);
 
 // `.<name>.<host tag>-<pid>.<token>.tmp`: whoever finds one whose writer is a
 // dead process on this host may delete it (sweepDebris).
@@ -78,6 +79,31 @@ export async function writeAtomic(file, text) {
   await syncDir(path.dirname(file));
 }
 
+/**
+ * Replaces `file` with `text` (temp file, rename) without fsync: atomic for
+ * readers and safe from a killed process; OkfStore's journal makes it durable.
+ */
+export async function replaceFile(file, text) {
+  const tmp = tempName(file);
+  await fs.writeFile(tmp, text, { flag: 'wx' });
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/** Appends `text` in one write (no fsync: see replaceFile). */
+export async function append(file, text) {
+  const handle = await fs.open(file, 'a');
+  try {
+    await handle.write(text);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Appends `text` in one write and fsyncs it. */
 export async function appendDurably(file, text) {
   const handle = await fs.open(file, 'a');
@@ -99,7 +125,7 @@ export async function readText(file) {
   }
 }
 
-function alive(pid) {
+export function alive(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -157,6 +183,13 @@ async function breakIfStale(lock, staleMs) {
 async function acquire(lock, { timeoutMs, staleMs }) {
   const token = randomToken();
   const body = `${JSON.stringify({ pid: process.pid, host: HOST, token, at: new Date().toISOString() })}\n`;
+  // The common case, a free lock, in one exclusive create; only a contended lock pays for the temp file.
+  try {
+    await fs.writeFile(lock, body, { flag: 'wx' });
+    return body;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+  }
   const tmp = tempName(lock);
   await fs.writeFile(tmp, body, { flag: 'wx' });
   const deadline = Date.now() + timeoutMs;
@@ -206,12 +239,18 @@ export async function withLock(lock, options, work) {
   await previous;
   try {
     const body = await acquire(lock, options);
+    const since = Date.now();
     try {
       return await work();
     } finally {
-      // Remove the lock only if it is still ours (a stale-breaker may have taken it).
-      const now = await readLock(lock).catch(() => null);
-      if (now && now.raw === body) await fs.unlink(lock).catch(() => {});
+      // Remove the lock only if it is still ours. A live holder's lock is judged stale only
+      // once older than staleMs, so a short hold needs no check (the common case: one unlink).
+      if (Date.now() - since < options.staleMs / 2) {
+        await fs.unlink(lock).catch(() => {});
+      } else {
+        const now = await readLock(lock).catch(() => null);
+        if (now && now.raw === body) await fs.unlink(lock).catch(() => {});
+      }
     }
   } finally {
     release();

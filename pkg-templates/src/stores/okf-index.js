@@ -67,11 +67,35 @@ async function names(dir) {
   }
 }
 
+/** Runs `write`, creating the marker's folder when it is missing (index/ may have been deleted). */
+async function inFolder(file, write) {
+  try {
+    return await write();
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    return write();
+  }
+}
+
+/** Writes a marker whole (temp file, rename): a reader never sees half of its content. */
 async function put(file, text) {
-  await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomToken()}.tmp`);
-  await fs.writeFile(tmp, text);
+  await inFolder(file, () => fs.writeFile(tmp, text));
   await fs.rename(tmp, file);
+}
+
+/** `put`, unless the marker is there already (markers are only ever written whole, with the same content). */
+async function ensure(file, text) {
+  if (await fs.access(file).then(() => true, () => false)) return;
+  await put(file, text);
+}
+
+/** An empty marker (nothing to tear): one exclusive create, EEXIST meaning it is there. */
+async function touch(file) {
+  await inFolder(file, () => fs.writeFile(file, '', { flag: 'wx' })).catch((err) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
 }
 
 const remove = (file) => fs.unlink(file).catch((err) => {
@@ -111,11 +135,11 @@ export class OkfIndex {
    * `fresh` names the claim and conflict ids this commit adds to the slot.
    */
   async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }, newSubject = null) {
-    if (newSubject !== null) await put(path.join(this.#subjectDir(newSubject), slotFile), '');
+    if (newSubject !== null) await touch(path.join(this.#subjectDir(newSubject), slotFile));
     for (const id of fresh.claims) await put(this.#idFile('claims', id), content(slotFile, id));
     for (const id of fresh.conflicts) await put(this.#idFile('conflicts', id), content(slotFile, id));
-    for (const c of index.conflicts) await put(this.#conflictFile(c.status, c), content(slotFile, c.id));
-    if (index.unreviewed) await put(this.#dirtyFile(slotFile), '');
+    for (const c of index.conflicts) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
+    if (index.unreviewed) await touch(this.#dirtyFile(slotFile));
   }
 
   /** After the slot file is replaced: the markers only the old state needed. */
@@ -125,6 +149,11 @@ export class OkfIndex {
       if (now.get(c.id) !== c.status) await remove(this.#conflictFile(c.status, c));
     }
     if (!index.unreviewed) await remove(this.#dirtyFile(slotFile));
+  }
+
+  /** READY without a rebuild: for a bundle with no slot file yet. */
+  async markComplete() {
+    await put(path.join(this.#dir, 'READY'), READY);
   }
 
   async isReady() {

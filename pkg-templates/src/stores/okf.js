@@ -14,7 +14,9 @@
 // A commit takes the slot's lock file, re-reads the slot and compares versions
 // (a mismatch is `false`: the engine reloads and retries), appends its log
 // block to log.md (under log.md's lock, which an erasure takes to rewrite the
-// file), then replaces the slot file atomically. A writer killed
+// file), then replaces the slot file atomically, neither fsynced: the commit
+// is durable once its record in this process's journal is (okf-journal.js:
+// one fsync, shared by concurrent commits). A writer killed
 // between the two leaves log records of a version the slot never reached, or a
 // second block for a version that was later committed again; readLog keeps,
 // per version, only the last block and only versions the slot file has. The
@@ -26,7 +28,8 @@ import {
   LOG_HEADER, compareKeys, fileNameOf, malformed, parseLogLines, parseSlotFile,
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
-import { appendDurably, randomToken, readText, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
+import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
+import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
 import { OkfIndex } from './okf-index.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
@@ -74,6 +77,8 @@ export class OkfStore {
   #conflicts = new Map();
   #log = { ino: null, offset: 0, line: 1, byKey: new Map() };
   #index;
+  #journal;
+  #journalRecovered = null;
 
   constructor(dir, options = {}) {
     if (typeof dir !== 'string' || dir.length === 0) throw invalid('dir', 'must be a non-empty directory path');
@@ -86,6 +91,7 @@ export class OkfStore {
     this.#logFile = path.join(this.#root, 'log.md');
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
     this.#index = new OkfIndex(this.#root);
+    this.#journal = new Journal(this.#root, this.#lockOptions);
   }
 
   /** The bundle directory. */
@@ -105,15 +111,18 @@ export class OkfStore {
   async commitSlot(commit) {
     return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
       const commitId = randomToken();
+      const block = renderLogBlock(ref, slot.version, commitId, commit.log);
       // log.md's own lock: an erasure rewrites the whole file, and no append may land in between
       // (nor between noting where the block goes and appending it).
       await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
         const logSize = await fs.stat(this.#logFile).then((st) => st.size, () => 0);
         await this.#index.noteLogBlock(name, logSize, slot.version, commitId, !current);
-        await appendDurably(this.#logFile, renderLogBlock(ref, slot.version, commitId, commit.log));
+        await append(this.#logFile, block);
       });
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
-      await writeAtomic(file, text);
+      await replaceFile(file, text);
+      // Acknowledged (and the slot's lock released) only once the journal holds it durably.
+      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block });
       return text;
     });
   }
@@ -126,6 +135,9 @@ export class OkfStore {
     if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
     return this.#casSlot(commit, ({ ref, slot, file }) =>
       withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+        // Journals hold earlier texts of the slot: made redundant and emptied, in every process,
+        // before the erasure starts (this slot's lock keeps new ones out).
+        await this.#journal.checkpointAll();
         await sweepEraseTemps(this.#root, this.#claimsDir);
         const byVersion = new Map();
         for (const e of log) {
@@ -253,10 +265,48 @@ export class OkfStore {
 
   /** Finishes an erasure a killed writer left half-way (one stat when there is none). */
   async #recover() {
+    this.#journalRecovered ??= (async () => {
+      // Markers and noted log offsets are not fsynced: after a reboot, rebuilt from the markdown.
+      if (await this.#journal.recover((name, records) => this.#replay(name, records))) {
+        await fs.rm(path.join(this.#root, 'index'), { recursive: true, force: true });
+      }
+    })().catch((err) => {
+      this.#journalRecovered = null;
+      throw err;
+    });
+    await this.#journalRecovered;
     if (!(await erasePending(this.#root))) return;
     const slot = await pendingSlot(this.#root);
     const finish = () => withLock(`${this.#logFile}.lock`, this.#lockOptions, () => finishErase(this.#root));
     await (slot ? withLock(`${path.join(this.#root, slot)}.lock`, this.#lockOptions, finish) : finish());
+    // The eraser emptied the journals before its marker; again, in case a writer journaled meanwhile.
+    await this.#journal.checkpointAll();
+  }
+
+  /**
+   * After a reboot, the journaled commits of a dead process that did not
+   * reach the disk: log blocks log.md lacks are appended, and the slot file
+   * is rewritten when it is older than the last record (`records` by version).
+   */
+  async #replay(name, records) {
+    const file = path.join(this.#claimsDir, name);
+    await withLock(`${file}.lock`, this.#lockOptions, async () => {
+      const current = await this.#read(name).catch((err) => {
+        if (err?.code === 'MALFORMED_STORE_DATA') return null; // torn by the power loss: the record replaces it
+        throw err;
+      });
+      await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+        const logged = new Set();
+        parseLogLines((await readText(this.#logFile)) ?? '', 1, this.#relative('log.md'), (r) => logged.add(`${r.k}|${r.v}|${r.c}`));
+        const missing = records.filter((r) => !logged.has(`${r.k}|${r.v}|${r.c}`)).map((r) => r.log);
+        if (missing.length > 0) await appendDurably(this.#logFile, missing.join(''));
+      });
+      const last = records.at(-1);
+      if ((current?.slot.version ?? 0) < last.v) {
+        await writeAtomic(file, last.slot);
+        this.#files.delete(name);
+      }
+    });
   }
 
   #relative(file) {
@@ -301,7 +351,13 @@ export class OkfStore {
 
   #ensureBundle() {
     this.#ready ??= (async () => {
-      await fs.mkdir(this.#claimsDir, { recursive: true });
+      await fs.mkdir(this.#root, { recursive: true });
+      // A bundle this call creates has no slot to index yet: its index is complete from the start.
+      const created = await fs.mkdir(this.#claimsDir).then(() => true, (err) => {
+        if (err.code !== 'EEXIST') throw err;
+        return false;
+      });
+      if (created) await this.#index.markComplete();
       await fs.mkdir(path.join(this.#root, 'entities'), { recursive: true });
       await fs.writeFile(this.#logFile, LOG_HEADER, { flag: 'wx' }).catch((err) => {
         if (err.code !== 'EEXIST') throw err;
