@@ -19,7 +19,7 @@ use std::rc::Rc;
 use async_trait::async_trait;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};
 use crate::store_index::MemoryIndex;
 
 #[async_trait(?Send)]
@@ -113,7 +113,7 @@ impl MemoryStore {
             inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
         }
         // Derived from the slot itself: a commit built by hand (JS) may carry no index.
-        inner.index.apply(&commit.slot_ref, &SlotIndex::of(&slot));
+        inner.index.apply_slot(&commit.slot_ref, &slot);
         inner.logs.entry(commit.slot_ref.key.clone()).or_default().extend(log);
         inner.slots.insert(commit.slot_ref.key.clone(), (commit.slot_ref.clone(), slot));
     }

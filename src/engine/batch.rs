@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use super::entity::PendingName;
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{Action, Candidate, Outcome};
@@ -60,19 +61,23 @@ impl Engine {
             }
             committed += indices.len();
         }
-        // Names reach their registries only for the writes memory kept.
-        let mut out = Vec::with_capacity(outcomes.len());
-        for (o, names) in outcomes.into_iter().zip(resolutions) {
-            let Some(mut o) = o else { continue };
-            if matches!(o.action, Action::Skipped | Action::Rejected) {
-                o.resolutions = names.into_iter().map(|n| n.resolution).collect();
-            } else {
-                let already = |mut e: Error| {
-                    e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
-                    e
-                };
-                o.resolutions = self.record_names(&names).await.map_err(already)?;
+        // Names reach their registries only for the writes memory kept: all
+        // of the batch's in one commit per registry.
+        let already = |mut e: Error| {
+            e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
+            e
+        };
+        let written: Vec<(Outcome, Vec<PendingName>)> = outcomes.into_iter().zip(resolutions).filter_map(|(o, names)| o.map(|o| (o, names))).collect();
+        let kept = |o: &Outcome| !matches!(o.action, Action::Skipped | Action::Rejected);
+        let to_record: Vec<&[PendingName]> = written.iter().filter(|(o, _)| kept(o)).map(|(_, names)| names.as_slice()).collect();
+        let mut recorded = self.record_names_of(&to_record).await.map_err(already)?.into_iter();
+        let mut out = Vec::with_capacity(written.len());
+        for (mut o, names) in written {
+            if kept(&o) {
+                o.resolutions = recorded.next().unwrap_or_default();
                 o.conflicts.extend(self.conflicts_of(&o.resolutions).await.map_err(already)?);
+            } else {
+                o.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
             out.push(o);
         }

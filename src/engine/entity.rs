@@ -2,6 +2,8 @@
 //! recorded in their type's registry slot once the write is kept. Merges and
 //! `same_entity` settlements live in `entity_merge.rs`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, Planned};
@@ -133,59 +135,86 @@ impl Engine {
     /// known one. Resolution runs again against the registry as committed, so
     /// concurrent writers of one name end up with one entity.
     pub(crate) async fn record_names(&self, pending: &[PendingName]) -> Result<Vec<Resolution>> {
-        let mut out = Vec::with_capacity(pending.len());
-        for p in pending {
-            let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
-            let known = &self.settings.known_aliases;
-            // Most names are spellings the registry already knows, and the
-            // transaction below would change nothing for them: answer from the
-            // shared slot (no copy of the registry, no commit), reusing the
-            // planned resolution when the registry has not moved since.
-            let shared = self.store.read_slot(&registry(entity_type)).await?;
-            if p.known_spelling && shared.version == p.registry_version {
-                out.push(p.resolution.clone());
-                continue;
-            }
-            if let (Some(i), resolution) = entities::resolve_with(&shared.entities, name, entity_type, known) {
-                if shared.entities[i].aliases.iter().any(|a| a == name) {
-                    out.push(resolution);
-                    continue;
+        let mut out = self.record_names_of(&[pending]).await?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    /// `record_names` for the writes of a batch, in order: one registry
+    /// commit per entity type for all their new names and spellings.
+    pub(crate) async fn record_names_of(&self, writes: &[&[PendingName]]) -> Result<Vec<Vec<Resolution>>> {
+        let mut out: Vec<Vec<Option<Resolution>>> = writes.iter().map(|w| vec![None; w.len()]).collect();
+        let mut to_commit: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+        for (w, names) in writes.iter().enumerate() {
+            for (n, p) in names.iter().enumerate() {
+                match self.already_known(p).await? {
+                    Some(r) => out[w][n] = Some(r),
+                    None => to_commit.entry(p.entity_type.as_str()).or_default().push((w, n)),
                 }
             }
-            let cause = LogCause { op: "resolve".into(), object: Some(name.into()), ..Default::default() };
-            let (resolution, _) = self
-                .commit_with_retry(&registry(entity_type), cause, |txn| {
-                    let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, known);
-                    match hit {
-                        Some(i) => {
-                            if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                                txn.slot.entities[i].aliases.push(name.to_string());
-                                txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
-                            }
-                        }
-                        None => {
-                            // The id the write already used; taken only if another name with the same slug won a race.
-                            let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
-                                entities::new_id(&txn.slot.entities, name, entity_type)
-                            } else {
-                                planned_id.to_string()
-                            };
-                            txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
-                            txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
-                            for near in &r.near_matches {
-                                if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
-                                    r.conflict_ids.push(cf);
-                                }
-                            }
-                            r.entity_id = id;
-                        }
-                    }
-                    Ok(r)
+        }
+        for (entity_type, names) in to_commit {
+            let cause = |p: &PendingName| LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
+            let (resolutions, _) = self
+                .commit_with_retry(&registry(entity_type), cause(&writes[names[0].0][names[0].1]), |txn| {
+                    names
+                        .iter()
+                        .map(|&(w, n)| {
+                            let p = &writes[w][n];
+                            txn.cause = cause(p);
+                            self.record_in(txn, p)
+                        })
+                        .collect::<Result<Vec<_>>>()
                 })
                 .await?;
-            out.push(resolution);
+            for (&(w, n), r) in names.iter().zip(resolutions) {
+                out[w][n] = Some(r);
+            }
         }
-        Ok(out)
+        Ok(out.into_iter().map(|w| w.into_iter().flatten().collect()).collect())
+    }
+
+    /// Most names are spellings the registry already knows, and recording
+    /// them would change nothing: answered from the shared slot (no copy of
+    /// the registry, no commit), reusing the planned resolution when the
+    /// registry has not moved since.
+    async fn already_known(&self, p: &PendingName) -> Result<Option<Resolution>> {
+        let shared = self.store.read_slot(&registry(&p.entity_type)).await?;
+        if p.known_spelling && shared.version == p.registry_version {
+            return Ok(Some(p.resolution.clone()));
+        }
+        let (hit, resolution) = entities::resolve_with(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
+        Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))
+    }
+
+    /// One name into its registry's transaction.
+    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName) -> Result<Resolution> {
+        let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
+        let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, &self.settings.known_aliases);
+        match hit {
+            Some(i) => {
+                if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
+                    txn.slot.entities[i].aliases.push(name.to_string());
+                    txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
+                }
+            }
+            None => {
+                // The id the write already used; taken only if another name with the same slug won a race.
+                let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
+                    entities::new_id(&txn.slot.entities, name, entity_type)
+                } else {
+                    planned_id.to_string()
+                };
+                txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
+                txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
+                for near in &r.near_matches {
+                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
+                        r.conflict_ids.push(cf);
+                    }
+                }
+                r.entity_id = id;
+            }
+        }
+        Ok(r)
     }
 
     /// The `same_entity` conflicts some resolutions opened, for the write's outcome.
