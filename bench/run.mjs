@@ -1,8 +1,10 @@
-// `npm run bench [-- --quick] [-- --json out.json] [-- --only 1,3,5]`
+// `npm run bench [-- --quick] [-- --json out.json] [-- --only 1,3,5] [-- --no-baseline]`
 //
 // Side-by-side benchmarks of the packed package (`import 'credence'`): every
 // figure is a ratio to a baseline measured in the same run, because absolute
-// times on a shared machine are noise. Prints one table; see BENCHMARKS.md.
+// times on a shared machine are noise. Speed and size are also set against the
+// package of the last release before issue #20 (bench/baseline.mjs, built once
+// and cached by scripts/bench-baseline.sh). Prints one table; see BENCHMARKS.md.
 // Exits non-zero only when a section crashes or an acknowledged write is
 // missing — never because a speed goal was missed.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -7,7 +7,8 @@ const SHORT = [
   ['credence, half-life fitted', 'cred. fitted'], ['credence, calibrate()', 'cred. calib.'], ['credence (reconcile)', 'credence'], ['latest-observation-wins', 'latest-obs'],
   ['last-write-wins', 'LWW'], ['majority vote, best window', 'majority*'], ['trust-weighted vote, best window', 'trust-vote*'],
   ['recency-weighted trust vote, best window', 'recency-trust*'], ['confidence-gated', 'conf-gated'], ['Bayes filter (ceiling)', 'ceiling'],
-  ['proposed rule (JS prototype)', 'proposal'],
+  ['proposed rule (JS prototype)', 'proto: SPEC'], ['proposed: + oracle half-lives & reliabilities', 'proto: oracle'],
+  ['proposed: once per observation', 'proto: per-obs'], ['proposed: once per observation + oracle', 'per-obs+oracle'], ['proposed: online per-slot hazard', 'proto: online h'],
 ];
 const short = (name) => SHORT.find(([long]) => long === name)?.[1] ?? name;
 
@@ -43,10 +44,9 @@ export function calibrationLine(c) {
 }
 
 /** Where credence trails a baseline in one run: overall or on a predicate. */
-export function trails(sim) {
-  const [cred, ...others] = sim.rows;
+export function trails(sim, cred = sim.rows[0]) {
   const out = [];
-  for (const o of others) {
+  for (const o of sim.rows) {
     if (o.name.startsWith('Bayes') || o.name.startsWith('credence') || o.name.startsWith('proposed')) continue;
     if (cred.accuracy < o.accuracy) out.push(`${short(o.name)} overall ${f3(o.accuracy)}`);
     for (const p of Object.keys(cred.by)) if (cred.by[p] < o.by[p]) out.push(`${short(o.name)} on ${p} ${f3(cred.by[p])} < ${f3(o.by[p])}`);
@@ -78,6 +78,18 @@ export function sweepTable(results) {
     });
     const t = trails(sim);
     lines.push(`  ${label.padEnd(width)} ${cells.join('; ')}${t.length ? `  TRAILS: ${t.join(', ')}` : ''}`);
+  }
+  const prototypes = results[0].sim.rows.filter((r) => r.name.startsWith('proposed'));
+  if (prototypes.length) {
+    lines.push('');
+    lines.push('JS prototypes (not credence): ECE, and where each trails a baseline (overall or on a predicate):');
+    for (const { label, sim } of results) {
+      const cells = sim.rows.filter((r) => r.name.startsWith('proposed')).map((r) => {
+        const t = trails(sim, r);
+        return `${short(r.name)} ECE ${f3(r.ece)}${t.length ? ` trails ${t.join(', ')}` : ' trails none'}`;
+      });
+      lines.push(`  ${label.padEnd(width)} ${cells.join(' | ')}`);
+    }
   }
   return lines.join('\n');
 }

@@ -2,6 +2,8 @@
 # `npm run bench -- --quick` (under 2 minutes once the native bench is
 # compiled): every bench section runs, so none can rot. It fails only when a
 # section crashes or an acknowledged write goes missing, never on speed.
+# --no-baseline: the release the figures are set against (bench/baseline.mjs)
+# is not built here; its first build costs minutes.
 # PostgreSQL: DATABASE_URL if set, else a throwaway server (scripts/lib/pg-server.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,6 @@ step "cargo: the native bench binary (benches/native.rs)"
 cargo bench --bench native --no-run --quiet
 
 step "npm run bench -- --quick"
-npm run --silent bench -- --quick
+npm run --silent bench -- --quick --no-baseline
 
 step "bench (quick) passed in $(( $(date +%s) - START )) s"

@@ -166,14 +166,92 @@ pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observ
 }
 
 /// The posterior at `at` over the observations made up to then.
+/// Observations in time order (as `counted` returns them) go through the
+/// memo, so a write whose observation is the slot's latest costs one filter step.
 pub fn posterior_at(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>, at: Timestamp) -> FilterState {
-    let mut state = FilterState::new(params, half_life);
-    for o in observations.iter().filter(|o| o.at <= at) {
-        state.observe(o);
-    }
+    let mut state = if observations.windows(2).all(|w| w[0].at <= w[1].at) {
+        let upto = observations.partition_point(|o| o.at <= at);
+        memo::filtered(&observations[..upto], params, half_life)
+    } else {
+        let mut state = FilterState::new(params, half_life);
+        for o in observations.iter().filter(|o| o.at <= at) {
+            state.observe(o);
+        }
+        state
+    };
     state.advance(at);
     state
 }
+
+/// The filter run incrementally: the states after recent observation
+/// sequences are kept, so a sequence that extends a kept one by its latest
+/// observation takes one step instead of a pass over the slot. Keyed by the
+/// whole sequence (compared exactly, not hashed), so a hit gives the same
+/// bits as a pass from scratch; the filter stays pure.
+mod memo {
+    use std::cell::RefCell;
+
+    use super::{BeliefParams, FilterState, Observation};
+
+    /// Slots a process writes to in turn; older states are dropped first.
+    const CAPACITY: usize = 64;
+    /// Shorter sequences are cheaper to filter than to look up and keep.
+    const SHORTEST_KEPT: usize = 8;
+
+    struct Kept {
+        prior: u64,
+        half_life: Option<u64>,
+        observations: Vec<Observation>,
+        state: FilterState,
+    }
+
+    thread_local! {
+        static KEPT: RefCell<Vec<Kept>> = const { RefCell::new(Vec::new()) };
+        static STEPS: RefCell<u64> = const { RefCell::new(0) };
+    }
+
+    fn find(kept: &[Kept], prior: u64, half_life: Option<u64>, observations: &[Observation]) -> Option<usize> {
+        kept.iter().rposition(|k| k.prior == prior && k.half_life == half_life && k.observations == observations)
+    }
+
+    /// The state after `observations` (in time order), at the last one's time.
+    pub fn filtered(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>) -> FilterState {
+        let (prior, half) = (params.prior.to_bits(), half_life.map(f64::to_bits));
+        if observations.len() < SHORTEST_KEPT {
+            let mut state = FilterState::new(params, half_life);
+            for o in observations {
+                state.observe(o);
+            }
+            STEPS.with_borrow_mut(|n| *n += observations.len() as u64);
+            return state;
+        }
+        KEPT.with_borrow_mut(|kept| {
+            if let Some(i) = find(kept, prior, half, observations) {
+                return kept[i].state.clone();
+            }
+            let (mut state, done) = match observations.split_last().and_then(|(_, before)| find(kept, prior, half, before)) {
+                Some(i) => (kept[i].state.clone(), observations.len() - 1),
+                None => (FilterState::new(params, half_life), 0),
+            };
+            for o in &observations[done..] {
+                state.observe(o);
+            }
+            STEPS.with_borrow_mut(|n| *n += (observations.len() - done) as u64);
+            if kept.len() >= CAPACITY {
+                kept.remove(0);
+            }
+            kept.push(Kept { prior, half_life: half, observations: observations.to_vec(), state: state.clone() });
+            state
+        })
+    }
+
+    /// Filter steps taken on this thread so far (how tests see that a write was incremental).
+    pub fn steps() -> u64 {
+        STEPS.with_borrow(|n| *n)
+    }
+}
+
+pub use memo::steps as filter_steps;
 
 #[cfg(test)]
 mod tests {
@@ -235,6 +313,33 @@ mod tests {
         assert_eq!(tv, vec![obs(0, "a", 5, 0.6)]);
         let fixed = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], false);
         assert_eq!(fixed, vec![obs(0, "a", 0, 0.9)]);
+    }
+
+    fn scratch(o: &[Observation], at: Timestamp) -> FilterState {
+        let mut state = FilterState::new(&P, Some(60.0));
+        for x in o.iter().filter(|x| x.at <= at) {
+            state.observe(x);
+        }
+        state.advance(at);
+        state
+    }
+
+    #[test]
+    fn a_latest_observation_takes_one_step_and_gives_the_same_bits() {
+        let o: Vec<Observation> = (0..30).map(|i| obs(i % 4, ["a", "b", "c"][i % 3], 1000 + i as i64 * 7, 0.5 + (i % 5) as f64 * 0.1)).collect();
+        posterior_at(&o[..29], &P, Some(60.0), day(1300));
+        let before = filter_steps();
+        let next = posterior_at(&o, &P, Some(60.0), day(1300));
+        assert_eq!(filter_steps() - before, 1);
+        assert_eq!(next, scratch(&o, day(1300)));
+        // A late observation (not the latest) changes the sequence's middle: a full pass, same result as from scratch.
+        let mut late = o.clone();
+        late.insert(2, obs(5, "d", 1010, 0.9));
+        let before = filter_steps();
+        assert_eq!(posterior_at(&late, &P, Some(60.0), day(1300)), scratch(&late, day(1300)));
+        assert_eq!(filter_steps() - before, 31);
+        // Asked earlier than the latest observations: the prefix up to then.
+        assert_eq!(posterior_at(&o, &P, Some(60.0), day(1050)), scratch(&o, day(1050)));
     }
 
     #[test]

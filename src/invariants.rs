@@ -183,17 +183,6 @@ fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<St
     }
 }
 
-/// [from, to) of a claim's validity; an open end is the end of time.
-fn interval(slot: &Slot, c: &Claim) -> (Timestamp, Timestamp) {
-    let from = c.effective_from();
-    let to = c.valid_to.or_else(|| {
-        // A superseded claim without a stated end holds until its successor starts.
-        let next = c.superseded_by.as_deref().and_then(|id| slot.claim(id))?;
-        (c.status == Status::Superseded).then(|| next.effective_from().max(from))
-    });
-    (from, to.unwrap_or(Timestamp(i64::MAX)))
-}
-
 /// Two non-empty intervals share an instant.
 fn overlap(a: (Timestamp, Timestamp), b: (Timestamp, Timestamp)) -> bool {
     a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
@@ -213,7 +202,7 @@ fn check_one_current(slot: &Slot, valued: &[&Claim], fail: &mut impl FnMut(&str,
     let current: Vec<&&Claim> = valued.iter().filter(|c| c.status.is_current()).collect();
     for (i, a) in current.iter().enumerate() {
         for b in &current[i + 1..] {
-            if overlap(interval(slot, a), interval(slot, b)) && !pair_allowed(slot, a, b) {
+            if overlap(slot.validity(a), slot.validity(b)) && !pair_allowed(slot, a, b) {
                 fail("two_current_values", format!(
                     "claims {} ({:?}, {}) and {} ({:?}, {}) are both current for the same time",
                     a.id, a.object, a.status.as_str(), b.id, b.object, b.status.as_str()
@@ -229,7 +218,7 @@ fn check_no_duplicate_values(slot: &Slot, valued: &[&Claim], fail: &mut impl FnM
     let held: Vec<&&Claim> = valued.iter().filter(|c| c.status != Status::Retired && !c.object.is_empty()).collect();
     for (i, a) in held.iter().enumerate() {
         for b in &held[i + 1..] {
-            if same_value(a, b) && overlap(interval(slot, a), interval(slot, b)) {
+            if same_value(a, b) && overlap(slot.validity(a), slot.validity(b)) {
                 fail("duplicate_value", format!(
                     "claims {} ({}) and {} ({}) both carry {:?} for overlapping times",
                     a.id, a.status.as_str(), b.id, b.status.as_str(), a.object

@@ -14,11 +14,12 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use async_trait::async_trait;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};
 use crate::store_index::MemoryIndex;
 
 #[async_trait(?Send)]
@@ -26,6 +27,23 @@ pub trait Store {
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot>;
     /// `Ok(false)`: the version moved on; nothing was written.
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool>;
+    /// `load_slot` for a reader that changes nothing: a store that keeps its
+    /// slots in memory shares its copy instead of cloning a whole slot (an
+    /// entity registry holds every entity of a type) on every look-up.
+    async fn read_slot(&self, slot: &SlotRef) -> Result<Rc<Slot>> {
+        self.load_slot(slot).await.map(Rc::new)
+    }
+    /// `commit_slot` taking the commit by value, for the write path: the
+    /// committed slot comes back shared (`Ok(Ok)`), or the commit itself when
+    /// the version moved on (`Ok(Err)`, nothing written). The in-memory store
+    /// keeps the slot it is given rather than a copy of it.
+    async fn commit_slot_owned(&self, commit: SlotCommit) -> Result<std::result::Result<Rc<Slot>, SlotCommit>> {
+        if self.commit_slot(&commit).await? {
+            Ok(Ok(Rc::new(commit.slot)))
+        } else {
+            Ok(Err(commit))
+        }
+    }
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>>;
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>>;
     /// Every slot, or a subject's slots, in key order. A subject's slots come
@@ -56,7 +74,8 @@ pub trait Store {
 
 #[derive(Default)]
 struct Inner {
-    slots: BTreeMap<String, (SlotRef, Slot)>,
+    /// Shared with readers (`read_slot`); a commit replaces the `Rc`, never mutates through it.
+    slots: BTreeMap<String, (SlotRef, Rc<Slot>)>,
     logs: HashMap<String, Vec<LogEntry>>,
     claim_index: HashMap<String, SlotRef>,
     conflict_index: HashMap<String, SlotRef>,
@@ -77,21 +96,16 @@ impl MemoryStore {
     pub fn claim_count(&self) -> usize {
         self.inner.borrow().claim_index.len()
     }
-}
 
-#[async_trait(?Send)]
-impl Store for MemoryStore {
-    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
-        Ok(self.inner.borrow().slots.get(&slot.key).map(|(_, s)| s.clone()).unwrap_or_default())
+    /// `commit_slot`'s compare: the slot is still at the version the commit read.
+    fn at_expected_version(&self, commit: &SlotCommit) -> bool {
+        let inner = self.inner.borrow();
+        inner.slots.get(&commit.slot_ref.key).map(|(_, s)| s.version).unwrap_or(0) == commit.expected_version
     }
 
-    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+    /// `commit_slot`'s swap, once the compare passed (nothing awaits in between).
+    fn apply_commit(&self, commit: &SlotCommit, slot: Rc<Slot>, log: Vec<LogEntry>) {
         let mut inner = self.inner.borrow_mut();
-        let current = inner.slots.get(&commit.slot_ref.key).map(|(_, s)| s.version).unwrap_or(0);
-        if current != commit.expected_version {
-            return Ok(false);
-        }
-        let key = commit.slot_ref.key.clone();
         for id in &commit.changed_claims {
             inner.claim_index.insert(id.clone(), commit.slot_ref.clone());
         }
@@ -99,10 +113,38 @@ impl Store for MemoryStore {
             inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
         }
         // Derived from the slot itself: a commit built by hand (JS) may carry no index.
-        inner.index.apply(&commit.slot_ref, &SlotIndex::of(&commit.slot));
-        inner.logs.entry(key.clone()).or_default().extend(commit.log.iter().cloned());
-        inner.slots.insert(key, (commit.slot_ref.clone(), commit.slot.clone()));
+        inner.index.apply_slot(&commit.slot_ref, &slot);
+        inner.logs.entry(commit.slot_ref.key.clone()).or_default().extend(log);
+        inner.slots.insert(commit.slot_ref.key.clone(), (commit.slot_ref.clone(), slot));
+    }
+}
+
+#[async_trait(?Send)]
+impl Store for MemoryStore {
+    async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
+        Ok(self.inner.borrow().slots.get(&slot.key).map(|(_, s)| Slot::clone(s)).unwrap_or_default())
+    }
+
+    async fn read_slot(&self, slot: &SlotRef) -> Result<Rc<Slot>> {
+        Ok(self.inner.borrow().slots.get(&slot.key).map(|(_, s)| s.clone()).unwrap_or_default())
+    }
+
+    async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+        if !self.at_expected_version(commit) {
+            return Ok(false);
+        }
+        self.apply_commit(commit, Rc::new(commit.slot.clone()), commit.log.clone());
         Ok(true)
+    }
+
+    async fn commit_slot_owned(&self, mut commit: SlotCommit) -> Result<std::result::Result<Rc<Slot>, SlotCommit>> {
+        if !self.at_expected_version(&commit) {
+            return Ok(Err(commit));
+        }
+        let log = std::mem::take(&mut commit.log);
+        let slot = Rc::new(std::mem::take(&mut commit.slot));
+        self.apply_commit(&commit, slot.clone(), log);
+        Ok(Ok(slot))
     }
 
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {

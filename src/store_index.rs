@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 
-use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, SlotIndex, SlotRef};
+use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};
 use crate::time::Timestamp;
 
 type ConflictKey = (u8, Timestamp, String);
@@ -26,15 +26,26 @@ pub struct MemoryIndex {
 }
 
 impl MemoryIndex {
-    pub fn apply(&mut self, slot_ref: &SlotRef, index: &SlotIndex) {
-        for entry in &index.conflicts {
-            let key = (rank(entry.status), entry.opened_at, entry.id.clone());
-            if let Some(old) = self.conflict_keys.insert(entry.id.clone(), key.clone()) {
+    /// Indexes a committed slot: its conflicts (upsert by id) and whether it
+    /// has unreviewed entries. Rows are read straight from the slot (no
+    /// `SlotIndex` built: a registry slot holds many conflicts).
+    pub fn apply_slot(&mut self, slot_ref: &SlotRef, slot: &Slot) {
+        for c in &slot.conflicts {
+            let (id, status, opened_at) = (c.id.as_str(), c.status, c.opened_at);
+            // A commit lists every conflict of its slot; most did not change.
+            let unchanged = self.conflict_keys.get(id).is_some_and(|old| {
+                old.0 == rank(status) && old.1 == opened_at && self.conflicts.get(old).is_some_and(|(_, r)| r.key == slot_ref.key)
+            });
+            if unchanged {
+                continue;
+            }
+            let key = (rank(status), opened_at, id.to_string());
+            if let Some(old) = self.conflict_keys.insert(id.to_string(), key.clone()) {
                 self.conflicts.remove(&old);
             }
-            self.conflicts.insert(key, (entry.status, slot_ref.clone()));
+            self.conflicts.insert(key, (status, slot_ref.clone()));
         }
-        if index.unreviewed {
+        if slot.claims.len() > slot.reviewed {
             self.dirty.insert(slot_ref.key.clone(), slot_ref.clone());
         } else {
             self.dirty.remove(&slot_ref.key);

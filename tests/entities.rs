@@ -389,3 +389,39 @@ fn the_review_judge_answers_same_entity_questions_within_its_budget() {
     assert_eq!(recall_as(&h, "Ireland", "country"), vec!["Dublin"]);
     assert!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().is_empty());
 }
+
+/// A batch records its new names in one registry commit per entity type, and
+/// resolves them as the same writes one at a time would (ids, rules, the
+/// look-alike conflicts).
+#[test]
+fn a_batch_records_its_names_in_one_registry_commit_like_single_writes() {
+    let writes = || {
+        vec![
+            from(Candidate { subject: Some("u1".into()), ..cand("works_at", "Acme") }, "a", 0.8),
+            from(Candidate { subject: Some("u2".into()), ..cand("works_at", "Globex") }, "a", 0.8),
+            from(Candidate { subject: Some("u3".into()), ..cand("works_at", "Acme Corp") }, "a", 0.8),
+            from(Candidate { subject: Some("u4".into()), ..cand("works_at", "Acme Bank") }, "a", 0.8),
+        ]
+    };
+    let registry = |h: &Harness| run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+    let summary = |outcomes: &[credence::model::Outcome]| {
+        outcomes
+            .iter()
+            .map(|o| {
+                let r = &o.resolutions[0];
+                let same_entity = o.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity).count();
+                (o.claim.object_entity.clone(), r.rule.clone(), r.near_matches.len(), same_entity)
+            })
+            .collect::<Vec<_>>()
+    };
+
+    let one_by_one = harness(EngineConfig::default());
+    let singles: Vec<_> = writes().into_iter().map(|c| one_by_one.write(c)).collect();
+    let batch = harness(EngineConfig::default());
+    let many = run(batch.engine.remember_many(&writes(), &WriteOptions::default())).unwrap();
+
+    assert_eq!(summary(&many), summary(&singles));
+    assert_eq!(registry(&batch).entities, registry(&one_by_one).entities);
+    assert_eq!(registry(&one_by_one).version, 4, "one by one: a commit per new entity or spelling");
+    assert_eq!(registry(&batch).version, 1, "the batch: one commit for all its names");
+}

@@ -53,3 +53,18 @@ fn outweigh_margin_is_still_validated_but_no_longer_changes_a_decision() {
     assert_eq!(run_with(Some(10.0)), run_with(None));
     assert_eq!(run_with(None), Action::Outweighed);
 }
+
+#[test]
+fn a_write_whose_observation_is_the_latest_extends_the_filter_instead_of_recomputing_it() {
+    let h = harness(EngineConfig::default());
+    let cities = ["Oslo", "Rome", "Lima", "Kyiv"];
+    let mut per_write = Vec::new();
+    for i in 0..40 {
+        let before = credence::belief::filter_steps();
+        h.write(from(cand("located_in", cities[(i / 5) % 4]), &format!("s{i}"), 0.6 + (i % 4) as f64 * 0.1));
+        per_write.push(credence::belief::filter_steps() - before);
+    }
+    // 40 observations in the slot by the end; a pass from scratch would take as many steps.
+    assert!(per_write[10..].iter().all(|n| *n <= 2), "{per_write:?}");
+    assert_eq!(h.current("located_in")[0].0, "Kyiv");
+}

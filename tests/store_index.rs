@@ -176,3 +176,43 @@ fn a_v1_store_answers_the_same_by_scanning() {
     let r2 = run(h2.engine.review(Some(&NoPairs), 10_000)).unwrap();
     assert_eq!((r1.calls, r1.slots_left), (r2.calls, r2.slots_left));
 }
+
+/// The write path's by-value commit (no copy of the slot in MemoryStore)
+/// keeps the compare-and-swap of `commit_slot`: a stale commit comes back
+/// untouched and writes nothing; a fresh one is what readers then share.
+#[test]
+fn commit_by_value_keeps_compare_and_swap() {
+    let store = MemoryStore::new();
+    let slot_ref = SlotRef::new("u1", "likes");
+    let commit = |expected_version: u64, log_text: &str| SlotCommit {
+        slot_ref: slot_ref.clone(),
+        expected_version,
+        slot: Slot { version: expected_version + 1, ..Default::default() },
+        changed_claims: Vec::new(),
+        changed_conflicts: Vec::new(),
+        log: vec![LogEntry {
+            version: expected_version + 1,
+            at: credence::time::Timestamp(0),
+            rule: log_text.into(),
+            claim_ids: Vec::new(),
+            confidence_before: None,
+            confidence_after: None,
+            conflict_id: None,
+            cause: Default::default(),
+            note: String::new(),
+        }],
+        index: Default::default(),
+    };
+    let first = run(store.commit_slot_owned(commit(0, "first"))).unwrap();
+    let shared = first.expect("version 0 matches an empty slot");
+    assert_eq!(shared.version, 1);
+
+    let stale = run(store.commit_slot_owned(commit(0, "stale"))).unwrap();
+    let back = stale.expect_err("the slot is at version 1 now");
+    assert_eq!((back.expected_version, back.log[0].rule.as_str()), (0, "stale"));
+
+    assert_eq!(run(store.read_slot(&slot_ref)).unwrap().version, 1);
+    assert!(Rc::ptr_eq(&shared, &run(store.read_slot(&slot_ref)).unwrap()), "readers share the committed slot");
+    let log = run(store.read_log(&slot_ref)).unwrap();
+    assert_eq!(log.iter().map(|e| e.rule.as_str()).collect::<Vec<_>>(), ["first"]);
+}

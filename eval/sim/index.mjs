@@ -3,7 +3,7 @@
 import { Memory } from 'credence';
 import { generate, iso, truthAt } from './world.mjs';
 import { BayesFilter, ConfidenceGated, LastWriteWins, LatestObservationWins, MajorityVote, RecencyTrustVote, TrustWeightedVote } from './methods.mjs';
-import { ProposedFilter } from './proposal.mjs';
+import { PROTOTYPES, ProposedFilter } from './proposal.mjs';
 
 /** credence with its shipped defaults: built-in predicate specs, prior, margins, half-lives. */
 class Credence {
@@ -112,7 +112,7 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
   const credence = new Credence(world, clock);
   const fitted = new Credence(world, clock, fittedConfig(params), 'credence, half-life fitted');
   const calibrated = new Credence(world, clock, {}, 'credence, calibrate()', { calibrateEveryDays: CALIBRATE_EVERY_DAYS });
-  const methods = [credence, fitted, calibrated, ...baselines(world), ...(proposal ? [new ProposedFilter(world)] : [])];
+  const methods = [credence, fitted, calibrated, ...baselines(world), ...(proposal ? PROTOTYPES.map(([name, options]) => new ProposedFilter(world, name, options)) : [])];
   const ceiling = methods.find((m) => m instanceof BayesFilter);
   const score = methods.map((m) => ({ name: m.name, family: m.family, hits: 0, n: 0, stale: 0, by: {}, pairs: [], rightBefore: 0, falseReplacements: 0 }));
   const seen = new Set();

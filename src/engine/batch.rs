@@ -5,7 +5,9 @@
 //! and candidate ids make the retry idempotent.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
+use super::entity::PendingName;
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
 use crate::error::{Error, Result};
 use crate::model::{Action, Candidate, Outcome};
@@ -59,19 +61,23 @@ impl Engine {
             }
             committed += indices.len();
         }
-        // Names reach their registries only for the writes memory kept.
-        let mut out = Vec::with_capacity(outcomes.len());
-        for (o, names) in outcomes.into_iter().zip(resolutions) {
-            let Some(mut o) = o else { continue };
-            if matches!(o.action, Action::Skipped | Action::Rejected) {
-                o.resolutions = names.into_iter().map(|n| n.resolution).collect();
-            } else {
-                let already = |mut e: Error| {
-                    e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
-                    e
-                };
-                o.resolutions = self.record_names(&names).await.map_err(already)?;
+        // Names reach their registries only for the writes memory kept: all
+        // of the batch's in one commit per registry.
+        let already = |mut e: Error| {
+            e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
+            e
+        };
+        let written: Vec<(Outcome, Vec<PendingName>)> = outcomes.into_iter().zip(resolutions).filter_map(|(o, names)| o.map(|o| (o, names))).collect();
+        let kept = |o: &Outcome| !matches!(o.action, Action::Skipped | Action::Rejected);
+        let to_record: Vec<&[PendingName]> = written.iter().filter(|(o, _)| kept(o)).map(|(_, names)| names.as_slice()).collect();
+        let mut recorded = self.record_names_of(&to_record).await.map_err(already)?.into_iter();
+        let mut out = Vec::with_capacity(written.len());
+        for (mut o, names) in written {
+            if kept(&o) {
+                o.resolutions = recorded.next().unwrap_or_default();
                 o.conflicts.extend(self.conflicts_of(&o.resolutions).await.map_err(already)?);
+            } else {
+                o.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
             out.push(o);
         }
@@ -96,29 +102,38 @@ impl Engine {
                         results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
                     }
+                    if let Some(replayed) = self.replayed_before_merge(p).await? {
+                        results.push((i, Done::Replayed(Box::new(replayed))));
+                        continue;
+                    }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
                 }
                 let commit = txn.into_commit(slot_ref.clone());
                 let changed = !commit.changed_claims.is_empty() || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
-                if changed && !self.store.commit_slot(&commit).await? {
+                let (slot, version) = if !changed {
+                    let version = commit.expected_version;
+                    (Rc::new(commit.slot), version)
+                } else if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                    let version = slot.version;
+                    (slot, version)
+                } else {
                     if attempts > self.settings.retries {
                         return Err(super::gave_up(&slot_ref, attempts));
                     }
                     continue;
-                }
-                let version = if changed { commit.slot.version } else { commit.expected_version };
+                };
                 for (i, r) in results {
                     let p = &planned[i];
                     outcomes[i] = Some(match r {
                         Done::Replayed(replayed) => *replayed,
                         Done::Applied(applied) => {
                             let unstored = (!applied.stored).then_some(&p.prepared.draft);
-                            outcome(&commit.slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
+                            outcome(&slot, &slot_ref, &applied, unstored, p.strategy, p.source, version, attempts)
                         }
                     });
                 }
                 // Flags on dependent facts go with the slot's last outcome.
-                let flagged = self.flag_dependents(&slot_ref, &current_before, &commit.slot, now).await?;
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, now).await?;
                 if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
                     last.conflicts.extend(flagged);
                 }

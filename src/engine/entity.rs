@@ -2,6 +2,8 @@
 //! recorded in their type's registry slot once the write is kept. Merges and
 //! `same_entity` settlements live in `entity_merge.rs`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, Planned};
@@ -71,6 +73,25 @@ pub(crate) struct PendingName {
     pub entity_type: String,
     /// As planned: for a new name, `entity_id` is the id the entity will get.
     pub resolution: Resolution,
+    /// Entities whose slots may hold this name's earlier writes: those merged
+    /// into the resolved one, and those it was merged into by a merge since undone.
+    pub merged_from: Vec<String>,
+    /// The registry version `resolution` was computed against.
+    pub registry_version: u64,
+    /// The name was already a spelling of the entity it resolved to: recording
+    /// it changes nothing while the registry stays at `registry_version`.
+    pub known_spelling: bool,
+}
+
+/// The entities a write naming entity `i` may have landed on before (see `PendingName::merged_from`).
+fn related_entities(registry: &crate::model::Slot, i: usize) -> Vec<String> {
+    let id = &registry.entities[i].id;
+    let merged_in = (0..registry.entities.len()).filter(|&j| j != i && entities::root_of(&registry.entities, j) == i).map(|j| registry.entities[j].id.clone());
+    let undone = registry.merges.iter().filter(|m| m.undone && &m.from == id).map(|m| m.into.clone());
+    let mut out: Vec<String> = merged_in.chain(undone).collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 fn checked_type(entity_type: &str) -> Result<String> {
@@ -86,7 +107,7 @@ impl Engine {
     /// name no entity has, `entity_id` is empty.
     pub async fn resolve_name(&self, name: &str, entity_type: &str) -> Result<Resolution> {
         let entity_type = checked_type(entity_type)?;
-        let slot = self.store.load_slot(&registry(&entity_type)).await?;
+        let slot = self.store.read_slot(&registry(&entity_type)).await?;
         Ok(entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases).1)
     }
 
@@ -96,12 +117,17 @@ impl Engine {
     /// next write of the same name.
     async fn plan_name(&self, name: &str, entity_type: &str) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
-        let slot = self.store.load_slot(&registry(&entity_type)).await?;
+        let slot = self.store.read_slot(&registry(&entity_type)).await?;
         let (hit, mut resolution) = entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases);
-        if hit.is_none() {
-            resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
-        }
-        Ok(PendingName { name: name.to_string(), entity_type, resolution })
+        let merged_from = match hit {
+            Some(i) => related_entities(&slot, i),
+            None => {
+                resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
+                Vec::new()
+            }
+        };
+        let known_spelling = hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
+        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, known_spelling })
     }
 
     /// Records the names of a stored write in their registries: a new entity
@@ -109,44 +135,86 @@ impl Engine {
     /// known one. Resolution runs again against the registry as committed, so
     /// concurrent writers of one name end up with one entity.
     pub(crate) async fn record_names(&self, pending: &[PendingName]) -> Result<Vec<Resolution>> {
-        let mut out = Vec::with_capacity(pending.len());
-        for p in pending {
-            let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
-            let cause = LogCause { op: "resolve".into(), object: Some(name.into()), ..Default::default() };
-            let known = &self.settings.known_aliases;
-            let (resolution, _) = self
-                .commit_with_retry(&registry(entity_type), cause, |txn| {
-                    let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, known);
-                    match hit {
-                        Some(i) => {
-                            if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                                txn.slot.entities[i].aliases.push(name.to_string());
-                                txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
-                            }
-                        }
-                        None => {
-                            // The id the write already used; taken only if another name with the same slug won a race.
-                            let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
-                                entities::new_id(&txn.slot.entities, name, entity_type)
-                            } else {
-                                planned_id.to_string()
-                            };
-                            txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
-                            txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
-                            for near in &r.near_matches {
-                                if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
-                                    r.conflict_ids.push(cf);
-                                }
-                            }
-                            r.entity_id = id;
-                        }
-                    }
-                    Ok(r)
+        let mut out = self.record_names_of(&[pending]).await?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    /// `record_names` for the writes of a batch, in order: one registry
+    /// commit per entity type for all their new names and spellings.
+    pub(crate) async fn record_names_of(&self, writes: &[&[PendingName]]) -> Result<Vec<Vec<Resolution>>> {
+        let mut out: Vec<Vec<Option<Resolution>>> = writes.iter().map(|w| vec![None; w.len()]).collect();
+        let mut to_commit: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+        for (w, names) in writes.iter().enumerate() {
+            for (n, p) in names.iter().enumerate() {
+                match self.already_known(p).await? {
+                    Some(r) => out[w][n] = Some(r),
+                    None => to_commit.entry(p.entity_type.as_str()).or_default().push((w, n)),
+                }
+            }
+        }
+        for (entity_type, names) in to_commit {
+            let cause = |p: &PendingName| LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
+            let (resolutions, _) = self
+                .commit_with_retry(&registry(entity_type), cause(&writes[names[0].0][names[0].1]), |txn| {
+                    names
+                        .iter()
+                        .map(|&(w, n)| {
+                            let p = &writes[w][n];
+                            txn.cause = cause(p);
+                            self.record_in(txn, p)
+                        })
+                        .collect::<Result<Vec<_>>>()
                 })
                 .await?;
-            out.push(resolution);
+            for (&(w, n), r) in names.iter().zip(resolutions) {
+                out[w][n] = Some(r);
+            }
         }
-        Ok(out)
+        Ok(out.into_iter().map(|w| w.into_iter().flatten().collect()).collect())
+    }
+
+    /// Most names are spellings the registry already knows, and recording
+    /// them would change nothing: answered from the shared slot (no copy of
+    /// the registry, no commit), reusing the planned resolution when the
+    /// registry has not moved since.
+    async fn already_known(&self, p: &PendingName) -> Result<Option<Resolution>> {
+        let shared = self.store.read_slot(&registry(&p.entity_type)).await?;
+        if p.known_spelling && shared.version == p.registry_version {
+            return Ok(Some(p.resolution.clone()));
+        }
+        let (hit, resolution) = entities::resolve_with(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
+        Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))
+    }
+
+    /// One name into its registry's transaction.
+    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName) -> Result<Resolution> {
+        let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
+        let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, &self.settings.known_aliases);
+        match hit {
+            Some(i) => {
+                if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
+                    txn.slot.entities[i].aliases.push(name.to_string());
+                    txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
+                }
+            }
+            None => {
+                // The id the write already used; taken only if another name with the same slug won a race.
+                let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
+                    entities::new_id(&txn.slot.entities, name, entity_type)
+                } else {
+                    planned_id.to_string()
+                };
+                txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
+                txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
+                for near in &r.near_matches {
+                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
+                        r.conflict_ids.push(cf);
+                    }
+                }
+                r.entity_id = id;
+            }
+        }
+        Ok(r)
     }
 
     /// The `same_entity` conflicts some resolutions opened, for the write's outcome.
@@ -155,7 +223,7 @@ impl Engine {
         for r in resolutions.iter().filter(|r| !r.conflict_ids.is_empty()) {
             let Some(t) = type_of(&r.entity_id) else { continue };
             let slot_ref = registry(t);
-            let slot = self.store.load_slot(&slot_ref).await?;
+            let slot = self.store.read_slot(&slot_ref).await?;
             out.extend(r.conflict_ids.iter().filter_map(|id| slot.conflict(id)).filter_map(|c| super::read::conflict_view(&slot, &slot_ref, c)));
         }
         Ok(out)
@@ -168,6 +236,7 @@ impl Engine {
             let p = self.plan_name(&planned.prepared.draft.subject, t).await?;
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
+            planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
@@ -183,7 +252,7 @@ impl Engine {
         let Some(t) = entity_type.or_else(|| type_of(id_or_name)) else {
             return Err(Error::invalid("type", "is required to look an entity up by name"));
         };
-        let slot = self.store.load_slot(&registry(t)).await?;
+        let slot = self.store.read_slot(&registry(t)).await?;
         if let Some(e) = slot.entities.iter().find(|e| e.id == id_or_name) {
             return Ok(Some(EntityView { entity: e.clone(), resolution: None }));
         }

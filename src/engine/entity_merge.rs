@@ -214,6 +214,7 @@ impl Engine {
                 let before = txn.slot.claims.clone();
                 let applied = land(&mut txn, &ctx, c, &merge.into);
                 txn.slot.writes.push(WriteRecord { id: key.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
+                carry_writes(&mut txn, &source, &c.id, &applied.claim_id);
                 for old in &before {
                     if txn.claim(&old.id) != Some(old) {
                         reverts.push(revert_of(&target_ref, old, false, &key));
@@ -518,6 +519,20 @@ impl Engine {
     }
 }
 
+/// The writes that made claim `moved` move with it to its copy `copy`: re-sent
+/// after the merge (the name now leads to `into`), each replays on the copy. A
+/// record left by an earlier, undone merge (its copy retired) is repointed.
+fn carry_writes(txn: &mut SlotTxn, source: &Slot, moved: &str, copy: &str) {
+    for w in source.writes.iter().filter(|w| w.claim_id == moved) {
+        let record = WriteRecord { id: w.id.clone(), claim_id: copy.to_string(), action: w.action };
+        match txn.slot.writes.iter().position(|x| x.id == w.id) {
+            None => txn.slot.writes.push(record),
+            Some(i) if txn.slot.claim(&txn.slot.writes[i].claim_id).is_some_and(|c| c.status == Status::Retired) => txn.slot.writes[i] = record,
+            Some(_) => {}
+        }
+    }
+}
+
 /// One claim of `from` lands in `into`'s slot through the normal rules
 /// (corroborating an equal value, superseding, disputing, …) as a copy.
 fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied {
@@ -527,7 +542,9 @@ fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied
     draft.conflict_ids.clear();
     draft.superseded_by = None;
     draft.supersedes = None;
-    if txn.slot.claims.iter().any(|x| x.status.is_current()) {
+    // Outweighed claims, history and retractions of the slot still hold
+    // values: the relation engine must see them, or the copy would repeat one.
+    if txn.slot.claims.iter().any(|x| x.status.is_live()) || strategy::meets_past(txn, &draft) {
         return strategy::apply_reconcile(txn, ctx, draft);
     }
     let id = draft.id.clone();

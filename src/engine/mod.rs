@@ -84,6 +84,9 @@ pub(crate) struct Planned {
     strategy: Strategy,
     source: StrategySource,
     cause: LogCause,
+    /// The same predicate's slots of entities merged into the subject's: a
+    /// write that landed there before the merge is found there (SPEC §8).
+    merged_slots: Vec<SlotRef>,
 }
 
 impl Planned {
@@ -161,7 +164,7 @@ impl Engine {
             strategy: Some(strategy.name().into()),
             by: None,
         };
-        Ok(Planned { prepared, strategy, source, cause })
+        Ok(Planned { prepared, strategy, source, cause, merged_slots: Vec::new() })
     }
 
     /// Applies one planned write to a loaded slot (calling the merge hook when
@@ -182,8 +185,12 @@ impl Engine {
         };
         txn.cause = planned.cause.clone();
         let draft = planned.prepared.draft.clone();
+        let valued = matches!(planned.strategy, Strategy::Reconcile | Strategy::AskUser | Strategy::Reject);
         let applied = if occupied {
             strategy::apply_entries(txn, &ctx, planned.strategy, draft, merged)
+        } else if valued && strategy::meets_past(txn, &draft) {
+            // History or a retraction of this value: the relation engine decides.
+            strategy::apply_reconcile(txn, &ctx, draft)
         } else {
             first_write(txn, &ctx, draft)
         };
@@ -227,6 +234,9 @@ impl Engine {
             if let Some(record) = planned.replayed_in(&slot) {
                 return replay(&slot, record, planned.strategy, planned.source).map(finish);
             }
+            if let Some(replayed) = self.replayed_before_merge(planned).await? {
+                return Ok(finish(replayed));
+            }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
                     return Err(stale(slot_ref, expected, slot.version));
@@ -240,9 +250,9 @@ impl Engine {
                 return Ok((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false));
             }
             let commit = txn.into_commit(slot_ref.clone());
-            if self.store.commit_slot(&commit).await? {
-                let flagged = self.flag_dependents(slot_ref, &current_before, &commit.slot, now).await?;
-                let mut done = finish(outcome(&commit.slot, slot_ref, &applied, None, planned.strategy, planned.source, commit.slot.version, attempts));
+            if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, now).await?;
+                let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(done);
             }
@@ -255,13 +265,29 @@ impl Engine {
         }
     }
 
+    /// The recorded outcome of a keyed write that landed on an entity since
+    /// merged into the subject's (a claim the merge did not move keeps its
+    /// record where it was written).
+    async fn replayed_before_merge(&self, planned: &Planned) -> Result<Option<Outcome>> {
+        if planned.prepared.write_id.is_none() {
+            return Ok(None);
+        }
+        for slot_ref in &planned.merged_slots {
+            let slot = self.store.load_slot(slot_ref).await?;
+            if let Some(record) = planned.replayed_in(&slot) {
+                return replay(&slot, record, planned.strategy, planned.source).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
     /// Commits a change built by `build` against a freshly loaded slot, retrying on lost races.
     pub(crate) async fn commit_with_retry<T>(
         &self,
         slot_ref: &SlotRef,
         cause: LogCause,
         mut build: impl FnMut(&mut SlotTxn) -> Result<T>,
-    ) -> Result<(T, Slot)> {
+    ) -> Result<(T, Rc<Slot>)> {
         self.ids.health()?;
         self.ensure_calibration().await?;
         let now = self.clock.now()?;
@@ -272,11 +298,11 @@ impl Engine {
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
             let value = build(&mut txn)?;
             if txn.is_empty() {
-                return Ok((value, txn.slot));
+                return Ok((value, Rc::new(txn.slot)));
             }
             let commit = txn.into_commit(slot_ref.clone());
-            if self.store.commit_slot(&commit).await? {
-                return Ok((value, commit.slot));
+            if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                return Ok((value, slot));
             }
             if attempts > self.settings.retries {
                 return Err(gave_up(slot_ref, attempts));

@@ -69,9 +69,16 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
         }
     }
     // A copy of its value written since (the retracted claim was not there
-    // to corroborate) would sit beside it once restored.
+    // to corroborate), live or not, would overlap it once restored.
+    let restored = (claim.effective_from(), record.valid_to_before.unwrap_or(Timestamp(i64::MAX)));
     if let Some(copy) = slot.claims.iter().find(|c| {
-        c.id != claim.id && c.status.is_live() && c.recorded_at >= record.recorded_at && strategy::same_value(c, claim)
+        let (from, to) = slot.validity(c);
+        c.id != claim.id
+            && c.status != Status::Retired
+            && c.recorded_at >= record.recorded_at
+            && strategy::same_value(c, claim)
+            && from < restored.1
+            && restored.0 < to
     }) {
         return Some(format!("claim {:?} repeats its value {:?} and was written since", copy.id, copy.object));
     }

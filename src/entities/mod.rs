@@ -13,7 +13,7 @@ mod near;
 
 use serde::{Deserialize, Serialize};
 
-pub use names::{fold_accents, name_key, name_tokens, KnownAliases};
+pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
 pub use near::Evidence;
 
 /// At most this many near matches are reported (and asked about) per name.
@@ -94,25 +94,25 @@ pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<us
 /// merges. Returns its index, or `None` when a new entity is needed; then the
 /// resolution lists the near matches a person should be asked about.
 pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
-    let wanted = name_tokens(name, entity_type);
-    let wanted_key = wanted.join(" ");
-    let wanted_canonical = known.canonical(entity_type, &wanted_key);
-    let mut tokenized: Vec<Vec<Vec<String>>> = Vec::with_capacity(entities.len());
+    let wanted = name_form(name, entity_type);
+    let wanted_key = &wanted.key;
+    let wanted_canonical = known.canonical(entity_type, wanted_key);
+    let mut tokenized: Vec<Vec<std::rc::Rc<NameForm>>> = Vec::with_capacity(entities.len());
     let mut via_known = None;
     for (i, e) in entities.iter().enumerate() {
         let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
-        let alias_tokens: Vec<Vec<String>> = e.aliases.iter().map(|a| name_tokens(a, own_type)).collect();
-        for t in &alias_tokens {
-            let key = t.join(" ");
+        let alias_forms: Vec<std::rc::Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
+        for form in &alias_forms {
+            let key = &form.key;
             if !wanted_key.is_empty() && key == wanted_key {
                 let i = root_of(entities, i);
                 return (Some(i), Resolution::new(name, entities[i].id.clone(), "alias", 1.0, vec![]));
             }
-            if via_known.is_none() && !key.is_empty() && known.canonical(entity_type, &key) == wanted_canonical {
+            if via_known.is_none() && !key.is_empty() && known.canonical(entity_type, key) == wanted_canonical {
                 via_known = Some(i);
             }
         }
-        tokenized.push(alias_tokens);
+        tokenized.push(alias_forms);
     }
     if let Some(i) = via_known {
         let i = root_of(entities, i);
@@ -126,7 +126,7 @@ pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &
             .aliases
             .iter()
             .zip(&tokenized[i])
-            .filter_map(|(alias, t)| near::evidence(&wanted, t, entity_type).map(|ev| (alias, ev)))
+            .filter_map(|(alias, t)| near::evidence(&wanted.tokens, &t.tokens, entity_type).map(|ev| (alias, ev)))
             .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
         let Some((alias, ev)) = best else { continue };
         let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };

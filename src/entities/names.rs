@@ -113,6 +113,40 @@ pub fn name_tokens(name: &str, entity_type: &str) -> Vec<String> {
     t
 }
 
+/// A name's tokens and key, computed once per (type, name) and thread.
+pub struct NameForm {
+    pub tokens: Vec<String>,
+    pub key: String,
+}
+
+/// Every resolution compares a name with every alias of its registry;
+/// tokenizing each alias again per write dominated an entity-typed write.
+/// `name_tokens` is a pure function of its inputs, so a memo changes no
+/// answer; it is dropped whole when it reaches `NAME_FORM_CAP` entries.
+const NAME_FORM_CAP: usize = 1 << 16;
+
+thread_local! {
+    static NAME_FORMS: std::cell::RefCell<HashMap<(String, String), std::rc::Rc<NameForm>>> = std::cell::RefCell::new(HashMap::new());
+}
+
+/// `name_tokens` and `name_key` of `name`, memoized.
+pub fn name_form(name: &str, entity_type: &str) -> std::rc::Rc<NameForm> {
+    let key = (entity_type.to_string(), name.to_string());
+    if let Some(form) = NAME_FORMS.with(|m| m.borrow().get(&key).cloned()) {
+        return form;
+    }
+    let tokens = name_tokens(name, entity_type);
+    let form = std::rc::Rc::new(NameForm { key: tokens.join(" "), tokens });
+    NAME_FORMS.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= NAME_FORM_CAP {
+            m.clear();
+        }
+        m.insert(key, form.clone());
+    });
+    form
+}
+
 /// The key two names must share to be the same entity automatically.
 pub fn name_key(name: &str, entity_type: &str) -> String {
     name_tokens(name, entity_type).join(" ")

@@ -25,26 +25,29 @@ pub struct Evidence {
 }
 
 /// Optimal string alignment distance (edits and adjacent swaps), by chars.
+/// One flat table (row-major, `m + 1` wide): a resolution runs this against
+/// every name of the registry.
 fn distance(a: &[char], b: &[char]) -> usize {
     let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
+    let w = m + 1;
+    let mut d = vec![0usize; (n + 1) * w];
+    for i in 0..=n {
+        d[i * w] = i;
     }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    for (j, cell) in d[..w].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut best = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
+                best = best.min(d[(i - 2) * w + j - 2] + 1);
             }
-            d[i][j] = best;
+            d[i * w + j] = best;
         }
     }
-    d[n][m]
+    d[n * w + m]
 }
 
 /// Edits allowed for a typo, by the shorter name's length.
@@ -61,8 +64,13 @@ fn close_token(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
+    // The distance is at least the difference in length: skip the table when that alone is too far.
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    if la.min(lb) < 5 || la.abs_diff(lb) > 1 {
+        return false;
+    }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    a.len().min(b.len()) >= 5 && distance(&a, &b) <= 1
+    distance(&a, &b) <= 1
 }
 
 /// A person's token pairs with another when equal, a typo apart, or an initial of it.
@@ -103,9 +111,13 @@ pub fn evidence(a: &[String], b: &[String], entity_type: &str) -> Option<Evidenc
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let (shorter, longer) = (ka.len().min(kb.len()), ka.len().max(kb.len()));
     let mut found: Vec<Evidence> = Vec::new();
-    let d = distance(&ka, &kb);
-    if d <= typo_budget(shorter) {
-        found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
+    // The distance is at least the difference in length: skip the table when that alone is over budget.
+    let budget = typo_budget(shorter);
+    if longer - shorter <= budget {
+        let d = distance(&ka, &kb);
+        if d <= budget {
+            found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
+        }
     }
     let (sa, sb): (String, String) = (ka.iter().collect(), kb.iter().collect());
     if shorter >= 4 && (sa.starts_with(&sb) || sb.starts_with(&sa)) {

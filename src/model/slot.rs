@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Action, Claim, ConflictRecord, LogEntry};
+use crate::time::Timestamp;
 
 /// Names one (subject, predicate) slot. `key` is what stores index by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -76,6 +77,17 @@ impl Slot {
     }
     pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
         self.conflicts.iter_mut().find(|c| c.id == id)
+    }
+
+    /// `[from, to)` of a claim's validity; an open end is the end of time. A
+    /// superseded claim without a stated end holds until its successor starts.
+    pub fn validity(&self, c: &Claim) -> (Timestamp, Timestamp) {
+        let from = c.effective_from();
+        let to = c.valid_to.or_else(|| {
+            let next = c.superseded_by.as_deref().and_then(|id| self.claim(id))?;
+            (c.status == super::Status::Superseded).then(|| next.effective_from().max(from))
+        });
+        (from, to.unwrap_or(Timestamp(i64::MAX)))
     }
 }
 

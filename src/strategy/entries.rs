@@ -6,7 +6,7 @@ use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status
 use crate::txn::SlotTxn;
 
 use super::reconcile::{apply_reconcile, refresh_beliefs, refresh_entry_beliefs};
-use super::Strategy;
+use super::{held, Strategy};
 use crate::engine::{Applied, WriteCtx};
 
 fn actives(txn: &SlotTxn) -> Vec<Claim> {
@@ -71,8 +71,15 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
         }
         Strategy::LlmMerge => merge(txn, ctx, draft, merged.unwrap_or_default(), &current),
         Strategy::Reject | Strategy::AskUser => {
-            // A value the slot already holds (even outweighed) is corroborated, never copied.
-            if txn.slot.claims.iter().any(|c| c.status.is_live() && super::same_value(c, &draft)) {
+            // A retracted value holds again only after its retraction.
+            let mut draft = draft;
+            if let Some(retracted) = held::after_retractions(txn, &mut draft) {
+                return held::corroborate_retracted(txn, &retracted, draft);
+            }
+            // A value the slot already holds (even outweighed, or as history
+            // for the draft's time) is corroborated, never copied.
+            let same = |c: &Claim| super::same_value(c, &draft);
+            if txn.slot.claims.iter().any(|c| c.status.is_live() && same(c)) || held::history_covering(txn, &draft, same).is_some() {
                 return apply_reconcile(txn, ctx, draft);
             }
             if strategy == Strategy::Reject {

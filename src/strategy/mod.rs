@@ -2,10 +2,12 @@
 
 mod align;
 mod entries;
+mod held;
 mod posterior;
 mod reconcile;
 
 pub use entries::apply_entries;
+pub use held::meets_past;
 pub use reconcile::{apply_reconcile, beliefs_at, refresh_beliefs, refresh_entry_beliefs};
 
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 
 use super::align::{align, close_disputes, close_moot_disputes, pinned, EPS};
 use super::posterior::SlotPosterior;
-use super::{refines, same_value};
+use super::{held, refines, same_value};
 use crate::belief::set_belief;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
 use crate::time::Timestamp;
@@ -117,16 +117,10 @@ pub fn beliefs_at(claims: &[Claim], ctx: &WriteCtx, rivals: bool, at: Option<Tim
 
 /// The claim a same-valued draft corroborates: the history claim whose period
 /// covers the draft's time, else a live (or person-retired) claim of that value.
-fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Option<&'a Claim> {
+fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
     let matches = |c: &Claim| same_value(c, draft) || refines(draft, c);
-    let t = draft.effective_from();
-    if ctx.spec.time_varying && !ctx.spec.is_multi() {
-        let history = txn.slot.claims.iter().find(|c| {
-            c.status == Status::Superseded && matches(c) && c.effective_from() <= t && c.valid_to.is_some_and(|end| t < end)
-        });
-        if history.is_some() {
-            return history;
-        }
+    if let Some(history) = held::history_covering(txn, draft, matches) {
+        return Some(history);
     }
     txn.slot
         .claims
@@ -136,9 +130,16 @@ fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Option<&
         .min_by_key(|c| (c.status != Status::Active, c.recorded_at))
 }
 
-pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim) -> Applied {
+pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     // confirm: the same value, or a less specific form of a value already held.
-    if let Some(existing) = corroborated(txn, ctx, &draft).cloned() {
+    if let Some(existing) = corroborated(txn, &draft).cloned() {
+        return confirm(txn, ctx, &existing, draft);
+    }
+    // A retracted value holds again only after its retraction.
+    if let Some(retracted) = held::after_retractions(txn, &mut draft) {
+        return held::corroborate_retracted(txn, &retracted, draft);
+    }
+    if let Some(existing) = corroborated(txn, &draft).cloned() {
         return confirm(txn, ctx, &existing, draft);
     }
     let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
@@ -205,26 +206,38 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
 }
 
 /// A more specific form of a held value takes its place and its evidence; any
-/// open conflict about the general claim moves to the refined one.
+/// open or settled conflict about the general claim moves to the refined one
+/// (a person's keep_both or keep decision keeps holding for the same value).
 fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) -> Applied {
     let gid = general.id.clone();
+    draft.valid_from = draft.valid_from.or(general.valid_from);
+    // Carrying the general claim's start must not reach into a retraction.
+    if let Some(retracted) = held::after_retractions(txn, &mut draft) {
+        return held::corroborate_retracted(txn, &retracted, draft);
+    }
     let mut prov = general.provenance.clone();
     prov.append(&mut draft.provenance);
     draft.provenance = prov;
     draft.status = general.status;
     draft.supersedes = Some(gid.clone());
-    draft.valid_from = draft.valid_from.or(general.valid_from);
     let new_id = draft.id.clone();
     txn.add_claim(draft);
     txn.update_claim(&gid, |c| {
         c.status = Status::Superseded;
         c.superseded_by = Some(new_id.clone());
     });
+    refresh_beliefs(txn, ctx);
+    let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
+    let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
+    // Logged before the conflicts move: the first entry naming the refined
+    // claim says what it is (a refinement carries on its claim's kind).
+    txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
+        format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
     let open: Vec<String> = txn
         .slot
         .conflicts
         .iter()
-        .filter(|c| c.status == ConflictStatus::Open && (c.earlier_id == gid || c.newer_id == gid))
+        .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == gid || c.newer_id == gid))
         .map(|c| c.id.clone())
         .collect();
     for cf in open {
@@ -237,13 +250,8 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         });
         txn.update_claim(&new_id, |c| c.note_conflict(&cf));
         txn.log_change("conflict_moved", &[&gid, &new_id], None, Some(&cf),
-            "the disputed claim was refined: the conflict now names the refined claim".into());
+            "the claim in conflict was refined: the conflict now names the refined claim".into());
     }
-    refresh_beliefs(txn, ctx);
-    let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
-    let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
-    txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
-        format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
     Applied::stored(Action::Refined, Some(Relation::Refine), new_id, vec![gid])
 }
 

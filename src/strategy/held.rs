@@ -1,0 +1,77 @@
+//! What a valued write meets in the slot's past (SPEC §3, §6): a value
+//! re-asserted for a period that overlaps a history claim of that value
+//! corroborates it instead of copying it, and a value a person retracted is never revived
+//! by evidence for the period the retraction covers.
+//!
+//! The retraction rule is ours (the SPEC is silent): the part of the new
+//! claim's period the retracted claim already covers corroborates nothing
+//! new, so the new claim starts where the retraction ended it (`validTo`); if
+//! nothing of its period remains, the write is recorded as `historical`
+//! corroboration of the retracted claim, which stays retracted.
+
+use super::same_value;
+use crate::model::{Action, Claim, Relation, Status};
+use crate::time::Timestamp;
+use crate::txn::SlotTxn;
+
+use super::super::engine::Applied;
+
+/// The superseded claim matching the draft whose period meets the draft's:
+/// the one covering the draft's start, else the earliest that overlaps it.
+pub fn history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&Claim) -> bool) -> Option<&'a Claim> {
+    let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
+    let history: Vec<(&Claim, (Timestamp, Timestamp))> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| c.status == Status::Superseded && !c.object.is_empty() && matches(c))
+        .map(|c| (c, txn.slot.validity(c)))
+        .filter(|(_, (hf, ht))| hf < ht && *hf < to && from < *ht)
+        .collect();
+    let covering = history.iter().find(|(_, (hf, _))| *hf <= from);
+    covering.or_else(|| history.iter().min_by_key(|(_, (hf, _))| *hf)).map(|(c, _)| *c)
+}
+
+/// A retracted claim of the draft's value whose validity overlaps the draft's period.
+fn retracted_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
+    let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
+    txn.slot.claims.iter().find(|c| {
+        let (rf, rt) = txn.slot.validity(c);
+        c.status == Status::Retracted && same_value(c, draft) && rf < to && from < rt
+    })
+}
+
+/// The slot's past bears on this draft: a history claim or a retraction of
+/// its value overlaps its period.
+pub fn meets_past(txn: &SlotTxn, draft: &Claim) -> bool {
+    history_covering(txn, draft, |c| same_value(c, draft)).is_some() || retracted_overlap(txn, draft).is_some()
+}
+
+/// Moves the draft's start past every retracted claim of its value it
+/// overlaps; `Some(retracted claim id)` when nothing of its period remains.
+pub fn after_retractions(txn: &SlotTxn, draft: &mut Claim) -> Option<String> {
+    // Each step moves the start strictly later, past one retracted claim.
+    for _ in 0..=txn.slot.claims.len() {
+        let retracted = retracted_overlap(txn, draft)?;
+        let (_, end) = txn.slot.validity(retracted);
+        if draft.valid_to.is_some_and(|to| to <= end) {
+            return Some(retracted.id.clone());
+        }
+        draft.valid_from = Some(end);
+    }
+    None
+}
+
+/// Records the draft's observations on a retracted claim of its value without
+/// reviving it: a person's retraction is never overridden by evidence.
+pub fn corroborate_retracted(txn: &mut SlotTxn, retracted_id: &str, draft: Claim) -> Applied {
+    let before = txn.claim(retracted_id).map(|c| c.confidence).unwrap_or(0.0);
+    let (obs, stated) = (draft.provenance, draft.stated_confidence);
+    txn.update_claim(retracted_id, |c| {
+        c.provenance.extend(obs);
+        c.stated_confidence = c.stated_confidence.max(stated);
+    });
+    txn.log_change("confirm_retracted", &[retracted_id], Some((before, before)), None,
+        format!("{:?} is stated for a period a person retracted it for: recorded as history, it stays retracted", draft.object));
+    Applied::stored(Action::Historical, Some(Relation::Confirm), retracted_id.to_string(), Vec::new())
+}
