@@ -2,7 +2,7 @@
 //   --quick             smaller simulation (CI); the floor keeps figures per mode
 //   --seed N            another world (figures are then not compared with the floor)
 //   --sweep             also run the simulation under the other generator regimes (per regime and predicate)
-//   --proposal          add a row for the JS prototype of the belief rule EVAL.md proposes
+//   --proposal          add rows for JS prototypes of the belief rule, each changing one thing (EVAL.md)
 //   --update-baseline   write the current figures as the floor for this mode
 //   --corpus-only / --sim-only
 // Exits non-zero when a corpus case that passed on the floor fails, or

@@ -124,3 +124,36 @@ fn retracting_one_side_of_a_dispute_closes_it_and_undo_reopens_it() {
     assert_eq!(after, before.into_iter().map(|c| (c.id, c.status)).collect::<Vec<_>>());
     assert_eq!(run(h.engine.conflicts(None)).unwrap()[0].status, credence::model::ConflictStatus::Open);
 }
+
+/// SPEC is silent on a retracted value written again for a time its retracted
+/// claim covers; our rule: evidence never overrides a person's retraction.
+#[test]
+fn a_retracted_value_restated_for_its_period_starts_after_the_retraction_or_is_history() {
+    let h = harness(EngineConfig::default());
+    let mut first = cand("works_at", "Acme");
+    first.valid_from = Some("2025-01-01".into());
+    let job = h.write(first).claim;
+    h.clock.advance_days(10.0);
+    let r = run(h.engine.retract(&job.id, &opts("left"))).unwrap();
+    h.clock.advance_days(1.0);
+
+    // Stated for a period inside the retracted one: recorded on the retracted claim, which stays retracted.
+    let mut inside = from(cand("works_at", "ACME"), "b", 0.8);
+    inside.valid_from = Some("2025-03-01".into());
+    inside.valid_to = Some("2025-06-01".into());
+    let o = h.write(inside);
+    assert_eq!((o.action.as_str(), o.claim.id.as_str(), o.claim.status), ("historical", job.id.as_str(), Status::Retracted));
+    assert_eq!(o.claim.provenance.len(), 2, "the observation is kept");
+    assert!(run(h.engine.why(&job.id)).unwrap().log.iter().any(|e| e.rule == "confirm_retracted"));
+
+    // Open-ended from before the retraction: a new claim that starts where the retraction ended the old one.
+    let mut again = from(cand("works_at", "Acme"), "c", 0.8);
+    again.valid_from = Some("2024-06-01".into());
+    let o = h.write(again);
+    assert_ne!(o.claim.id, job.id);
+    assert_eq!(o.claim.valid_from, Some(r.at));
+    assert_eq!(h.current("works_at"), vec![("Acme".to_string(), "active".to_string())]);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    // Restoring the retracted claim now would overlap the new one.
+    assert_eq!(run(h.engine.undo_any(&r.id)).unwrap_err().code, ErrorCode::UndoStale);
+}

@@ -1,7 +1,8 @@
 // Model-based random test through the packed package (SPEC §6): random
 // interleavings of remember (older / equal / newer / future valid times,
 // several sources, idempotent re-sends, every strategy), rememberMany,
-// settle, undo, importBlob, entity merges and their undo, and review passes,
+// settle, undo, importBlob, entity merges and their undo, retract and its
+// undo, and review passes,
 // on any store. After every step `memory.checkInvariants()` must report
 // nothing, every acknowledged write must still be explained by `why`, a
 // re-sent write must replay, and a refused settle/undo must write nothing.
@@ -33,7 +34,8 @@ function generator(rand) {
     return { s: below(2), p: below(5), o: below(6), src: below(4), valid, strat: below(STRATEGIES.length), key: below(3) === 0 ? below(200) : null, entity: below(5) === 0 };
   };
   return () => {
-    const k = below(20);
+    const k = below(23);
+    if (k >= 20) return k === 22 ? { op: 'undoRetract', n: below(4) } : { op: 'retract', n: below(16) };
     if (k <= 8) return { op: 'write', w: write() };
     if (k === 9) return { op: 'resend', n: below(8) };
     if (k === 10) return { op: 'batch', ws: Array.from({ length: 1 + below(4) }, write) };
@@ -75,6 +77,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
     const keyed = [];
     const acknowledged = [];
     const merges = [];
+    const retractions = [];
     const trace = [];
     const fail = (step, message) => {
       const err = new Error(`model seed ${seed}, trace ${traces}, step ${step}: ${message}\ntrace: ${JSON.stringify(trace)}`);
@@ -187,6 +190,36 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
           case 'wait':
             t += op.days * DAY;
             break;
+          case 'retract': {
+            if (!acknowledged.length) break;
+            const id = acknowledged[op.n % acknowledged.length];
+            const { claim } = await memory.why(id);
+            if (!['active', 'disputed', 'outweighed'].includes(claim.status)) break;
+            const before = await versions();
+            try {
+              const r = await memory.retract(id, { reason: 'model', by: 'model' });
+              if (r.claim.status !== 'retracted') fail(step, `retracting ${id} left it ${r.claim.status}`);
+              retractions.push(r.id);
+            } catch (e) {
+              // A claim that begins to hold after now (scheduled) cannot end now.
+              if (e.code !== 'INVALID_TIME') throw e;
+              if ((await versions()) !== before) fail(step, `a refused retraction of ${id} wrote something`);
+            }
+            break;
+          }
+          case 'undoRetract': {
+            if (!retractions.length) break;
+            const id = retractions[op.n % retractions.length];
+            const before = await versions();
+            try {
+              await memory.undo(id);
+              retractions.splice(retractions.indexOf(id), 1);
+            } catch (e) {
+              if (e.code !== 'UNDO_STALE') throw e;
+              if ((await versions()) !== before) fail(step, `a refused undo of retraction ${id} wrote something`);
+            }
+            break;
+          }
         }
       } catch (e) {
         if (e.seed !== undefined) throw e;

@@ -9,12 +9,16 @@
 //!   time, with a Gamma prior worth `m / 10` events at the configured rate,
 //!   so a predicate seen little stays near its configured half-life.
 //!
-//! Deterministic: fixed rounds, inputs in the order given, no randomness.
+//! Deterministic: rounds until no estimate moves by more than 0.1% (at most
+//! `MAX_ROUNDS`), inputs in the order given, no randomness.
 
 use super::smoother::{fit_slot, SlotSummary};
 
-/// Rounds of the EM loop; estimates move little after five.
-pub const ROUNDS: usize = 8;
+/// Most rounds of the EM loop. A half-life far from the configured one
+/// (a world changing twice as fast) takes tens of rounds to reach.
+pub const MAX_ROUNDS: usize = 60;
+/// The loop stops once no estimate moves by more than this, relatively.
+const CONVERGED: f64 = 1e-3;
 
 /// Bounds on an estimated reliability (the filter clamps qualities the same way).
 const RELIABILITY_RANGE: (f64, f64) = (0.01, 0.99);
@@ -72,7 +76,7 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
     let mut half_lives = input.configured_half_lives.clone();
     let mut sources = Vec::new();
     let mut predicates = Vec::new();
-    for _ in 0..ROUNDS {
+    for _ in 0..MAX_ROUNDS {
         let mut agreed = vec![0.0; input.sources];
         let mut weight = vec![0.0; input.sources];
         let mut count = vec![0usize; input.sources];
@@ -104,10 +108,18 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
             .map(|s| ((agreed[s] + m * prior_reliability[s]) / (weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
             .collect();
         let prior_events = m / 10.0;
+        let mut moved: f64 = 0.0;
         for (p, h) in half_lives.iter_mut().enumerate() {
             let configured_rate = std::f64::consts::LN_2 / input.configured_half_lives[p];
             let rate = (changes[p] + prior_events) / (exposure[p] + prior_events / configured_rate);
-            *h = std::f64::consts::LN_2 / rate;
+            let next_h = std::f64::consts::LN_2 / rate;
+            moved = moved.max((next_h / *h - 1.0).abs());
+            *h = next_h;
+        }
+        if let Some(r) = &reliability {
+            moved = moved.max(r.iter().zip(&next).map(|(a, b)| (b / a - 1.0).abs()).fold(0.0, f64::max));
+        } else {
+            moved = f64::INFINITY;
         }
         sources = (0..input.sources)
             .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s] })
@@ -118,6 +130,9 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
             .map(|(p, h)| PredicateFit { half_life_days: *h, expected_changes: changes[p], exposure_days: exposure[p], slots: slot_count[p], observations: obs_count[p] })
             .collect();
         reliability = Some(next);
+        if moved <= CONVERGED {
+            break;
+        }
     }
     Estimates { sources, predicates }
 }
@@ -159,6 +174,16 @@ mod tests {
         let h = e.predicates[0].half_life_days;
         // Changes every 100 days to one of 3 other values: about ln2·100·3/4 ≈ 52 as a resample half-life.
         assert!(h > 25.0 && h < 120.0, "{h}");
+    }
+
+    #[test]
+    fn the_loop_runs_to_convergence_from_a_configured_half_life_far_off() {
+        // A weak prior (0.1 changes), so where the loop starts is all that differs.
+        let weak = |configured: f64| EstimatorInput { min_observations: 1.0, configured_half_lives: vec![configured], ..world(20, 100.0, 600) };
+        let near = estimate(&weak(60.0)).predicates[0].half_life_days;
+        let far = weak(5_000.0);
+        let h = estimate(&far).predicates[0].half_life_days;
+        assert!((h / near - 1.0).abs() < 0.1, "{h} vs {near}");
     }
 
     #[test]

@@ -542,7 +542,9 @@ fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied
     draft.conflict_ids.clear();
     draft.superseded_by = None;
     draft.supersedes = None;
-    if txn.slot.claims.iter().any(|x| x.status.is_current()) || strategy::meets_past(txn, &draft) {
+    // Outweighed claims, history and retractions of the slot still hold
+    // values: the relation engine must see them, or the copy would repeat one.
+    if txn.slot.claims.iter().any(|x| x.status.is_live()) || strategy::meets_past(txn, &draft) {
         return strategy::apply_reconcile(txn, ctx, draft);
     }
     let id = draft.id.clone();

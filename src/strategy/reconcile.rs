@@ -226,6 +226,13 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         c.status = Status::Superseded;
         c.superseded_by = Some(new_id.clone());
     });
+    refresh_beliefs(txn, ctx);
+    let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
+    let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
+    // Logged before the conflicts move: the first entry naming the refined
+    // claim says what it is (a refinement carries on its claim's kind).
+    txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
+        format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
     let open: Vec<String> = txn
         .slot
         .conflicts
@@ -245,11 +252,6 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         txn.log_change("conflict_moved", &[&gid, &new_id], None, Some(&cf),
             "the claim in conflict was refined: the conflict now names the refined claim".into());
     }
-    refresh_beliefs(txn, ctx);
-    let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
-    let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
-    txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
-        format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
     Applied::stored(Action::Refined, Some(Relation::Refine), new_id, vec![gid])
 }
 

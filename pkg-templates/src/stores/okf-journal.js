@@ -156,7 +156,9 @@ export class Journal {
       const [, host, pid] = NAME.exec(name);
       if (host !== HOST_TAG || alive(Number(pid))) continue;
       const file = path.join(this.#dir, name);
-      if (boot !== null && (await headerOf(file).then((h) => (h ? JSON.parse(h).boot : null), () => null)) === boot) {
+      const header = await headerOf(file);
+      // No header: the writer died before its first record, so there is nothing to replay.
+      if (header === undefined || (boot !== null && bootOf(header) === boot)) {
         this.#dead.push(file);
         continue;
       }
@@ -229,6 +231,14 @@ export class Journal {
     const full = this.#bytes > CHECKPOINT_BYTES ? [this.#file] : [];
     if (full.length > 0) this.#file = null;
     this.#retire([...this.#dead.splice(0), ...full]);
+  }
+}
+
+function bootOf(header) {
+  try {
+    return JSON.parse(header).boot ?? null;
+  } catch {
+    return null;
   }
 }
 

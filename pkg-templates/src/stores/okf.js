@@ -364,6 +364,7 @@ export class OkfStore {
       });
       // Temp files of writers killed mid-commit: harmless, but never reused.
       await sweepDebris(this.#claimsDir);
+      await sweepDebris(path.join(this.#root, 'journal'));
     })().catch((err) => {
       this.#ready = null;
       throw err;
