@@ -14,21 +14,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { parseLogLines } from './okf-format.js';
-import { syncDir } from './okf-fs.js';
+import { syncDir, writeSynced } from './okf-fs.js';
 
 export const PENDING = '.erase-pending.json';
 const SLOT_TEMP_SUFFIX = '.erase';
 const LOG_TEMP = '.log.md.erase';
-
-async function writeSynced(file, text) {
-  const handle = await fs.open(file, 'w');
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 const ignoreMissing = (err) => {
   if (err?.code !== 'ENOENT') throw err;

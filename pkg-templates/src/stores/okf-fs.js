@@ -60,16 +60,21 @@ export async function sweepDebris(dir) {
   return removed;
 }
 
-/** Replaces `file` with `text`: temp file, fsync, rename, fsync the directory. */
-export async function writeAtomic(file, text) {
-  const tmp = tempName(file);
-  const handle = await fs.open(tmp, 'wx');
+/** Writes `text` to `file` (open flags `flags`) and fsyncs it before resolving. */
+export async function writeSynced(file, text, flags = 'w') {
+  const handle = await fs.open(file, flags);
   try {
     await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** Replaces `file` with `text`: temp file, fsync, rename, fsync the directory. */
+export async function writeAtomic(file, text) {
+  const tmp = tempName(file);
+  await writeSynced(tmp, text, 'wx');
   try {
     await fs.rename(tmp, file);
   } catch (err) {

@@ -19,7 +19,7 @@
 // blocks are appended (`replay`).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HOST_TAG, alive, randomToken, syncDir, withLock } from './okf-fs.js';
+import { HOST_TAG, alive, randomToken, syncDir, withLock, writeSynced } from './okf-fs.js';
 
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const NAME = /^([0-9a-f]{8})-(\d+)-[0-9a-f]{16}\.jsonl$/;
@@ -190,13 +190,7 @@ export class Journal {
     const boot = await currentBoot();
     const file = path.join(this.#dir, `${HOST_TAG}-${process.pid}-${randomToken()}.jsonl`);
     const header = `${JSON.stringify({ journal: 'credence-okf-journal/1', boot, pid: process.pid })}\n`;
-    const handle = await fs.open(file, 'wx');
-    try {
-      await handle.write(header);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(file, header, 'wx');
     // The journal itself must survive a power loss before it acknowledges anything.
     await syncDir(this.#dir);
     await syncDir(this.#root);
