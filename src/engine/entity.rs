@@ -1,6 +1,6 @@
 //! Entities in the engine: names resolved before the slot is chosen, and
-//! recorded in their type's registry slot once the write is kept. Merges and
-//! `same_entity` settlements live in `entity_merge.rs`.
+//! recorded in their type's registry slot once the write is kept. Merges live in
+//! `entity_merge.rs`, `same_entity` settlements in `same_entity.rs`.
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,5 @@
-//! Entity merges: a person's `mergeEntities`, and the `same_entity` conflict
-//! settled "same" (a merge) or "different" (remembered, never asked again).
+//! Entity merges: a person's `mergeEntities`, or a `same_entity` conflict
+//! settled "same" (`same_entity.rs`).
 //!
 //! A merge touches many slots, and a store commits one slot at a time, so it
 //! runs as a recorded operation in its registry slot:
@@ -18,30 +18,14 @@
 //! observation that arrived later.
 
 use super::entity::{registry, type_of, unknown};
+use super::same_entity::{already_settled, reopen_in, settle_in, SettleWith};
 use super::{Applied, Engine, WriteCtx};
 use crate::entities::{self, ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
-use super::ReviewReport;
-use crate::hooks::Judge;
+use crate::model::{Action, Claim, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
 use crate::invariants::{self, SlotFacts};
 use crate::strategy;
 use crate::txn::SlotTxn;
-
-/// A `same_entity` settlement to record with the merge.
-struct SettleWith<'a> {
-    conflict_id: &'a str,
-    settlement: Settlement,
-    by: &'a str,
-}
-
-fn already_settled(id: &str) -> Error {
-    Error::new(ErrorCode::ConflictAlreadySettled, format!("conflict {id:?} was already settled")).with_field("conflictId")
-}
-
-fn not_found(id: &str) -> Error {
-    Error::new(ErrorCode::ConflictNotFound, format!("no conflict with id {id:?}")).with_field("conflictId")
-}
 
 fn no_merge(id: &str) -> Error {
     Error::invalid("mergeId", format!("no entity merge {id:?}"))
@@ -79,7 +63,7 @@ impl Engine {
         self.merge_entities_settling(into, from, None).await
     }
 
-    async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<EntityMerge> {
+    pub(super) async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<EntityMerge> {
         let t = type_of(into).ok_or_else(|| unknown(into))?;
         if type_of(from) != Some(t) || into == from {
             return Err(Error::invalid("entities", format!("{into:?} and {from:?} must be two entities of one type")));
@@ -317,7 +301,7 @@ impl Engine {
         self.undo_entity_merge_reopening(merge_id, false).await
     }
 
-    async fn undo_entity_merge_reopening(&self, merge_id: &str, reopen: bool) -> Result<EntityMerge> {
+    pub(super) async fn undo_entity_merge_reopening(&self, merge_id: &str, reopen: bool) -> Result<EntityMerge> {
         let (reg, merge) = self.find_merge(merge_id).await?;
         if merge.state == MergeState::Undone || merge.undone {
             return Err(Error::invalid("mergeId", format!("entity merge {merge_id:?} was already undone")));
@@ -421,102 +405,6 @@ impl Engine {
             .await?;
         Ok(undone)
     }
-
-    /// Settles a `same_entity` conflict: "same" merges the newer name's entity
-    /// into the earlier's (one merge, recorded with the conflict); "different"
-    /// only records the answer, so the pair is never asked about again.
-    pub(crate) async fn settle_same_entity(&self, slot_ref: &SlotRef, conflict_id: &str, settlement: Settlement, by: &str) -> Result<Conflict> {
-        let slot = self.store.load_slot(slot_ref).await?;
-        let record = slot.conflict(conflict_id).ok_or_else(|| not_found(conflict_id))?;
-        if record.status != ConflictStatus::Open {
-            return Err(already_settled(conflict_id));
-        }
-        if !matches!(settlement, Settlement::Same | Settlement::Different) {
-            return Err(Error::new(
-                ErrorCode::InvalidSettlement,
-                format!("conflict {conflict_id:?} asks whether two names are one entity; settle it \"same\" or \"different\", not {:?}", settlement.as_str()),
-            )
-            .with_field("settlement"));
-        }
-        let entity_of = |claim_id: &str| slot.claim(claim_id).map(|c| c.subject.clone()).ok_or_else(|| not_found(conflict_id));
-        let (earlier, newer) = (entity_of(&record.earlier_id)?, entity_of(&record.newer_id)?);
-        let root = |id: &str| {
-            let i = slot.entities.iter().position(|e| e.id == id).ok_or_else(|| unknown(id))?;
-            Ok::<String, Error>(slot.entities[entities::root_of(&slot.entities, i)].id.clone())
-        };
-        let (into, from) = (root(&earlier)?, root(&newer)?);
-        let settle = SettleWith { conflict_id, settlement, by };
-        if settlement == Settlement::Same && into != from {
-            self.merge_entities_settling(&into, &from, Some(settle)).await?;
-        } else {
-            let cause = LogCause { op: "settle".into(), by: Some(by.to_string()), ..Default::default() };
-            self.commit_with_retry(slot_ref, cause, |txn| settle_in(txn, &settle)).await?;
-        }
-        self.conflict_in(slot_ref, conflict_id).await
-    }
-
-    /// Undoes a `same_entity` settlement: the merge it made (if any) is undone
-    /// and the conflict reopens.
-    pub(crate) async fn undo_same_entity(&self, slot_ref: &SlotRef, conflict_id: &str) -> Result<Conflict> {
-        let slot = self.store.load_slot(slot_ref).await?;
-        let record = slot.conflict(conflict_id).ok_or_else(|| not_found(conflict_id))?;
-        if record.status != ConflictStatus::Settled {
-            return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
-        }
-        match slot.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
-            Some(m) => {
-                self.undo_entity_merge_reopening(&m.id.clone(), true).await?;
-            }
-            None => {
-                let cause = LogCause { op: "undo".into(), ..Default::default() };
-                self.commit_with_retry(slot_ref, cause, |txn| {
-                    reopen_in(txn, conflict_id);
-                    Ok(())
-                })
-                .await?;
-            }
-        }
-        self.conflict_in(slot_ref, conflict_id).await
-    }
-
-    /// The review pass's part for entities: each open `same_entity` question
-    /// goes to `judge.confirmPair(earlier name, newer name)`; `sameThing`
-    /// settles it "same" (a merge), otherwise "different", by "judge", undoable
-    /// like any settlement. One call per question, within the pass's budget.
-    pub(crate) async fn judge_same_entity(&self, judge: &dyn Judge, budget: u32, report: &mut ReviewReport) -> Result<()> {
-        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
-            let slot = self.store.load_slot(&slot_ref).await?;
-            let open = slot.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity && c.status == ConflictStatus::Open);
-            for record in open {
-                let (Some(earlier), Some(newer)) = (slot.claim(&record.earlier_id), slot.claim(&record.newer_id)) else { continue };
-                if report.calls >= budget {
-                    report.stopped.get_or_insert_with(|| "budget".into());
-                    return Ok(());
-                }
-                report.calls += 1;
-                let verdict = match judge.confirm_pair(earlier, newer).await {
-                    Ok(v) => v,
-                    Err(e) => {
-                        report.stopped = Some(e.message);
-                        return Ok(());
-                    }
-                };
-                let settlement = if verdict.same_thing { Settlement::Same } else { Settlement::Different };
-                match self.settle_same_entity(&slot_ref, &record.id, settlement, "judge").await {
-                    Ok(settled) => report.conflicts.push(settled),
-                    // Settled meanwhile by someone else, or its entity merged away: nothing to do.
-                    Err(e) if matches!(e.code, ErrorCode::ConflictAlreadySettled | ErrorCode::InvalidInput) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    async fn conflict_in(&self, slot_ref: &SlotRef, conflict_id: &str) -> Result<Conflict> {
-        let slot = self.store.load_slot(slot_ref).await?;
-        slot.conflict(conflict_id).and_then(|r| super::read::conflict_view(&slot, slot_ref, r)).ok_or_else(|| not_found(conflict_id))
-    }
 }
 
 /// The writes that made claim `moved` move with it to its copy `copy`: re-sent
@@ -573,43 +461,4 @@ fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
     } else {
         c.status == r.status && c.provenance.len() == r.provenance_len && c.superseded_by == r.superseded_by
     }
-}
-
-/// Records a `same_entity` settlement in the registry slot's transaction.
-fn settle_in(txn: &mut SlotTxn, s: &SettleWith) -> Result<()> {
-    let record = txn.slot.conflict(s.conflict_id).ok_or_else(|| not_found(s.conflict_id))?;
-    if record.kind != ConflictKind::SameEntity || record.status != ConflictStatus::Open {
-        return Err(already_settled(s.conflict_id));
-    }
-    let ids = [record.earlier_id.clone(), record.newer_id.clone()];
-    let now = txn.now;
-    txn.update_conflict(s.conflict_id, |c| {
-        c.settled_from = Some(c.status);
-        c.status = ConflictStatus::Settled;
-        c.settled_at = Some(now);
-        c.settled_by = Some(s.by.to_string());
-        c.settlement = Some(s.settlement);
-    });
-    txn.log_change("settle", &[&ids[0], &ids[1]], None, Some(s.conflict_id), format!("{} settled it: {}", s.by, s.settlement.as_str()));
-    Ok(())
-}
-
-fn reopen_in(txn: &mut SlotTxn, conflict_id: &str) {
-    let Some(record) = txn.slot.conflict(conflict_id).cloned() else { return };
-    if record.status != ConflictStatus::Settled {
-        return;
-    }
-    txn.update_conflict(conflict_id, |c| {
-        c.status = c.settled_from.take().unwrap_or(ConflictStatus::Open);
-        c.settled_at = None;
-        c.settled_by = None;
-        c.settlement = None;
-    });
-    txn.log_change(
-        "undo",
-        &[&record.earlier_id, &record.newer_id],
-        None,
-        Some(conflict_id),
-        format!("settlement {} undone; conflict reopened", record.settlement.map(|s| s.as_str()).unwrap_or("?")),
-    );
 }

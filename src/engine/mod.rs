@@ -15,6 +15,7 @@ mod import;
 mod listing;
 mod review;
 mod retract;
+mod same_entity;
 mod settle;
 mod undo_guard;
 
