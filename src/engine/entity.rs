@@ -179,8 +179,9 @@ impl Engine {
     /// registry has not moved since.
     async fn already_known(&self, p: &PendingName) -> Result<Option<Resolution>> {
         let shared = self.store.read_slot(&registry(&p.entity_type)).await?;
-        if p.known_spelling && shared.version == p.registry_version {
-            return Ok(Some(p.resolution.clone()));
+        // The registry has not moved since the plan: the plan's answer stands.
+        if shared.version == p.registry_version {
+            return Ok(p.known_spelling.then(|| p.resolution.clone()));
         }
         let (hit, resolution) = entities::resolve_with(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
         Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))

@@ -135,12 +135,16 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     if let Some(existing) = corroborated(txn, &draft).cloned() {
         return confirm(txn, ctx, &existing, draft);
     }
-    // A retracted value holds again only after its retraction.
+    // A retracted value holds again only after its retraction; a draft moved
+    // past one may now meet history of its value.
+    let stated_from = draft.valid_from;
     if let Some(retracted) = held::after_retractions(txn, &mut draft) {
         return held::corroborate_retracted(txn, &retracted, draft);
     }
-    if let Some(existing) = corroborated(txn, &draft).cloned() {
-        return confirm(txn, ctx, &existing, draft);
+    if draft.valid_from != stated_from {
+        if let Some(existing) = corroborated(txn, &draft).cloned() {
+            return confirm(txn, ctx, &existing, draft);
+        }
     }
     let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
     if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
@@ -233,14 +237,14 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     // claim says what it is (a refinement carries on its claim's kind).
     txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
         format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
-    let open: Vec<String> = txn
+    let moving: Vec<String> = txn
         .slot
         .conflicts
         .iter()
         .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == gid || c.newer_id == gid))
         .map(|c| c.id.clone())
         .collect();
-    for cf in open {
+    for cf in moving {
         txn.update_conflict(&cf, |c| {
             for side in [&mut c.earlier_id, &mut c.newer_id] {
                 if *side == gid {
