@@ -267,7 +267,9 @@ export class OkfStore {
   async #recover() {
     this.#journalRecovered ??= (async () => {
       // Markers and noted log offsets are not fsynced: after a reboot, rebuilt from the markdown.
-      if (await this.#journal.recover((name, records) => this.#replay(name, records))) {
+      // log.md is parsed once per recovery, not once per replayed slot.
+      const logged = { keys: null };
+      if (await this.#journal.recover((name, records) => this.#replay(name, records, logged))) {
         await fs.rm(path.join(this.#root, 'index'), { recursive: true, force: true });
       }
     })().catch((err) => {
@@ -287,8 +289,9 @@ export class OkfStore {
    * After a reboot, the journaled commits of a dead process that did not
    * reach the disk: log blocks log.md lacks are appended, and the slot file
    * is rewritten when it is older than the last record (`records` by version).
+   * `logged.keys`: the blocks log.md holds, read on the first call of a recovery.
    */
-  async #replay(name, records) {
+  async #replay(name, records, logged) {
     const file = path.join(this.#claimsDir, name);
     await withLock(`${file}.lock`, this.#lockOptions, async () => {
       const current = await this.#read(name).catch((err) => {
@@ -296,10 +299,13 @@ export class OkfStore {
         throw err;
       });
       await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
-        const logged = new Set();
-        parseLogLines((await readText(this.#logFile)) ?? '', 1, this.#relative('log.md'), (r) => logged.add(`${r.k}|${r.v}|${r.c}`));
-        const missing = records.filter((r) => !logged.has(`${r.k}|${r.v}|${r.c}`)).map((r) => r.log);
-        if (missing.length > 0) await appendDurably(this.#logFile, missing.join(''));
+        if (logged.keys === null) {
+          logged.keys = new Set();
+          parseLogLines((await readText(this.#logFile)) ?? '', 1, this.#relative('log.md'), (r) => logged.keys.add(`${r.k}|${r.v}|${r.c}`));
+        }
+        const missing = records.filter((r) => !logged.keys.has(`${r.k}|${r.v}|${r.c}`));
+        if (missing.length > 0) await appendDurably(this.#logFile, missing.map((r) => r.log).join(''));
+        for (const r of missing) logged.keys.add(`${r.k}|${r.v}|${r.c}`);
       });
       const last = records.at(-1);
       if ((current?.slot.version ?? 0) < last.v) {
