@@ -65,6 +65,9 @@ pub struct Settings {
     pub known_aliases: crate::entities::KnownAliases,
     /// The calibration in force (`calibrate()`), shared by every clone.
     pub calibration: crate::calibrate::ActiveCalibration,
+    /// A claim holding more observations than this moves its older ones to
+    /// the archive (`crate::archive`); tests lower it to exercise compaction.
+    pub archive_after: usize,
 }
 
 fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
@@ -107,6 +110,7 @@ impl Settings {
             retries: config.retries.unwrap_or(3),
             known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
             calibration: Default::default(),
+            archive_after: crate::archive::ARCHIVE_AFTER,
         })
     }
 }

@@ -9,6 +9,7 @@
 //! write flows `Engine::remember` (engine/) → `strategy::` → `Store::commit_slot`.
 //! The `wasm` module is the only binding layer.
 
+pub mod archive;
 pub mod belief;
 pub mod blob;
 pub mod calibrate;

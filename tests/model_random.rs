@@ -433,8 +433,15 @@ fn check(h: &Harness, m: &mut Model) -> Result<(), String> {
 
 fn harness_for_model() -> Harness {
     let config = EngineConfig { max_entries: Some(3), ..Default::default() };
-    harness_with(config, Some(joining_merge()), None, Rc::new(FlakyStore::new(Rc::new(credence::MemoryStore::new()))))
+    let mut h = harness_with(config, Some(joining_merge()), None, Rc::new(FlakyStore::new(Rc::new(credence::MemoryStore::new()))));
+    // Claims over 2 observations move their older ones to the archive, so
+    // compaction meets every other operation of the model.
+    h.engine = h.engine.with_archive_after(2);
+    h
 }
+
+/// Traces whose store ended with an archive chunk (compaction met the other operations).
+static COMPACTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Runs a trace; `Err((step, message))` at the first broken rule.
 fn run_trace(ops: &[Op]) -> Result<(), (usize, String)> {
@@ -442,6 +449,10 @@ fn run_trace(ops: &[Op]) -> Result<(), (usize, String)> {
     let mut m = Model::default();
     for (i, op) in ops.iter().enumerate() {
         apply(&h, &mut m, op).and_then(|_| check(&h, &mut m)).map_err(|e| (i, e))?;
+    }
+    let archived = run(async { h.store.list_slots(None).await.unwrap().iter().any(|r| credence::archive::is_archive_subject(&r.subject)) });
+    if archived {
+        COMPACTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
 }
@@ -541,7 +552,9 @@ fn random_interleavings_keep_the_invariants() {
         traces += 1;
     }
     assert!(failures.is_empty(), "{} failing trace(s) in {done} operations (seed {seed})", failures.len());
-    println!("model: {done} operations in {traces} traces, 0 invariant violations");
+    let compacted = COMPACTED.load(std::sync::atomic::Ordering::Relaxed);
+    println!("model: {done} operations in {traces} traces, 0 invariant violations; {compacted} trace(s) archived observations");
+    assert!(traces < 10 || compacted > 0, "no trace reached compaction: the model no longer exercises the archive");
 }
 
 /// Shrunk traces the random test found, each a bug fixed on this branch.

@@ -15,6 +15,7 @@ impl Engine {
             let log = self.store.read_log(&slot_ref).await?;
             let multi = self.spec_of(&slot_ref.predicate).is_multi();
             out.extend(check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi }));
+            out.extend(self.check_archive(&slot_ref, &slot).await?);
             let mut unknown_links = Vec::new();
             let mut index_miss = |kind: &str, id: &str| {
                 out.push(Violation {
@@ -49,5 +50,30 @@ impl Engine {
             }));
         }
         Ok(out)
+    }
+
+    /// Every observation a claim counts as archived is in a chunk the slot references.
+    async fn check_archive(&self, slot_ref: &crate::model::SlotRef, slot: &crate::model::Slot) -> Result<Vec<Violation>> {
+        let mut held: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for chunk_id in &slot.archive {
+            let chunk = self.store.load_slot(&crate::archive::chunk_ref(&slot_ref.key, chunk_id)).await?;
+            for c in &slot.claims {
+                if let Some(copy) = chunk.claim(&crate::archive::copy_id(chunk_id, &c.id)) {
+                    *held.entry(c.id.as_str()).or_default() += copy.provenance.len();
+                }
+            }
+        }
+        Ok(slot
+            .claims
+            .iter()
+            .filter(|c| held.get(c.id.as_str()).copied().unwrap_or(0) != c.archived_observations as usize)
+            .map(|c| Violation {
+                rule: "archive_mismatch".into(),
+                subject: slot_ref.subject.clone(),
+                predicate: slot_ref.predicate.clone(),
+                message: format!("claim {} counts {} archived observation(s); its slot's archive holds {}", c.id, c.archived_observations, held.get(c.id.as_str()).copied().unwrap_or(0)),
+                ids: vec![c.id.clone()],
+            })
+            .collect())
     }
 }

@@ -43,7 +43,7 @@ fn revert_of(slot: &SlotRef, before: &Claim, created: bool, write_id: &str) -> C
         claim_id: before.id.clone(),
         created,
         status: before.status,
-        provenance_len: before.provenance.len(),
+        provenance_len: before.observation_count(),
         log_odds: before.log_odds,
         superseded_by: before.superseded_by.clone(),
         after: None,
@@ -208,7 +208,7 @@ impl Engine {
                     reverts.push(revert_of(&target_ref, new, true, &key));
                 }
                 let mut source_revert = revert_of(source_ref, c, false, &key);
-                source_revert.after = Some(ClaimMark { status: Status::Superseded, provenance_len: c.provenance.len(), superseded_by: Some(applied.claim_id) });
+                source_revert.after = Some(ClaimMark { status: Status::Superseded, provenance_len: c.observation_count(), superseded_by: Some(applied.claim_id) });
                 reverts.push(source_revert);
             }
             // Reverts record the claim as the merge leaves it, for undo's staleness check.
@@ -428,6 +428,8 @@ fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied
     draft.id = txn.new_id("cl");
     draft.subject = into.to_string();
     draft.conflict_ids.clear();
+    // The original's archived observations stay in its own slot's archive (its `why` shows them).
+    draft.archived_observations = 0;
     draft.superseded_by = None;
     draft.supersedes = None;
     // Outweighed claims, history and retractions of the slot still hold
@@ -448,7 +450,9 @@ fn restore(c: &mut Claim, r: &ClaimRevert) {
         c.status = Status::Retired;
     } else {
         c.status = r.status;
-        c.provenance.truncate(r.provenance_len);
+        // Counted with the archived observations (an archive only ever holds the oldest).
+        let held = r.provenance_len.saturating_sub(c.archived_observations as usize);
+        c.provenance.truncate(held);
         crate::belief::set_belief(c, r.log_odds);
         c.superseded_by = r.superseded_by.clone();
     }
@@ -459,6 +463,6 @@ fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
     if r.created {
         c.status == Status::Retired
     } else {
-        c.status == r.status && c.provenance.len() == r.provenance_len && c.superseded_by == r.superseded_by
+        c.status == r.status && c.observation_count() == r.provenance_len && c.superseded_by == r.superseded_by
     }
 }

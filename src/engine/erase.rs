@@ -178,8 +178,27 @@ impl Engine {
             let (made, wrote) = self.erase_in_slot(slot_ref, &own, &ids, &secrets, &by, &reason).await?;
             tombstones.extend(made);
             rewritten += usize::from(wrote);
+            if !own.is_empty() {
+                rewritten += self.erase_archive(slot_ref, &own, &secrets, &by, &reason).await?;
+            }
         }
         Ok(Erasure { tombstones, slots: rewritten })
+    }
+
+    /// Erases the archived observations of `own` (claims of `slot_ref`) from
+    /// every archive chunk of the slot, referenced or left over by a lost race.
+    async fn erase_archive(&self, slot_ref: &SlotRef, own: &[String], secrets: &[String], by: &str, reason: &str) -> Result<usize> {
+        let mut rewritten = 0;
+        for chunk in self.store.list_slots(Some(&crate::archive::archive_subject(&slot_ref.key))).await? {
+            let held = self.store.load_slot(&chunk).await?;
+            let copies: Vec<String> = own.iter().map(|id| crate::archive::copy_id(&chunk.predicate, id)).filter(|id| held.claim(id).is_some()).collect();
+            if copies.is_empty() {
+                continue;
+            }
+            let (_, wrote) = self.erase_in_slot(&chunk, &copies, &copies, secrets, by, reason).await?;
+            rewritten += usize::from(wrote);
+        }
+        Ok(rewritten)
     }
 
     /// Erases in one slot, atomically with its log; retries lost races.

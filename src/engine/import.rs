@@ -51,6 +51,7 @@ impl Engine {
                     supersedes: None,
                     conflict_ids: Vec::new(),
                     object_entity: None,
+                    archived_observations: 0,
                 })
             })
             .collect::<Result<_>>()?;

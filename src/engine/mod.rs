@@ -2,6 +2,7 @@
 //! concurrency, idempotency and hooks. Reads live in `read.rs`, settlement in
 //! `settle.rs`, the review pass in `review.rs`.
 
+mod archive;
 mod prepare;
 mod read;
 mod batch;
@@ -123,6 +124,14 @@ impl Engine {
             merge: hooks.merge,
             judge: hooks.judge,
         })
+    }
+
+    /// Compacts claims holding more than `n` observations (default
+    /// `archive::ARCHIVE_AFTER`); tests lower it so compaction runs often.
+    #[doc(hidden)]
+    pub fn with_archive_after(mut self, n: usize) -> Self {
+        self.settings.archive_after = n.max(2);
+        self
     }
 
     pub fn settings(&self) -> &Settings {
@@ -250,6 +259,7 @@ impl Engine {
                 let version = txn.slot.version;
                 return Ok((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false));
             }
+            self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, now).await?;
@@ -412,5 +422,6 @@ fn unreachable_claim(id: &str) -> Claim {
         supersedes: None,
         conflict_ids: Vec::new(),
         object_entity: None,
+        archived_observations: 0,
     }
 }

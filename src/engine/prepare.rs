@@ -83,6 +83,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         supersedes: None,
         conflict_ids: Vec::new(),
         object_entity: None,
+        archived_observations: 0,
     };
     Ok(Prepared { slot, spec, draft, write_id: c.id.clone() })
 }

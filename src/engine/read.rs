@@ -223,6 +223,8 @@ impl Engine {
             lineage.push(c.clone());
             cursor = c.superseded_by.clone();
         }
+        self.with_archived(&slot_ref, &slot, &mut lineage).await?;
+        let claim = lineage.iter().find(|c| c.id == claim_id).cloned().unwrap_or(claim);
         let log = self
             .store
             .read_log(&slot_ref)

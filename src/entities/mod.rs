@@ -215,7 +215,7 @@ pub struct ClaimMark {
 
 impl ClaimMark {
     pub fn of(c: &crate::model::Claim) -> Self {
-        ClaimMark { status: c.status, provenance_len: c.provenance.len(), superseded_by: c.superseded_by.clone() }
+        ClaimMark { status: c.status, provenance_len: c.observation_count(), superseded_by: c.superseded_by.clone() }
     }
 }
 

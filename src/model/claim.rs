@@ -73,8 +73,13 @@ pub struct Claim {
     pub valid_to: Option<Timestamp>,
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub recorded_at: Timestamp,
-    /// Every observation that supports the claim, oldest first.
+    /// The observations that support the claim, oldest first: every one, or,
+    /// on a claim observed very often, the ones belief counts and the latest
+    /// (the rest are in the slot's archive; `why` returns them all).
     pub provenance: Vec<Provenance>,
+    /// How many older observations of this claim moved to the archive.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub archived_observations: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -86,7 +91,16 @@ pub struct Claim {
     pub object_entity: Option<String>,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 impl Claim {
+    /// Every observation the claim has had: those held here and those archived.
+    pub fn observation_count(&self) -> usize {
+        self.provenance.len() + self.archived_observations as usize
+    }
+
     /// When the claim starts to hold: its stated valid time, else when it was first observed.
     pub fn effective_from(&self) -> Timestamp {
         self.valid_from.unwrap_or_else(|| self.first_observed())

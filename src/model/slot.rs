@@ -60,6 +60,10 @@ pub struct Slot {
     /// Claims erased for privacy: their ids stay (history is consistent), their text is gone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub erasures: Vec<super::Tombstone>,
+    /// Archive chunks (oldest first) holding observations moved out of this
+    /// slot's claims, by chunk id (see `crate::archive`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub archive: Vec<String>,
 }
 
 impl Slot {

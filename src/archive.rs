@@ -1,0 +1,200 @@
+//! Bounded slot records (SPEC §8): a claim observed very often keeps in its
+//! slot only the observations belief can still count, plus the latest ones;
+//! the others move to an archive chunk — an ordinary slot under a reserved
+//! subject of its own, so every store keeps it with no new method — and
+//! `why` reads them back.
+//!
+//! What must stay in the slot, so belief is exactly what it was:
+//! - per source, the observation(s) `belief::counted` could pick: on a
+//!   time-varying predicate those at the source's latest time; on a fixed one
+//!   the strongest by stated quality and the strongest by extractor confidence
+//!   (a calibration replaces stated trust by one reliability per source, which
+//!   orders a source's observations by extractor confidence alone);
+//! - the earliest and the latest observation (a claim's first-observed time and
+//!   the slot's latest observation are read from them), and the first listed;
+//! - the newest quarter of the limit by arrival.
+//!
+//! A later observation can displace a counted one, never revive an archived
+//! one, so what is archived never matters to belief again.
+
+use crate::belief::observation_quality;
+use crate::model::{Claim, Provenance, SlotRef, Status};
+use crate::time::Timestamp;
+
+/// A claim is compacted when it holds more observations than this.
+pub const ARCHIVE_AFTER: usize = 128;
+
+const SUBJECT_PREFIX: &str = "\u{1f}archive\u{1f}";
+
+/// The reserved subject under which one slot's archive chunks live: one
+/// subject per slot, so a store's subject index lists a slot's chunks.
+pub fn archive_subject(slot_key: &str) -> String {
+    format!("{SUBJECT_PREFIX}{slot_key}")
+}
+
+pub fn is_archive_subject(subject: &str) -> bool {
+    subject.starts_with(SUBJECT_PREFIX)
+}
+
+pub fn chunk_ref(slot_key: &str, chunk_id: &str) -> SlotRef {
+    SlotRef::new(&archive_subject(slot_key), chunk_id)
+}
+
+/// The id a claim's archived observations carry inside chunk `chunk_id`
+/// (claim ids are indexed store-wide, so the copy must not reuse the claim's).
+pub fn copy_id(chunk_id: &str, claim_id: &str) -> String {
+    format!("{chunk_id}:{claim_id}")
+}
+
+fn observed_at(p: &Provenance, claim: &Claim) -> Timestamp {
+    p.observed_at
+        .as_deref()
+        .and_then(|t| Timestamp::parse(t, "observedAt").ok())
+        .unwrap_or_else(|| claim.effective_from())
+}
+
+/// Splits a claim's observations into (kept, archived), in their order, when
+/// it holds more than `after`; `None` when nothing needs to move.
+pub fn split(claim: &Claim, time_varying: bool, after: usize) -> Option<(Vec<Provenance>, Vec<Provenance>)> {
+    let n = claim.provenance.len();
+    if n <= after {
+        return None;
+    }
+    let at: Vec<Timestamp> = claim.provenance.iter().map(|p| observed_at(p, claim)).collect();
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    for k in keep.iter_mut().skip(n.saturating_sub(after / 4)) {
+        *k = true;
+    }
+    let extreme = |better: &dyn Fn(usize, usize) -> bool| (1..n).fold(0, |best, i| if better(i, best) { i } else { best });
+    keep[extreme(&|i, b| at[i] < at[b])] = true;
+    keep[extreme(&|i, b| at[i] > at[b])] = true;
+    let mut sources: Vec<&str> = claim.provenance.iter().map(|p| p.source_id.as_str()).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    for source in sources {
+        let of: Vec<usize> = (0..n).filter(|&i| claim.provenance[i].source_id == source).collect();
+        let mut mark_max = |key: &dyn Fn(usize) -> f64| {
+            let best = of.iter().map(|&i| key(i)).fold(f64::NEG_INFINITY, f64::max);
+            for &i in &of {
+                if key(i) >= best {
+                    keep[i] = true;
+                }
+            }
+        };
+        if time_varying {
+            mark_max(&|i| at[i].0 as f64);
+        } else {
+            mark_max(&|i| observation_quality(&claim.provenance[i]));
+            mark_max(&|i| claim.provenance[i].extractor());
+        }
+    }
+    let (mut kept, mut archived) = (Vec::new(), Vec::new());
+    for (p, k) in claim.provenance.iter().zip(keep) {
+        if k { kept.push(p.clone()) } else { archived.push(p.clone()) }
+    }
+    (!archived.is_empty()).then_some((kept, archived))
+}
+
+/// The record a chunk keeps of one claim's archived observations: the claim
+/// as it was, retired (it is a copy, never a belief), with those observations.
+pub fn chunk_copy(chunk_id: &str, claim: &Claim, archived: Vec<Provenance>) -> Claim {
+    Claim {
+        id: copy_id(chunk_id, &claim.id),
+        status: Status::Retired,
+        provenance: archived,
+        archived_observations: 0,
+        superseded_by: None,
+        supersedes: None,
+        conflict_ids: Vec::new(),
+        ..claim.clone()
+    }
+}
+
+/// A claim with its archived observations put back, oldest observation first.
+pub fn restore_observations(claim: &mut Claim, archived: Vec<Provenance>) {
+    if archived.is_empty() {
+        return;
+    }
+    let mut all = archived;
+    all.append(&mut claim.provenance);
+    let copy = claim.clone();
+    all.sort_by_key(|p| observed_at(p, &copy));
+    claim.provenance = all;
+    claim.archived_observations = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(obs: &[(&str, i64, f64)]) -> Claim {
+        let provenance = obs
+            .iter()
+            .map(|(s, day, conf)| Provenance {
+                source_id: s.to_string(),
+                source_trust: Some(0.8),
+                extractor_conf: Some(*conf),
+                observed_at: Some(Timestamp(day * 86_400_000).to_iso()),
+            })
+            .collect();
+        Claim {
+            id: "cl_1".into(),
+            subject: "u".into(),
+            predicate: "located_in".into(),
+            object: "Paris".into(),
+            status: Status::Active,
+            confidence: 0.5,
+            log_odds: 0.0,
+            stated_confidence: 1.0,
+            valid_from: None,
+            valid_to: None,
+            recorded_at: Timestamp(0),
+            provenance,
+            archived_observations: 0,
+            superseded_by: None,
+            supersedes: None,
+            conflict_ids: Vec::new(),
+            object_entity: None,
+        }
+    }
+
+    #[test]
+    fn small_claims_are_left_alone() {
+        let c = claim(&[("a", 1, 1.0), ("a", 2, 1.0)]);
+        assert!(split(&c, true, 4).is_none());
+    }
+
+    #[test]
+    fn keeps_what_belief_counts_and_the_latest() {
+        // Source a 200 times, b once early with the strongest report, a late arrival observed first.
+        let mut obs: Vec<(&str, i64, f64)> = (0..200).map(|d| ("a", 10 + d, 0.7)).collect();
+        obs.insert(5, ("b", 11, 0.95));
+        obs.push(("a", 1, 0.6));
+        let c = claim(&obs);
+        let (kept, archived) = split(&c, true, 64).expect("compacts");
+        assert_eq!(kept.len() + archived.len(), obs.len());
+        let has = |s: &str, day: i64| kept.iter().any(|p| p.source_id == s && p.observed_at == Some(Timestamp(day * 86_400_000).to_iso()));
+        assert!(has("b", 11), "a source's only observation counts");
+        assert!(has("a", 209), "a's latest counts");
+        assert!(has("a", 1), "the earliest observation stays (first observed)");
+        assert!(has("a", 10), "the first listed stays");
+        assert!(kept.len() <= 64 / 4 + 4, "kept {}", kept.len());
+        // Fixed predicate: the strongest report of each source stays.
+        let (kept, _) = split(&c, false, 64).expect("compacts");
+        assert!(kept.iter().any(|p| p.source_id == "b"));
+    }
+
+    #[test]
+    fn restoring_gives_every_observation_in_time_order() {
+        let obs: Vec<(&str, i64, f64)> = (0..100).rev().map(|d| ("a", d, 0.7)).collect();
+        let mut c = claim(&obs);
+        let (kept, archived) = split(&c, true, 10).expect("compacts");
+        c.provenance = kept;
+        c.archived_observations = archived.len() as u32;
+        restore_observations(&mut c, archived);
+        assert_eq!(c.provenance.len(), 100);
+        assert_eq!(c.archived_observations, 0);
+        assert!(c.provenance.windows(2).all(|w| w[0].observed_at <= w[1].observed_at));
+    }
+}
