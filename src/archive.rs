@@ -18,11 +18,18 @@
 //! one, so what is archived never matters to belief again.
 
 use crate::belief::observation_quality;
-use crate::model::{Claim, Provenance, SlotRef, Status};
+use crate::model::{Claim, Provenance, SlotRef, Status, WriteRecord};
 use crate::time::Timestamp;
 
 /// A claim is compacted when it holds more observations than this.
 pub const ARCHIVE_AFTER: usize = 128;
+
+/// Idempotency records a slot keeps: past `WRITES_AFTER`, all but the newest
+/// `WRITES_KEEP` expire into the archive. A candidate id re-sent after its
+/// record expired is a new write: the window is the slot's last 256–512 keyed
+/// writes, far longer than any retry.
+pub const WRITES_AFTER: usize = 512;
+pub const WRITES_KEEP: usize = 256;
 
 const SUBJECT_PREFIX: &str = "\u{1f}archive\u{1f}";
 
@@ -73,20 +80,32 @@ pub fn split(claim: &Claim, time_varying: bool, after: usize) -> Option<(Vec<Pro
     sources.sort_unstable();
     sources.dedup();
     for source in sources {
-        let of: Vec<usize> = (0..n).filter(|&i| claim.provenance[i].source_id == source).collect();
-        let mut mark_max = |key: &dyn Fn(usize) -> f64| {
-            let best = of.iter().map(|&i| key(i)).fold(f64::NEG_INFINITY, f64::max);
-            for &i in &of {
-                if key(i) >= best {
-                    keep[i] = true;
-                }
-            }
-        };
+        let mut of: Vec<usize> = (0..n).filter(|&i| claim.provenance[i].source_id == source).collect();
         if time_varying {
-            mark_max(&|i| at[i].0 as f64);
-        } else {
-            mark_max(&|i| observation_quality(&claim.provenance[i]));
-            mark_max(&|i| claim.provenance[i].extractor());
+            // `counted` takes the latest (ties: the strongest, then the first listed).
+            let latest = of.iter().map(|&i| at[i]).max();
+            for &i in &of {
+                keep[i] |= Some(at[i]) == latest;
+            }
+            continue;
+        }
+        // `counted` takes the strongest, ties to the earliest, then the first listed.
+        // Strength is stated quality, or under a calibration a non-decreasing
+        // function of extractor confidence (clamped, so ties can widen): the
+        // winner is then the earliest at or above some level, which is always
+        // a running record in time order. Keep every record of both orders.
+        of.sort_by_key(|&i| (at[i], i));
+        let (mut best_q, mut best_e) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for &i in &of {
+            let (q, e) = (observation_quality(&claim.provenance[i]), claim.provenance[i].extractor());
+            if q > best_q {
+                best_q = q;
+                keep[i] = true;
+            }
+            if e > best_e {
+                best_e = e;
+                keep[i] = true;
+            }
         }
     }
     let (mut kept, mut archived) = (Vec::new(), Vec::new());
@@ -94,6 +113,17 @@ pub fn split(claim: &Claim, time_varying: bool, after: usize) -> Option<(Vec<Pro
         if k { kept.push(p.clone()) } else { archived.push(p.clone()) }
     }
     (!archived.is_empty()).then_some((kept, archived))
+}
+
+/// The idempotency records that expire now (oldest first), leaving the newest
+/// `WRITES_KEEP`. An entity merge's own records (`em_…:cl_…`, what lets a cut
+/// merge resume without moving a claim twice) never expire.
+pub fn expired_writes(writes: &[WriteRecord]) -> Vec<usize> {
+    if writes.len() <= WRITES_AFTER {
+        return Vec::new();
+    }
+    let is_merge_key = |w: &WriteRecord| w.id.starts_with("em_") && w.id.contains(":cl_");
+    (0..writes.len() - WRITES_KEEP).filter(|&i| !is_merge_key(&writes[i])).collect()
 }
 
 /// The record a chunk keeps of one claim's archived observations: the claim

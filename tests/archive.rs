@@ -153,3 +153,33 @@ fn idempotent_replays_and_batches_agree_with_compaction() {
     }
     assert!(run(a.engine.check_invariants()).unwrap().is_empty());
 }
+
+#[test]
+fn idempotency_records_expire_into_the_archive_past_the_window() {
+    let h = harness(EngineConfig::default());
+    // Confirmations of one value (no rival, no late report), each with a message id.
+    let keyed = |i: usize| Candidate { id: Some(format!("msg-{i}")), ..report(i * 17 % 16 + 1, "located_in") };
+    for i in 0..10_000 {
+        h.write(keyed(i));
+    }
+    let size = slot_json(&h, "located_in");
+    let slot = run(h.store.load_slot(&credence::model::SlotRef::new("user", "located_in"))).unwrap();
+    assert!(size <= 64 * 1024, "slot record {size} bytes after 10,000 keyed confirmations: claims {} ({} claims, {} obs), writes {} ({}), archive {} ({})",
+        serde_json::to_string(&slot.claims).unwrap().len(), slot.claims.len(), slot.claims.iter().map(|c| c.provenance.len()).sum::<usize>(),
+        serde_json::to_string(&slot.writes).unwrap().len(), slot.writes.len(),
+        serde_json::to_string(&slot.archive).unwrap().len(), slot.archive.len());
+    assert!(slot.writes.len() <= credence::archive::WRITES_AFTER);
+    // The newest records still replay; nothing was lost: every record is in the slot or a chunk.
+    for i in 10_000 - credence::archive::WRITES_KEEP..10_000 {
+        assert!(run(h.engine.remember(&keyed(i), &WriteOptions::default())).unwrap().replayed, "msg-{i}");
+    }
+    let archived: usize = run(async {
+        let mut n = 0;
+        for chunk in &slot.archive {
+            n += h.store.load_slot(&credence::archive::chunk_ref(&credence::model::SlotRef::new("user", "located_in").key, chunk)).await.unwrap().writes.len();
+        }
+        n
+    });
+    assert_eq!(archived + slot.writes.len(), 10_000);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}

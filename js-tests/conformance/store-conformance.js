@@ -151,6 +151,41 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(final.writes.map((w) => w.id).sort()).toEqual(items.map((c) => c.id).sort());
       });
 
+      it('keeps a hot slot bounded: old observations move to the archive, why() and erase() reach them', async () => {
+        const { store, reopen } = await fresh();
+        const memory = new Memory({ store });
+        const writes = 300;
+        let last;
+        for (let i = 0; i < writes; i++) {
+          const day = String(1 + (i % 28)).padStart(2, '0');
+          last = await memory.remember({
+            predicate: 'located_in', object: 'Hot Street 7',
+            provenance: { sourceId: `src-${i % 3}`, extractorConf: 0.6 + (i % 4) / 10, observedAt: `2025-${String(1 + (i % 12)).padStart(2, '0')}-${day}` },
+          });
+        }
+        expect(last.action).toBe('confirmed');
+        expect(last.claim.provenance.length).toBeLessThanOrEqual(128);
+        expect(last.claim.provenance.length + last.claim.archivedObservations).toBe(writes);
+        const other = new Memory({ store: reopen() });
+        const held = await reopen().loadSlot(ref('user', 'located_in'));
+        expect(held.archive.length).toBeGreaterThan(0);
+        expect(JSON.stringify(held).length).toBeLessThan(64 * 1024);
+        const why = await other.why(last.claim.id);
+        expect(why.claim.provenance).toHaveLength(writes);
+        expect(why.claim.archivedObservations ?? 0).toBe(0);
+        const times = why.claim.provenance.map((p) => p.observedAt);
+        expect([...times].sort()).toEqual(times);
+        expect(await other.checkInvariants()).toEqual([]);
+        await other.erase({ subject: 'user' }, { reason: 'asked to forget', by: 'dpo' });
+        const s = reopen();
+        for (const r of await s.listSlots({})) {
+          const text = JSON.stringify(await s.loadSlot(r));
+          expect(text).not.toContain('Hot Street 7');
+          expect(text).not.toContain('src-1');
+        }
+        expect(await other.checkInvariants()).toEqual([]);
+      });
+
       it('replays a candidate id instead of writing twice', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });

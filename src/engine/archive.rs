@@ -17,13 +17,14 @@ impl Engine {
             return Ok(());
         }
         let after = self.settings.archive_after;
-        if !txn.slot.claims.iter().any(|c| c.provenance.len() > after) {
+        let expired = archive::expired_writes(&txn.slot.writes);
+        if expired.is_empty() && !txn.slot.claims.iter().any(|c| c.provenance.len() > after) {
             return Ok(());
         }
         let time_varying = self.spec_of(&slot_ref.predicate).time_varying;
         let splits: Vec<(String, Vec<Provenance>, Vec<Provenance>)> =
             txn.slot.claims.iter().filter_map(|c| split(c, time_varying, after).map(|(kept, moved)| (c.id.clone(), kept, moved))).collect();
-        if splits.is_empty() {
+        if splits.is_empty() && expired.is_empty() {
             return Ok(());
         }
         let chunk_id = self.ids.next_id("ar");
@@ -34,6 +35,8 @@ impl Engine {
                 chunk.add_claim(chunk_copy(&chunk_id, c, moved.clone()));
             }
         }
+        chunk.slot.writes = expired.iter().map(|&i| txn.slot.writes[i].clone()).collect();
+        chunk.log_change("archive", &[], None, None, format!("archive of {}/{}", slot_ref.subject, slot_ref.predicate));
         if !self.store.commit_slot(&chunk.into_commit(target)).await? {
             return Err(Error::new(ErrorCode::Concurrency, format!("archive chunk {chunk_id} of {}/{} already exists", slot_ref.subject, slot_ref.predicate)));
         }
@@ -44,6 +47,20 @@ impl Engine {
                 c.archived_observations += n as u32;
             });
             txn.log_change("archive_observations", &[&id], None, None, format!("{n} older observation(s) moved to archive chunk {chunk_id}; why() lists them"));
+        }
+        if !expired.is_empty() {
+            let mut i = 0;
+            txn.slot.writes.retain(|_| {
+                i += 1;
+                !expired.contains(&(i - 1))
+            });
+            txn.log_change(
+                "archive_writes",
+                &[],
+                None,
+                None,
+                format!("{} idempotency record(s) older than the slot's last {} keyed writes expired into archive chunk {chunk_id}", expired.len(), archive::WRITES_KEEP),
+            );
         }
         txn.slot.archive.push(chunk_id);
         Ok(())

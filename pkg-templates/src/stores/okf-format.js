@@ -154,6 +154,8 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
+    // Archive chunks holding older observations of this slot's claims (SPEC §8).
+    ...(slot.archive?.length ? { archive: slot.archive } : {}),
   };
   // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
   const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
@@ -170,7 +172,7 @@ const PROVENANCE = { sourceId: 's', sourceTrust: 'n?', extractorConf: 'n?', obse
 const CLAIM = {
   id: 's', subject: 's', predicate: 's', object: 's', status: STATUS, confidence: 'n', logOdds: 'n',
   statedConfidence: 'n', validFrom: 's?', validTo: 's?', recordedAt: 's', provenance: listOf(PROVENANCE),
-  supersededBy: 's?', supersedes: 's?', conflictIds: listOf('s', true),
+  supersededBy: 's?', supersedes: 's?', conflictIds: listOf('s', true), archivedObservations: 'n?',
 };
 const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
 const CONFLICT = {
@@ -245,6 +247,9 @@ export function parseSlotFile(text, file) {
   const erasureProblem = check(data.erasures ?? [], listOf(TOMBSTONE), 'erasures');
   if (erasureProblem) throw malformed(file, erasureProblem);
   if (data.erasures?.length) slot.erasures = data.erasures;
+  const archiveProblem = check(data.archive ?? [], listOf('s'), 'archive');
+  if (archiveProblem) throw malformed(file, archiveProblem);
+  if (data.archive?.length) slot.archive = data.archive;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
 
