@@ -37,6 +37,8 @@ impl Engine {
         }
         chunk.slot.writes = expired.iter().map(|&i| txn.slot.writes[i].clone()).collect();
         chunk.log_change("archive", &[], None, None, format!("archive of {}/{}", slot_ref.subject, slot_ref.predicate));
+        // Nothing in a chunk is for the review pass: never listed as dirty.
+        chunk.slot.reviewed = chunk.slot.claims.len();
         if !self.store.commit_slot(&chunk.into_commit(target)).await? {
             return Err(Error::new(ErrorCode::Concurrency, format!("archive chunk {chunk_id} of {}/{} already exists", slot_ref.subject, slot_ref.predicate)));
         }
