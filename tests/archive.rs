@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 //! Bounded slot records (SPEC §8): a hot slot moves its claims' older
 //! observations to an archive; belief, outcomes and `why` stay exactly what

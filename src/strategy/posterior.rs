@@ -22,14 +22,25 @@ fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
 
 /// A claim counts unless a person retired it or a refinement took its place
 /// (the refined claim carries its observations).
-fn counts(claim: &Claim, all: &[&Claim]) -> bool {
+fn counts(claim: &Claim, by_id: &HashMap<&str, &Claim>) -> bool {
     match claim.status {
         Status::Retired => false,
         // A refinement leaves no `validTo`; a change of value always does.
         Status::Superseded => !(claim.valid_to.is_none()
-            && claim.superseded_by.as_deref().is_some_and(|by| all.iter().any(|c| c.id == by && refines(claim, c)))),
+            && claim.superseded_by.as_deref().and_then(|by| by_id.get(by)).is_some_and(|c| refines(claim, c))),
         _ => true,
     }
+}
+
+/// The claims by id, for `counts` (one look-up per claim instead of a scan:
+/// a slot of many replaced entries made every write quadratic). The first
+/// claim of an id wins, as the scan it replaces found it.
+fn by_id<'a>(claims: &[&'a Claim]) -> HashMap<&'a str, &'a Claim> {
+    let mut map = HashMap::with_capacity(claims.len());
+    for c in claims {
+        map.entry(c.id.as_str()).or_insert(*c);
+    }
+    map
 }
 
 #[derive(Clone)]
@@ -47,7 +58,8 @@ impl SlotPosterior {
         let mut representatives: Vec<(Option<&str>, Vec<String>)> = Vec::new();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
-        for claim in claims.iter().copied().filter(|c| counts(c, claims)) {
+        let index = by_id(claims);
+        for claim in claims.iter().copied().filter(|c| counts(c, &index)) {
             let key = (claim.object_entity.as_deref(), tokens(&claim.object));
             let same = |r: &(Option<&str>, Vec<String>)| match (r.0, key.0) {
                 (Some(x), Some(y)) => x == y,
@@ -99,10 +111,11 @@ impl SlotPosterior {
 
     /// The latest observation time in the slot, so a scheduled change is weighed when it starts.
     pub fn latest_observation(claims: &[&Claim]) -> Option<Timestamp> {
+        let index = by_id(claims);
         claims
             .iter()
             .copied()
-            .filter(|c| counts(c, claims))
+            .filter(|c| counts(c, &index))
             .flat_map(|c| c.provenance.iter().map(move |p| observed_at(p, c)))
             .max()
     }
