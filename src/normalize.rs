@@ -57,6 +57,28 @@ pub fn normalize_value(text: &str) -> String {
     tokens(text).join(" ")
 }
 
+thread_local! {
+    static TOKENS: std::cell::RefCell<std::collections::HashMap<String, std::rc::Rc<[String]>>> = std::cell::RefCell::new(std::collections::HashMap::new());
+}
+const TOKENS_CAP: usize = 65_536;
+
+/// `tokens(text)`, memoized (a pure function; the relation engine asks it of
+/// every claim of a slot several times per write). Shared, so no copy.
+pub fn tokens_of(text: &str) -> std::rc::Rc<[String]> {
+    if let Some(t) = TOKENS.with(|m| m.borrow().get(text).cloned()) {
+        return t;
+    }
+    let t: std::rc::Rc<[String]> = tokens(text).into();
+    TOKENS.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= TOKENS_CAP {
+            m.clear();
+        }
+        m.insert(text.to_string(), t.clone());
+    });
+    t
+}
+
 pub fn tokens(text: &str) -> Vec<String> {
     // NFKC then lower case, plus the case foldings lower-casing misses
     // ("Hauptstraße" = "HAUPTSTRASSE", final sigma).

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::Claim;
-use crate::normalize::{is_refinement, tokens};
+use crate::normalize::{is_refinement, tokens_of};
 use crate::model::StrategySource;
 use crate::predicates::{MemoryType, PredicateSpec};
 
@@ -22,7 +22,7 @@ use crate::predicates::{MemoryType, PredicateSpec};
 pub fn same_value(a: &Claim, b: &Claim) -> bool {
     match (&a.object_entity, &b.object_entity) {
         (Some(x), Some(y)) => x == y,
-        _ => tokens(&a.object) == tokens(&b.object),
+        _ => a.object == b.object || tokens_of(&a.object) == tokens_of(&b.object),
     }
 }
 
@@ -30,7 +30,7 @@ pub fn same_value(a: &Claim, b: &Claim) -> bool {
 pub fn refines(general: &Claim, specific: &Claim) -> bool {
     match (&general.object_entity, &specific.object_entity) {
         (Some(x), Some(y)) if x != y => false,
-        _ => is_refinement(&tokens(&general.object), &tokens(&specific.object)),
+        _ => is_refinement(&tokens_of(&general.object), &tokens_of(&specific.object)),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::refines;
-use crate::normalize::tokens;
+use crate::normalize::tokens_of;
 use crate::belief::{self, BeliefParams, FilterState, Observation};
 use crate::calibrate::record::InForce;
 use crate::model::{Claim, Status};
@@ -55,15 +55,16 @@ impl SlotPosterior {
     pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> Self {
         // One value key per claim (normalizing text is the costly part), then
         // `same_value`'s rule: the same entity when both name one, else the same text.
-        let mut representatives: Vec<(Option<&str>, Vec<String>)> = Vec::new();
+        let mut representatives: Vec<(Option<&str>, std::rc::Rc<[String]>)> = Vec::new();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         let index = by_id(claims);
         for claim in claims.iter().copied().filter(|c| counts(c, &index)) {
-            let key = (claim.object_entity.as_deref(), tokens(&claim.object));
-            let same = |r: &(Option<&str>, Vec<String>)| match (r.0, key.0) {
+            let key = (claim.object_entity.as_deref(), tokens_of(&claim.object));
+            let same = |r: &(Option<&str>, std::rc::Rc<[String]>)| match (r.0, key.0) {
                 (Some(x), Some(y)) => x == y,
-                _ => r.1 == key.1,
+                // One text's tokens are one shared list (memoized): most equal pairs are the same pointer.
+                _ => std::rc::Rc::ptr_eq(&r.1, &key.1) || r.1 == key.1,
             };
             let value = match representatives.iter().position(same) {
                 Some(v) => v,
