@@ -94,7 +94,7 @@ pub fn split(claim: &Claim, time_varying: bool, after: usize) -> Option<(Vec<Pro
         // function of extractor confidence (clamped, so ties can widen): the
         // winner is then the earliest at or above some level, which is always
         // a running record in time order. Keep every record of both orders.
-        of.sort_by_key(|&i| (at[i], i));
+        crate::sort::sort_by_key(&mut of, |&i| (at[i], i));
         let (mut best_q, mut best_e) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         for &i in &of {
             let (q, e) = (observation_quality(&claim.provenance[i]), claim.provenance[i].extractor());
@@ -149,7 +149,7 @@ pub fn restore_observations(claim: &mut Claim, archived: Vec<Provenance>) {
     let mut all = archived;
     all.append(&mut claim.provenance);
     let copy = claim.clone();
-    all.sort_by_key(|p| observed_at(p, &copy));
+    crate::sort::sort_by_key(&mut all, |p| observed_at(p, &copy));
     claim.provenance = all;
     claim.archived_observations = 0;
 }

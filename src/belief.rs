@@ -161,7 +161,7 @@ pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observ
         }
     }
     let mut out: Vec<Observation> = kept.into_values().collect();
-    out.sort_by(|a, b| (a.at, a.value, &a.source).cmp(&(b.at, b.value, &b.source)).then(a.quality.total_cmp(&b.quality)));
+    crate::sort::sort_by(&mut out, |a, b| (a.at, a.value, &a.source).cmp(&(b.at, b.value, &b.source)).then(a.quality.total_cmp(&b.quality)));
     out
 }
 

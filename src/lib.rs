@@ -22,6 +22,7 @@ pub mod invariants;
 pub mod model;
 pub mod normalize;
 pub mod predicates;
+pub mod sort;
 pub mod store;
 mod store_index;
 pub mod store_scan;

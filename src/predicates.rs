@@ -206,7 +206,7 @@ impl Registry {
             .filter(|s| s.name != changed && s.depends_on.iter().any(|d| self.resolve(d).name == changed))
             .map(|s| s.name.clone())
             .collect();
-        out.sort();
+        crate::sort::sort(&mut out);
         out
     }
 

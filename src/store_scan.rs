@@ -17,7 +17,7 @@ pub async fn conflicts_by_scan<S: Store + ?Sized>(store: &S, query: &ConflictQue
             slot_ref: slot_ref.clone(),
         }));
     }
-    out.sort_by(|a, b| (a.opened_at, &a.id).cmp(&(b.opened_at, &b.id)));
+    crate::sort::sort_by(&mut out, |a, b| (a.opened_at, &a.id).cmp(&(b.opened_at, &b.id)));
     out.retain(|c| query.after.as_ref().is_none_or(|after| (c.opened_at, &c.id) > (after.opened_at, &after.id)));
     out.truncate(query.limit as usize);
     Ok(out)

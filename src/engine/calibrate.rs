@@ -97,7 +97,7 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
             observations.push(SlotObservation { value, source, day: observed_day(p, claim), stated_trust: p.trust(), extractor: p.extractor() });
         }
     }
-    observations.sort_by(|a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
+    crate::sort::sort_by(&mut observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
     // The same report delivered twice (same source, value and observation time) is one observation:
     // counted twice it would look like a second witness, and a wrong one like a change of the world.
     observations.dedup_by(|b, a| a.day == b.day && a.value == b.value && a.source == b.source);
@@ -222,8 +222,8 @@ fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEst
         predicates.extend(prev.predicates.iter().filter(|p| !predicates.iter().any(|n| n.predicate == p.predicate)).cloned().collect::<Vec<_>>());
         sources.extend(prev.sources.iter().filter(|s| !sources.iter().any(|n| n.source_id == s.source_id)).cloned().collect::<Vec<_>>());
     }
-    predicates.sort_by(|a, b| a.predicate.cmp(&b.predicate));
-    sources.sort_by(|a, b| a.source_id.cmp(&b.source_id));
+    crate::sort::sort_by(&mut predicates, |a, b| a.predicate.cmp(&b.predicate));
+    crate::sort::sort_by(&mut sources, |a, b| a.source_id.cmp(&b.source_id));
     let version = previous.map_or(1, |p| p.version + 1);
     Calibration { version, calibrated_at: now, min_observations: min, predicates, sources }
 }

@@ -89,7 +89,7 @@ fn related_entities(registry: &crate::model::Slot, i: usize) -> Vec<String> {
     let merged_in = (0..registry.entities.len()).filter(|&j| j != i && entities::root_of(&registry.entities, j) == i).map(|j| registry.entities[j].id.clone());
     let undone = registry.merges.iter().filter(|m| m.undone && &m.from == id).map(|m| m.into.clone());
     let mut out: Vec<String> = merged_in.chain(undone).collect();
-    out.sort();
+    crate::sort::sort(&mut out);
     out.dedup();
     out
 }

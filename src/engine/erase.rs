@@ -166,7 +166,7 @@ impl Engine {
             }
         }
         secrets.retain(|s| !s.is_empty() && s != ERASED);
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        crate::sort::sort_by_key(&mut secrets, |s| std::cmp::Reverse(s.len()));
         secrets.dedup();
         // The person's own words may quote what they want forgotten.
         let reason = scrub_text(&reason, &secrets).unwrap_or(reason);

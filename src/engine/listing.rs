@@ -28,7 +28,7 @@ impl Engine {
                 }
             }
         }
-        out.sort_by(|a, b| {
+        crate::sort::sort_by(&mut out, |a, b| {
             (a.status != ConflictStatus::Open, a.opened_at, &a.id).cmp(&(b.status != ConflictStatus::Open, b.opened_at, &b.id))
         });
         Ok(out)

@@ -247,7 +247,7 @@ impl Engine {
             .map(|r| r.subject)
             .filter(|s| !super::is_reserved_subject(s))
             .collect();
-        out.sort();
+        crate::sort::sort(&mut out);
         out.dedup();
         Ok(out)
     }

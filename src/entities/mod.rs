@@ -136,7 +136,7 @@ pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &
             None => near.push(candidate),
         }
     }
-    near.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
+    crate::sort::sort_by(&mut near, |a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
     near.truncate(MAX_NEAR_MATCHES);
     let (rule, score) = match near.first() {
         Some(m) => ("near", m.score),

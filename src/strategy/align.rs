@@ -62,7 +62,7 @@ pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<Str
         close_moot_disputes(txn);
         refresh_from(txn, post);
     }
-    changed.sort();
+    crate::sort::sort(&mut changed);
     changed.dedup();
     changed
 }
@@ -115,7 +115,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     let bc = belief(post, current);
     // An outweighed value that evidence has lifted.
     let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
-    outweighed.sort_by(|a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
+    crate::sort::sort_by(&mut outweighed, |a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
     for o in outweighed {
         // Beside a later current claim (the newer side of an open ask_user
         // pair) a lifted value would overlap it: it waits for that question.
