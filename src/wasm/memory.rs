@@ -118,14 +118,16 @@ where
     T: Serialize + 'static,
     F: std::future::Future<Output = Result<T>> + 'static,
 {
-    future_to_promise(async move {
+    // Boxed: one instance of the promise glue for every method, not one per future type.
+    let boxed: std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>> = Box::pin(async move {
         let result = work.await;
         super::headroom::keep_headroom();
         match result {
             Ok(v) => to_js(&v),
             Err(e) => Err(to_js_error(e)),
         }
-    })
+    });
+    future_to_promise(boxed)
 }
 
 fn rejected(e: Error) -> Promise {

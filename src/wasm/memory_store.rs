@@ -42,14 +42,14 @@ impl Drop for MemoryStore {
 
 macro_rules! run {
     ($work:expr) => {
-        wasm_bindgen_futures::future_to_promise(async move {
+        wasm_bindgen_futures::future_to_promise(Box::pin(async move {
             let result = $work.await;
             super::headroom::keep_headroom();
             match result {
                 Ok(v) => to_js(&v),
                 Err(e) => Err(to_js_error(e)),
             }
-        })
+        }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>>)
     };
 }
 
