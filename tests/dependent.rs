@@ -150,3 +150,15 @@ fn a_person_settling_the_employer_flags_what_hangs_on_it() {
     assert_eq!((open[0].kind, open[0].earlier.object.as_str(), open[0].newer.object.as_str()), (ConflictKind::Dependent, "Dana", "Globex"));
     assert!(open[0].reason.contains("from \"Acme\" to \"Globex\""), "{}", open[0].reason);
 }
+
+#[test]
+fn a_fixed_clock_still_flags_what_was_written_before_the_change() {
+    // Every write at one instant (a frozen `now`, or two writes in one millisecond).
+    let h = harness(EngineConfig::default());
+    let write = |c| run(h.engine.remember(&c, &Default::default())).unwrap();
+    write(cand("works_at", "Acme"));
+    let office = write(cand("work_location", "Acme HQ, Boston")).claim.id;
+    let moved = write(cand("works_at", "Globex"));
+    assert_eq!(moved.conflicts.len(), 1, "the flag is raised whatever the clock says");
+    assert_eq!(moved.conflicts[0].earlier.id, office);
+}

@@ -136,7 +136,9 @@ impl Engine {
                     });
                 }
                 // Flags on dependent facts go with the slot's last outcome.
-                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, now).await?;
+                // Claims this batch already wrote (earlier slots) went with the change.
+                let written: Vec<String> = outcomes.iter().flatten().map(|o| o.claim.id.clone()).collect();
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, &written).await?;
                 if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
                     last.conflicts.extend(flagged);
                 }

@@ -42,9 +42,11 @@ fn open_dependent_on(slot: &Slot, claim_id: &str) -> bool {
 
 impl Engine {
     /// After a commit to `changed_ref`, flags the current claims of its
-    /// dependent predicates that were recorded before `since` (a dependent fact
-    /// written together with the change is taken as already up to date).
-    pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, since: Timestamp) -> Result<Vec<Conflict>> {
+    /// dependent predicates, except `written_with` (claims a batch wrote
+    /// together with the change are taken as already up to date). Decided by
+    /// id, not by time: under a fixed clock, or two writes in one
+    /// millisecond, every claim looks as new as the change.
+    pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String]) -> Result<Vec<Conflict>> {
         let dependents = self.settings.registry.dependents_of(&changed_ref.predicate);
         if dependents.is_empty() {
             return Ok(Vec::new());
@@ -61,7 +63,7 @@ impl Engine {
             let (ids, slot) = self
                 .commit_with_retry(&dep_ref, cause, |txn| {
                     let targets: Vec<Claim> = txn.slot.claims.iter()
-                        .filter(|c| c.status.is_current() && c.recorded_at < since && !open_dependent_on(&txn.slot, &c.id))
+                        .filter(|c| c.status.is_current() && !written_with.contains(&c.id) && !open_dependent_on(&txn.slot, &c.id))
                         .cloned().collect();
                     let mut ids = Vec::new();
                     for c in targets {

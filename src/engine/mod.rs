@@ -262,7 +262,7 @@ impl Engine {
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
-                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, now).await?;
+                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(done);
