@@ -20,6 +20,8 @@ pub struct SlotTxn {
     ids: Rc<dyn IdSource>,
     /// The slot holds one value at a time (its predicate is single-valued).
     single_valued: bool,
+    /// The calibration version beliefs are computed with, stamped on the log.
+    calibration: Option<u64>,
 }
 
 impl SlotTxn {
@@ -34,7 +36,14 @@ impl SlotTxn {
             log: Vec::new(),
             ids,
             single_valued: false,
+            calibration: None,
         }
+    }
+
+    /// Names the calibration in force, for the log entries that change belief.
+    pub fn calibrated(mut self, version: Option<u64>) -> Self {
+        self.calibration = version;
+        self
     }
 
     /// Marks the slot as single-valued, so a conflict between two values that
@@ -141,6 +150,7 @@ impl SlotTxn {
             conflict_id: conflict.map(str::to_string),
             cause: self.cause.clone(),
             note,
+            calibration_version: self.calibration,
         });
     }
 

@@ -173,3 +173,22 @@ fn a_report_delivered_twice_counts_once() {
     let twice = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
     assert_eq!((twice.predicates.clone(), twice.sources.clone()), (once.predicates, once.sources));
 }
+
+#[test]
+fn log_entries_name_the_calibration_their_belief_change_used() {
+    let h = calibrated();
+    let write = |object: &str| {
+        let c = Candidate { subject: Some("p0".into()), ..from(cand("located_in", object), "good", 0.8) };
+        h.clock.advance_days(1.0);
+        run(h.engine.remember(&c, &WriteOptions::default())).unwrap()
+    };
+    let before = write("Porto");
+    run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let after = write("Lisbon");
+    let version_of = |id: &str| {
+        let why = run(h.engine.why(id)).unwrap();
+        why.log.iter().rev().find(|e| e.claim_ids.first().map(String::as_str) == Some(id)).map(|e| e.calibration_version)
+    };
+    assert_eq!(version_of(&before.claim.id), Some(None), "written before any calibration");
+    assert_eq!(version_of(&after.claim.id), Some(Some(1)), "written with calibration 1 in force");
+}

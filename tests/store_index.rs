@@ -200,6 +200,7 @@ fn commit_by_value_keeps_compare_and_swap() {
             conflict_id: None,
             cause: Default::default(),
             note: String::new(),
+            calibration_version: None,
         }],
         index: Default::default(),
     };

@@ -94,7 +94,7 @@ impl Engine {
                 let slot = self.store.load_slot(&slot_ref).await?;
                 let current_before = super::dependent::current_ids(&slot);
                 let first = &planned[indices[0]];
-                let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi());
+                let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi()).calibrated(self.calibration_version());
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {
                     let p = &planned[i];

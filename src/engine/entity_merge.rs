@@ -191,7 +191,7 @@ impl Engine {
                 break;
             }
             let committed: Vec<String> = target.writes.iter().map(|w| w.id.clone()).collect();
-            let mut txn = SlotTxn::new(target, self.now()?, cause.clone(), self.ids.clone());
+            let mut txn = SlotTxn::new(target, self.now()?, cause.clone(), self.ids.clone()).calibrated(self.calibration_version());
             let mut reverts = Vec::new();
             for c in &pending {
                 let key = move_key(&merge.id, &c.id);

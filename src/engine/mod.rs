@@ -134,6 +134,11 @@ impl Engine {
         self
     }
 
+    /// The version of the calibration in force, if any.
+    pub(crate) fn calibration_version(&self) -> Option<u64> {
+        self.settings.calibration.get().map(|c| c.record.version)
+    }
+
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -253,7 +258,7 @@ impl Engine {
                 }
             }
             let current_before = dependent::current_ids(&slot);
-            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi());
+            let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi()).calibrated(self.calibration_version());
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
@@ -306,7 +311,7 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(slot_ref).await?;
-            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
+            let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi()).calibrated(self.calibration_version());
             let value = build(&mut txn)?;
             if txn.is_empty() {
                 return Ok((value, Rc::new(txn.slot)));

@@ -44,8 +44,9 @@ pub struct Why {
     /// Set when the claim was erased for privacy: its text is gone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tombstone: Option<crate::model::Tombstone>,
-    /// The calibration version in force (`calibrate()`), which beliefs computed now use;
-    /// absent when this memory was never calibrated.
+    /// The calibration version in force (`calibrate()`), which beliefs computed now use
+    /// (each log entry names the version its own belief change used); absent
+    /// when this memory was never calibrated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_version: Option<u64>,
 }
@@ -233,6 +234,8 @@ impl Engine {
             .filter(|e| e.claim_ids.iter().any(|id| lineage.iter().any(|c| &c.id == id)))
             .collect();
         let tombstone = slot.tombstone(claim_id).cloned();
+        // Beliefs read now (recall) use the calibration in force; each log
+        // entry names the one its belief change used.
         let calibration_version = self.calibration().await?.map(|c| c.version);
         Ok(Why { claim, lineage, log, tombstone, calibration_version })
     }

@@ -43,4 +43,8 @@ pub struct LogEntry {
     pub cause: LogCause,
     /// One human-readable sentence.
     pub note: String,
+    /// The calibration (`calibrate()`) version in force when the change was
+    /// made, so the beliefs it set used it; absent when none was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_version: Option<u64>,
 }
