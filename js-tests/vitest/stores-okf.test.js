@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { CredenceError, Memory, OkfStore } from 'credence';
 import { runStoreConformance } from '../conformance/store-conformance.js';
@@ -63,6 +64,30 @@ describe('OkfStore — the bundle on disk', () => {
     expect(log.startsWith('# credence log')).toBe(true);
     expect(log).toMatch(/### .* · user · located_in · v2\n\n- \*\*supersede\*\*: /);
     expect(log.match(/<!-- credence:log /g)).toHaveLength(3);
+  });
+
+  it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {
+    const dir = bundle();
+    const memory = new Memory({ store: new OkfStore(dir) });
+    const outcomes = await memory.rememberMany(Array.from({ length: 400 }, (_, i) => ({ subject: `s${i}`, predicate: 'likes', object: `thing ${i}` })));
+    const idsDir = path.join(dir, 'index', 'by-id', 'claims');
+    const files = readdirSync(idsDir);
+    expect(files.every((f) => /^[0-9a-f]{2}\.ids$/.test(f))).toBe(true);
+    expect(files.length).toBeLessThan(400);
+    for (const o of outcomes.slice(0, 25)) {
+      const bucket = createHash('sha256').update(o.claim.id).digest('hex').slice(0, 2);
+      expect(readFileSync(path.join(idsDir, `${bucket}.ids`), 'utf8')).toContain(`\n${encodeURIComponent(o.claim.id)}\t`);
+    }
+    // A write torn by a crash leaves a partial line: it joins nothing.
+    writeFileSync(path.join(idsDir, files[0]), readFileSync(path.join(idsDir, files[0]), 'utf8') + '\ncl_torn%20li');
+    const fresh = new OkfStore(dir);
+    for (const o of outcomes.filter((_, i) => i % 37 === 0)) {
+      expect(await fresh.findClaim(o.claim.id)).toMatchObject({ subject: o.claim.subject, predicate: 'likes' });
+    }
+    const again = new Memory({ store: new OkfStore(dir) });
+    const later = await again.remember({ subject: 's3', predicate: 'likes', object: 'one more' });
+    expect((await new OkfStore(dir).findClaim(later.claim.id))?.subject).toBe('s3');
+    expect(await new OkfStore(dir).findClaim('cl_not_there')).toBeFalsy();
   });
 
   it('is read back exactly by a fresh process', async () => {

@@ -9,10 +9,14 @@
 //   index/log/<slot file>                    one line per commit: a lower bound of
 //                                            its block's offset in log.md, version,
 //                                            commit id (written before the block)
-//   index/by-id/{claims,conflicts}/<id>      content: the slot file holding it, id
-//                                            (ids never move between slots)
-// An id too long for a file name is stored as a prefix and its hash; the
-// full id is in the content.
+//   index/by-id/{claims,conflicts}/<hh>.ids  one line per id whose sha-256 starts
+//                                            with hh (256 files): "<id, URI-encoded>\t<slot file>"
+//                                            (ids never move between slots). Appended,
+//                                            one short write per commit and bucket:
+//                                            a marker file per id took a 4 KB block
+//                                            of disk for every claim.
+// An id too long for a file name (conflict markers, subjects) is stored as a
+// prefix and its hash; the full id is in the content.
 //
 // The markdown stays the source of truth. Markers are kept a SUPERSET of the
 // truth across crashes: a commit creates the markers its new slot needs before
@@ -30,7 +34,7 @@ import { randomToken } from './okf-fs.js';
 import { refOfFileName } from './okf-format.js';
 
 const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
-const READY = 'credence-okf-index/2\n'; // bumped whenever a marker kind is added: older indexes rebuild
+const READY = 'credence-okf-index/3\n'; // bumped whenever a marker kind changes: older indexes rebuild
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
 const timePart = (iso) => iso.replaceAll(':', '-');
@@ -126,8 +130,23 @@ export class OkfIndex {
     return (await names(this.#subjectDir(subject))).filter((name) => refOfFileName(name) !== null);
   }
 
-  #idFile(kind, id) {
-    return path.join(this.#dir, 'by-id', kind, idPart(id));
+  #idBucket(kind, id) {
+    const bucket = createHash('sha256').update(id).digest('hex').slice(0, 2);
+    return path.join(this.#dir, 'by-id', kind, `${bucket}.ids`);
+  }
+
+  /**
+   * Appends "id → slot file" lines, one write per bucket. Each line starts
+   * with a newline, so a write torn by a crash (it happens before the slot
+   * file is replaced: that id does not exist yet) never joins the next line.
+   */
+  async #noteIds(kind, slotFile, ids) {
+    const byBucket = new Map();
+    for (const id of ids) {
+      const file = this.#idBucket(kind, id);
+      byBucket.set(file, `${byBucket.get(file) ?? ''}\n${encodeURIComponent(id)}\t${slotFile}`);
+    }
+    for (const [file, lines] of byBucket) await inFolder(file, () => fs.appendFile(file, lines));
   }
 
   /**
@@ -136,8 +155,8 @@ export class OkfIndex {
    */
   async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }, newSubject = null) {
     if (newSubject !== null) await touch(path.join(this.#subjectDir(newSubject), slotFile));
-    for (const id of fresh.claims) await put(this.#idFile('claims', id), content(slotFile, id));
-    for (const id of fresh.conflicts) await put(this.#idFile('conflicts', id), content(slotFile, id));
+    await this.#noteIds('claims', slotFile, fresh.claims);
+    await this.#noteIds('conflicts', slotFile, fresh.conflicts);
     for (const c of index.conflicts) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
     if (index.unreviewed) await touch(this.#dirtyFile(slotFile));
   }
@@ -187,8 +206,16 @@ export class OkfIndex {
 
   /** The slot file that holds a claim or conflict id, per its marker (a hint: check it). */
   async slotFileOf(kind, id) {
-    const marker = await readMarker(this.#idFile(kind, id));
-    return marker?.id === id ? marker.slotFile : null;
+    const text = await fs.readFile(this.#idBucket(kind, id), 'utf8').catch(() => null);
+    if (text === null) return null;
+    const key = `${encodeURIComponent(id)}\t`;
+    const lines = text.split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (!lines[i].startsWith(key)) continue;
+      const slotFile = lines[i].slice(key.length);
+      if (refOfFileName(slotFile)) return slotFile;
+    }
+    return null;
   }
 
   #logOffsets(slotFile) {
