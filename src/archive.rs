@@ -18,6 +18,7 @@
 //! one, so what is archived never matters to belief again.
 
 use crate::belief::observation_quality;
+use crate::strategy::observed_at;
 use crate::model::{Claim, Provenance, SlotRef, Status, WriteRecord};
 use crate::time::Timestamp;
 
@@ -51,13 +52,6 @@ pub fn chunk_ref(slot_key: &str, chunk_id: &str) -> SlotRef {
 /// (claim ids are indexed store-wide, so the copy must not reuse the claim's).
 pub fn copy_id(chunk_id: &str, claim_id: &str) -> String {
     format!("{chunk_id}:{claim_id}")
-}
-
-fn observed_at(p: &Provenance, claim: &Claim) -> Timestamp {
-    p.observed_at
-        .as_deref()
-        .and_then(|t| Timestamp::parse(t, "observedAt").ok())
-        .unwrap_or_else(|| claim.effective_from())
 }
 
 /// Splits a claim's observations into (kept, archived), in their order, when
@@ -146,11 +140,11 @@ pub fn restore_observations(claim: &mut Claim, archived: Vec<Provenance>) {
     if archived.is_empty() {
         return;
     }
-    let mut all = archived;
-    all.append(&mut claim.provenance);
-    let copy = claim.clone();
-    crate::sort::sort_by_key(&mut all, |p| observed_at(p, &copy));
-    claim.provenance = all;
+    // Keys while the claim is whole (`observed_at` may read its first observation), then one stable sort.
+    let at: Vec<Timestamp> = archived.iter().chain(&claim.provenance).map(|p| observed_at(p, claim)).collect();
+    let mut all: Vec<(Timestamp, Provenance)> = at.into_iter().zip(archived.into_iter().chain(std::mem::take(&mut claim.provenance))).collect();
+    crate::sort::sort_by_key(&mut all, |(at, _)| *at);
+    claim.provenance = all.into_iter().map(|(_, p)| p).collect();
     claim.archived_observations = 0;
 }
 

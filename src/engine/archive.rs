@@ -51,11 +51,12 @@ impl Engine {
             txn.log_change("archive_observations", &[&id], None, None, format!("{n} older observation(s) moved to archive chunk {chunk_id}; why() lists them"));
         }
         if !expired.is_empty() {
-            let mut i = 0;
-            txn.slot.writes.retain(|_| {
-                i += 1;
-                !expired.contains(&(i - 1))
-            });
+            let mut gone = vec![false; txn.slot.writes.len()];
+            for &i in &expired {
+                gone[i] = true;
+            }
+            let mut flags = gone.into_iter();
+            txn.slot.writes.retain(|_| !flags.next().unwrap_or(false));
             txn.log_change(
                 "archive_writes",
                 &[],

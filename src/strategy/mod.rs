@@ -4,6 +4,7 @@ mod align;
 mod entries;
 mod held;
 mod posterior;
+pub(crate) use posterior::observed_at;
 mod reconcile;
 
 pub use entries::apply_entries;

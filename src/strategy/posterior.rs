@@ -13,7 +13,7 @@ use crate::time::Timestamp;
 
 /// When an observation speaks about the world: its `observedAt` (which a
 /// candidate's `validFrom` stands in for when none was given), else the claim's start.
-fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
+pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
     p.observed_at
         .as_deref()
         .and_then(|t| Timestamp::parse(t, "observedAt").ok())
