@@ -78,6 +78,10 @@ export async function finishErase(root) {
     marker = JSON.parse(await fs.readFile(path.join(root, PENDING), 'utf8'));
   } catch (err) {
     if (err?.code === 'ENOENT') return;
+    // A marker torn by a kill while it was written: the erasure never reached
+    // its commit point (renames start only after the marker is whole), so the
+    // old state stands and the marker goes.
+    if (err instanceof SyntaxError) return fs.unlink(path.join(root, PENDING)).catch(ignoreMissing);
     throw err;
   }
   const slotFile = path.join(root, marker.slot);
