@@ -158,13 +158,16 @@ fn builtins() -> Vec<PredicateSpec> {
 pub struct Registry {
     specs: HashMap<String, PredicateSpec>,
     aliases: HashMap<String, String>,
+    /// `dependents_of` for every predicate some spec depends on, sorted
+    /// (the registry never changes after `new`; every write asks).
+    dependents: HashMap<String, Vec<String>>,
 }
 
 impl Registry {
     /// The built-ins, extended or overridden by `user` specs (a user spec with a
     /// built-in's name replaces it; its aliases win over built-in aliases).
     pub fn new(user: &[PredicateSpec]) -> Result<Self> {
-        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new() };
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new() };
         for spec in builtins() {
             reg.insert(spec);
         }
@@ -187,6 +190,20 @@ impl Registry {
             }
             reg.insert(PredicateSpec { name, ..spec.clone() });
         }
+        let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
+        for s in reg.specs.values() {
+            for d in &s.depends_on {
+                let changed = reg.resolve(d).name;
+                if changed != s.name {
+                    dependents.entry(changed).or_default().push(s.name.clone());
+                }
+            }
+        }
+        for list in dependents.values_mut() {
+            crate::sort::sort(list);
+            list.dedup();
+        }
+        reg.dependents = dependents;
         Ok(reg)
     }
 
@@ -200,14 +217,7 @@ impl Registry {
 
     /// The predicates that name `changed` (a canonical name) in `dependsOn`, sorted.
     pub fn dependents_of(&self, changed: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .specs
-            .values()
-            .filter(|s| s.name != changed && s.depends_on.iter().any(|d| self.resolve(d).name == changed))
-            .map(|s| s.name.clone())
-            .collect();
-        crate::sort::sort(&mut out);
-        out
+        self.dependents.get(changed).cloned().unwrap_or_default()
     }
 
     /// The spec for a raw predicate: by canonical name, then by alias, else implicit.

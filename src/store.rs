@@ -112,10 +112,10 @@ impl MemoryStore {
         for id in &commit.changed_conflicts {
             inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
         }
-        // Derived from the slot itself: a commit built by hand (JS) may carry no index.
-        inner.index.apply_slot(&commit.slot_ref, &slot);
         inner.logs.entry(commit.slot_ref.key.clone()).or_default().extend(log);
-        inner.slots.insert(commit.slot_ref.key.clone(), (commit.slot_ref.clone(), slot));
+        let before = inner.slots.insert(commit.slot_ref.key.clone(), (commit.slot_ref.clone(), slot.clone()));
+        // Derived from the slot itself: a commit built by hand (JS) may carry no index.
+        inner.index.apply_slot(&commit.slot_ref, &slot, before.as_ref().map(|(_, b)| &**b));
     }
 }
 

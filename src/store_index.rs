@@ -28,10 +28,16 @@ pub struct MemoryIndex {
 impl MemoryIndex {
     /// Indexes a committed slot: its conflicts (upsert by id) and whether it
     /// has unreviewed entries. Rows are read straight from the slot (no
-    /// `SlotIndex` built: a registry slot holds many conflicts).
-    pub fn apply_slot(&mut self, slot_ref: &SlotRef, slot: &Slot) {
-        for c in &slot.conflicts {
+    /// `SlotIndex` built: a registry slot holds many conflicts). `before` is
+    /// the slot this commit replaced: conflicts never leave a slot nor change
+    /// place in it, so one it held unchanged at the same place is indexed already.
+    pub fn apply_slot(&mut self, slot_ref: &SlotRef, slot: &Slot, before: Option<&Slot>) {
+        let held = before.map(|b| b.conflicts.as_slice()).unwrap_or_default();
+        for (i, c) in slot.conflicts.iter().enumerate() {
             let (id, status, opened_at) = (c.id.as_str(), c.status, c.opened_at);
+            if held.get(i).is_some_and(|old| old.id == id && old.status == status && old.opened_at == opened_at) {
+                continue;
+            }
             // A commit lists every conflict of its slot; most did not change.
             let unchanged = self.conflict_keys.get(id).is_some_and(|old| {
                 old.0 == rank(status) && old.1 == opened_at && self.conflicts.get(old).is_some_and(|(_, r)| r.key == slot_ref.key)

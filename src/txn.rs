@@ -1,11 +1,12 @@
 //! A pending change to one loaded slot. Every mutation goes through here so
 //! that what changed, and why, is recorded for the commit and the log.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::hooks::IdSource;
 use crate::model::{
-    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef,
+    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Status,
 };
 use crate::time::Timestamp;
 
@@ -158,20 +159,30 @@ impl SlotTxn {
     /// left the live set: the question it asked no longer exists (SPEC §6).
     /// Returns the ids it closed. Runs before every commit.
     pub fn close_moot_conflicts(&mut self) -> Vec<String> {
+        if !self.slot.conflicts.iter().any(|cf| cf.status == ConflictStatus::Open) {
+            return Vec::new();
+        }
+        // One look-up table per commit: a registry slot holds hundreds of open
+        // conflicts over its name claims, and a scan per claim id was quadratic.
+        let status_of: HashMap<&str, Status> = self.slot.claims.iter().map(|c| (c.id.as_str(), c.status)).collect();
+        let current = self.slot.claims.iter().find(|c| c.status.is_current()).map(|c| c.id.clone());
         let moot: Vec<(String, String, String)> = self
             .slot
             .conflicts
             .iter()
             .filter(|cf| cf.status == ConflictStatus::Open)
             .filter_map(|cf| {
-                if let Some(gone) = cf.local_claim_ids().into_iter().find(|id| self.slot.claim(id).is_none_or(|c| !c.status.is_live())) {
-                    let status = self.slot.claim(gone).map(|c| c.status.as_str()).unwrap_or("missing");
+                if let Some(gone) = cf.local_claim_ids().into_iter().find(|id| status_of.get(id.as_str()).is_none_or(|s| !s.is_live())) {
+                    let status = status_of.get(gone.as_str()).map(|s| s.as_str()).unwrap_or("missing");
                     return Some((cf.id.clone(), gone.clone(), format!("claim {gone} is {status}")));
                 }
-                if cf.kind == ConflictKind::Dependent {
+                if cf.kind == ConflictKind::Dependent || !self.single_valued {
                     return None;
                 }
-                self.third_value_won(&[&cf.earlier_id, &cf.newer_id]).map(|winner| (cf.id.clone(), cf.earlier_id.clone(), format!("neither claim is current: {winner} won on evidence")))
+                // A single-valued slot where neither claim is current any more: a third value won.
+                let pair_current = [&cf.earlier_id, &cf.newer_id].iter().any(|id| status_of.get(id.as_str()).is_some_and(|s| s.is_current()));
+                let winner = current.as_ref().filter(|_| !pair_current)?;
+                Some((cf.id.clone(), cf.earlier_id.clone(), format!("neither claim is current: {winner} won on evidence")))
             })
             .collect();
         for (cf, gone, why) in &moot {

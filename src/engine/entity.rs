@@ -2,19 +2,41 @@
 //! recorded in their type's registry slot once the write is kept. Merges live in
 //! `entity_merge.rs`, `same_entity` settlements in `same_entity.rs`.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::{Rc, Weak};
 
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, Planned};
 use crate::config::Settings;
-use crate::entities::{self, Entity, NearMatch, Resolution, ENTITY_REGISTRY};
+use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Candidate, Conflict, ConflictKind, LogCause, SlotRef};
+use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef};
 use crate::txn::SlotTxn;
 
 /// The predicate of the name claims kept in a registry slot.
 pub const NAME_PREDICATE: &str = "name";
+
+/// The name index of each registry as last read, so resolving a known name
+/// is one look-up instead of a pass over every entity. An entry holds while
+/// the store hands out the same shared snapshot (`Store::read_slot` of the
+/// in-memory store); any other snapshot gets an index of its own.
+#[derive(Default)]
+pub(crate) struct NameCache(RefCell<HashMap<String, (Weak<Slot>, Rc<NameIndex>)>>);
+
+impl NameCache {
+    fn of(&self, entity_type: &str, registry: &Rc<Slot>, settings: &Settings) -> Rc<NameIndex> {
+        if let Some((slot, index)) = self.0.borrow().get(entity_type) {
+            if Weak::ptr_eq(slot, &Rc::downgrade(registry)) {
+                return index.clone();
+            }
+        }
+        let index = Rc::new(NameIndex::new(&registry.entities, entity_type, &settings.known_aliases));
+        self.0.borrow_mut().insert(entity_type.to_string(), (Rc::downgrade(registry), index.clone()));
+        index
+    }
+}
 
 /// An entity with, when it was looked up by name, how that name resolved.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -78,6 +100,8 @@ pub(crate) struct PendingName {
     pub merged_from: Vec<String>,
     /// The registry version `resolution` was computed against.
     pub registry_version: u64,
+    /// The index of the entity it resolved to in that registry version.
+    pub hit: Option<usize>,
     /// The name was already a spelling of the entity it resolved to: recording
     /// it changes nothing while the registry stays at `registry_version`.
     pub known_spelling: bool,
@@ -108,7 +132,7 @@ impl Engine {
     pub async fn resolve_name(&self, name: &str, entity_type: &str) -> Result<Resolution> {
         let entity_type = checked_type(entity_type)?;
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
-        Ok(entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases).1)
+        Ok(self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases).1)
     }
 
     /// Plans a name for a write: the entity it resolves to, or the id a new
@@ -118,7 +142,7 @@ impl Engine {
     async fn plan_name(&self, name: &str, entity_type: &str) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
-        let (hit, mut resolution) = entities::resolve_with(&slot.entities, name, &entity_type, &self.settings.known_aliases);
+        let (hit, mut resolution) = self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases);
         let merged_from = match hit {
             Some(i) => related_entities(&slot, i),
             None => {
@@ -127,7 +151,7 @@ impl Engine {
             }
         };
         let known_spelling = hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
-        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, known_spelling })
+        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, hit, known_spelling })
     }
 
     /// Records the names of a stored write in their registries: a new entity
@@ -183,14 +207,20 @@ impl Engine {
         if shared.version == p.registry_version {
             return Ok(p.known_spelling.then(|| p.resolution.clone()));
         }
-        let (hit, resolution) = entities::resolve_with(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
+        let (hit, resolution) = self.names.of(&p.entity_type, &shared, &self.settings).resolve(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
         Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))
     }
 
     /// One name into its registry's transaction.
     fn record_in(&self, txn: &mut SlotTxn, p: &PendingName) -> Result<Resolution> {
         let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
-        let (hit, mut r) = entities::resolve_with(&txn.slot.entities, name, entity_type, &self.settings.known_aliases);
+        // Nothing moved since the plan (the registry as loaded, no name recorded
+        // in this transaction yet): the plan's resolution stands.
+        let (hit, mut r) = if txn.slot.version == p.registry_version && txn.is_empty() {
+            (p.hit, p.resolution.clone())
+        } else {
+            entities::resolve_with(&txn.slot.entities, name, entity_type, &self.settings.known_aliases)
+        };
         match hit {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
@@ -257,7 +287,7 @@ impl Engine {
         if let Some(e) = slot.entities.iter().find(|e| e.id == id_or_name) {
             return Ok(Some(EntityView { entity: e.clone(), resolution: None }));
         }
-        let (hit, r) = entities::resolve_with(&slot.entities, id_or_name, t, &self.settings.known_aliases);
+        let (hit, r) = self.names.of(t, &slot, &self.settings).resolve(&slot.entities, id_or_name, t, &self.settings.known_aliases);
         Ok(hit.map(|i| EntityView { entity: slot.entities[i].clone(), resolution: Some(r) }))
     }
 }

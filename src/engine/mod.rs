@@ -105,6 +105,7 @@ pub struct Engine {
     ids: Rc<dyn IdSource>,
     merge: Option<Rc<dyn MergeHook>>,
     judge: Option<Rc<dyn Judge>>,
+    names: entity::NameCache,
 }
 
 pub struct Hooks {
@@ -123,6 +124,7 @@ impl Engine {
             ids: hooks.ids.unwrap_or_else(|| Rc::new(RandomIds)),
             merge: hooks.merge,
             judge: hooks.judge,
+            names: entity::NameCache::default(),
         })
     }
 

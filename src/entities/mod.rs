@@ -11,6 +11,9 @@
 mod names;
 mod near;
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
@@ -94,55 +97,79 @@ pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<us
 /// merges. Returns its index, or `None` when a new entity is needed; then the
 /// resolution lists the near matches a person should be asked about.
 pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
-    let wanted = name_form(name, entity_type);
-    let wanted_key = &wanted.key;
-    let wanted_canonical = known.canonical(entity_type, wanted_key);
-    let mut tokenized: Vec<Vec<std::rc::Rc<NameForm>>> = Vec::with_capacity(entities.len());
-    let mut via_known = None;
-    for (i, e) in entities.iter().enumerate() {
-        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
-        let alias_forms: Vec<std::rc::Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
-        for form in &alias_forms {
-            let key = &form.key;
-            if !wanted_key.is_empty() && key == wanted_key {
-                let i = root_of(entities, i);
+    NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known)
+}
+
+/// The names of one registry snapshot by key, so a name the registry knows
+/// resolves with one look-up; only a name it does not know is compared with
+/// every name (the near matches). Valid for the `entities` it was built from.
+#[derive(Default)]
+pub struct NameIndex {
+    /// Name key → the first entity with a name of that key.
+    exact: HashMap<String, usize>,
+    /// Declared-alias canonical key → the first entity with a name in that group.
+    canonical: HashMap<String, usize>,
+    /// Each entity's names, tokenized, in `aliases` order.
+    forms: Vec<Vec<Rc<NameForm>>>,
+    /// Each entity's root (`root_of`).
+    roots: Vec<usize>,
+}
+
+impl NameIndex {
+    pub fn new(entities: &[Entity], entity_type: &str, known: &KnownAliases) -> Self {
+        let mut index = NameIndex { forms: Vec::with_capacity(entities.len()), ..Default::default() };
+        for (i, e) in entities.iter().enumerate() {
+            let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
+            let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
+            for form in forms.iter().filter(|f| !f.key.is_empty()) {
+                index.exact.entry(form.key.clone()).or_insert(i);
+                index.canonical.entry(known.canonical(entity_type, &form.key).to_string()).or_insert(i);
+            }
+            index.forms.push(forms);
+        }
+        index.roots = (0..entities.len()).map(|i| root_of(entities, i)).collect();
+        index
+    }
+
+    /// `resolve_with` against the entities this index was built from.
+    pub fn resolve(&self, entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+        let wanted = name_form(name, entity_type);
+        if !wanted.key.is_empty() {
+            if let Some(&i) = self.exact.get(&wanted.key) {
+                let i = self.roots[i];
                 return (Some(i), Resolution::new(name, entities[i].id.clone(), "alias", 1.0, vec![]));
             }
-            if via_known.is_none() && !key.is_empty() && known.canonical(entity_type, key) == wanted_canonical {
-                via_known = Some(i);
+            if let Some(&i) = self.canonical.get(known.canonical(entity_type, &wanted.key)) {
+                let i = self.roots[i];
+                return (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]));
             }
         }
-        tokenized.push(alias_forms);
-    }
-    if let Some(i) = via_known {
-        let i = root_of(entities, i);
-        return (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]));
-    }
-    // Near matches, best alias per entity, merged entities counted as their root.
-    let mut near: Vec<NearMatch> = Vec::new();
-    for (i, e) in entities.iter().enumerate() {
-        let root = root_of(entities, i);
-        let best = e
-            .aliases
-            .iter()
-            .zip(&tokenized[i])
-            .filter_map(|(alias, t)| near::evidence(&wanted.tokens, &t.tokens, entity_type).map(|ev| (alias, ev)))
-            .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
-        let Some((alias, ev)) = best else { continue };
-        let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };
-        match near.iter_mut().find(|m| m.entity_id == candidate.entity_id) {
-            Some(m) if m.score < candidate.score => *m = candidate,
-            Some(_) => {}
-            None => near.push(candidate),
+        // Near matches, best alias per entity, merged entities counted as their root.
+        let mut near: Vec<NearMatch> = Vec::new();
+        for (i, e) in entities.iter().enumerate() {
+            let root = self.roots[i];
+            let best = e
+                .aliases
+                .iter()
+                .zip(&self.forms[i])
+                .filter_map(|(alias, t)| near::evidence(&wanted.tokens, &t.tokens, entity_type).map(|ev| (alias, ev)))
+                .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
+            let Some((alias, ev)) = best else { continue };
+            let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };
+            match near.iter_mut().find(|m| m.entity_id == candidate.entity_id) {
+                Some(m) if m.score < candidate.score => *m = candidate,
+                Some(_) => {}
+                None => near.push(candidate),
+            }
         }
+        crate::sort::sort_by(&mut near, |a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
+        near.truncate(MAX_NEAR_MATCHES);
+        let (rule, score) = match near.first() {
+            Some(m) => ("near", m.score),
+            None => ("new", 0.0),
+        };
+        (None, Resolution::new(name, String::new(), rule, score, near))
     }
-    crate::sort::sort_by(&mut near, |a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
-    near.truncate(MAX_NEAR_MATCHES);
-    let (rule, score) = match near.first() {
-        Some(m) => ("near", m.score),
-        None => ("new", 0.0),
-    };
-    (None, Resolution::new(name, String::new(), rule, score, near))
 }
 
 /// A readable, unique id for a new entity: `type:slug`, suffixed on collision.
