@@ -23,7 +23,10 @@ pub const NAME_PREDICATE: &str = "name";
 /// the store hands out the same shared snapshot (`Store::read_slot` of the
 /// in-memory store); any other snapshot gets an index of its own.
 #[derive(Default)]
-pub(crate) struct NameCache(RefCell<HashMap<String, (Weak<Slot>, Rc<NameIndex>)>>);
+pub(crate) struct NameCache(RefCell<HashMap<String, CachedIndex>>);
+
+/// A registry snapshot (not kept alive) and the index built from it.
+type CachedIndex = (Weak<Slot>, Rc<NameIndex>);
 
 impl NameCache {
     fn of(&self, entity_type: &str, registry: &Rc<Slot>, settings: &Settings) -> Rc<NameIndex> {
