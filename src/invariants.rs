@@ -121,11 +121,11 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
         // are current at once by design; only the links and conflicts above apply.
         return out;
     }
-    let not_entries: Vec<&Claim> = slot.claims.iter().filter(|c| origin(c) != Origin::Entry).collect();
+    let not_entries: Vec<&Claim> = slot.claims.iter().map(|c| &**c).filter(|c| origin(c) != Origin::Entry).collect();
     if !facts.multi {
         check_one_current(slot, &not_entries, &mut fail);
     }
-    let valued: Vec<&Claim> = slot.claims.iter().filter(|c| origin(c) == Origin::Valued).collect();
+    let valued: Vec<&Claim> = slot.claims.iter().map(|c| &**c).filter(|c| origin(c) == Origin::Valued).collect();
     check_no_duplicate_values(slot, &valued, &mut fail);
     out
 }

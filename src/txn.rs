@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use crate::hooks::IdSource;
 use crate::model::{
-    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Status,
+    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status,
 };
 use crate::time::Timestamp;
 
@@ -76,7 +76,7 @@ impl SlotTxn {
 
     pub fn add_claim(&mut self, claim: Claim) {
         self.mark_claim(&claim.id);
-        self.slot.claims.push(claim);
+        self.slot.claims.push(claim.into());
     }
 
     pub fn claim(&self, id: &str) -> Option<&Claim> {
@@ -85,12 +85,16 @@ impl SlotTxn {
 
     /// Changes a claim in place and marks it for the commit. Unknown ids are ignored.
     pub fn update_claim(&mut self, id: &str, f: impl FnOnce(&mut Claim)) {
-        if let Some(c) = self.slot.claim_mut(id) {
-            let before = c.clone();
-            f(c);
-            if *c != before {
-                self.mark_claim(id);
-            }
+        let Some(i) = self.slot.claims.iter().position(|c| c.id == id) else { return };
+        // The claim as it was, shared: `f` changes a copy (copy on write), and
+        // a change that changed nothing puts the shared one back.
+        let before = self.slot.claims[i].clone();
+        f(&mut self.slot.claims[i]);
+        let now = &self.slot.claims[i];
+        if !Shared::same(now, &before) && **now != *before {
+            self.mark_claim(id);
+        } else {
+            self.slot.claims[i] = before;
         }
     }
 

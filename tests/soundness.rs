@@ -136,7 +136,7 @@ fn the_checker_reports_two_current_values_and_dangling_links() {
     b.id = "cl_forged".into();
     b.object = "PST".into();
     b.conflict_ids = vec!["cf_missing".into()];
-    slot.claims.push(b);
+    slot.claims.push(b.into());
     let log = run(h.store.read_log(&slot_ref)).unwrap();
     let rules: Vec<String> = check_slot(&slot, &SlotFacts { slot_ref: &slot_ref, log: &log, multi: false }).into_iter().map(|v| v.rule).collect();
     assert!(rules.contains(&"two_current_values".to_string()), "{rules:?}");

@@ -31,7 +31,7 @@ fn change_of(slot_ref: &SlotRef, before: &[String], after: &Slot, multi: bool) -
     let mut current = after.claims.iter().filter(|c| c.status.is_current());
     let came = current.clone().find(|c| !before.contains(&c.id)).or_else(|| if multi { None } else { current.next() });
     Some(match came {
-        Some(new) => (new.clone(), format!("{} changed from {:?} to {:?}", slot_ref.predicate, gone.object, new.object)),
+        Some(new) => (Claim::clone(new), format!("{} changed from {:?} to {:?}", slot_ref.predicate, gone.object, new.object)),
         None => ((*gone).clone(), format!("{} {:?} is {} and nothing replaced it", slot_ref.predicate, gone.object, gone.status.as_str())),
     })
 }
@@ -64,7 +64,7 @@ impl Engine {
                 .commit_with_retry(&dep_ref, cause, |txn| {
                     let targets: Vec<Claim> = txn.slot.claims.iter()
                         .filter(|c| c.status.is_current() && !written_with.contains(&c.id) && !open_dependent_on(&txn.slot, &c.id))
-                        .cloned().collect();
+                        .map(|c| Claim::clone(c)).collect();
                     let mut ids = Vec::new();
                     for c in targets {
                         let reason = format!("{what}: does {predicate} {:?} still hold?", c.object);

@@ -186,7 +186,7 @@ impl Engine {
             let source = self.store.load_slot(source_ref).await?;
             let target = self.store.load_slot(&target_ref).await?;
             let moved = |c: &Claim| target.writes.iter().any(|w| w.id == move_key(&merge.id, &c.id));
-            let pending: Vec<Claim> = source.claims.iter().filter(|c| c.status.is_current() && !moved(c)).cloned().collect();
+            let pending: Vec<Claim> = source.claims.iter().filter(|c| c.status.is_current() && !moved(c)).map(|c| Claim::clone(c)).collect();
             if pending.is_empty() {
                 break;
             }

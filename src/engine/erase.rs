@@ -148,7 +148,7 @@ impl Engine {
                 continue;
             }
             let slot = self.store.load_slot(slot_ref).await?;
-            let hits: Vec<&Claim> = slot.claims.iter().filter(|c| target.claim_id.as_ref().is_none_or(|id| id == &c.id)).collect();
+            let hits: Vec<&Claim> = slot.claims.iter().filter(|c| target.claim_id.as_ref().is_none_or(|id| id == &c.id)).map(|c| &**c).collect();
             for c in &hits {
                 // Notes quote objects with `{:?}`, which escapes quotes and backslashes.
                 let quoted = format!("{:?}", c.object);

@@ -137,7 +137,7 @@ impl Engine {
             // An erased claim is a tombstone: `why` shows it, recall does not.
             let mut claims: Vec<Claim> = slot.claims.iter()
                 .filter(|c| visible(c, at, options.include_history, now) && slot.tombstone(&c.id).is_none())
-                .cloned().collect();
+                .map(|c| Claim::clone(c)).collect();
             let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
                 claims = one_value_at_a_time(claims);

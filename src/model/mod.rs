@@ -10,6 +10,7 @@ mod index;
 mod log;
 mod outcome;
 mod retraction;
+mod shared;
 mod slot;
 
 pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
@@ -20,4 +21,5 @@ pub use index::{ConflictCursor, ConflictEntry, ConflictQuery, DirtyQuery, Indexe
 pub use log::{LogCause, LogEntry};
 pub use outcome::{Action, Outcome, StrategySource};
 pub use retraction::{Retraction, RetractionRecord};
+pub use shared::Shared;
 pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord};

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{Action, Claim, ConflictRecord, LogEntry};
+use super::{Action, Claim, ConflictRecord, LogEntry, Shared};
 use crate::time::Timestamp;
 
 /// Names one (subject, predicate) slot. `key` is what stores index by.
@@ -39,9 +39,11 @@ pub struct WriteRecord {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Slot {
     pub version: u64,
-    /// Oldest first; never shrinks.
+    /// Oldest first; never shrinks. Shared with the slot's other versions
+    /// until changed (a write copies only the claims it changes).
     #[serde(default)]
-    pub claims: Vec<Claim>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Claim[]"))]
+    pub claims: Vec<Shared<Claim>>,
     #[serde(default)]
     pub conflicts: Vec<ConflictRecord>,
     #[serde(default)]
@@ -68,10 +70,10 @@ pub struct Slot {
 
 impl Slot {
     pub fn claim(&self, id: &str) -> Option<&Claim> {
-        self.claims.iter().find(|c| c.id == id)
+        self.claims.iter().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
-        self.claims.iter_mut().find(|c| c.id == id)
+        self.claims.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
     }
     pub fn tombstone(&self, claim_id: &str) -> Option<&super::Tombstone> {
         self.erasures.iter().find(|t| t.claim_id == claim_id)

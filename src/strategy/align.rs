@@ -99,7 +99,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     if txn.slot.claims.iter().any(|c| c.status.is_current() && !free(c)) {
         return None;
     }
-    let currents: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).collect();
+    let currents: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
     // A claim left disputed after its disputes closed: current if nothing beats it.
     if let Some(d) = currents.iter().find(|c| c.status == Status::Disputed && !in_open_dispute(txn, &c.id)) {
         let better = currents
@@ -114,7 +114,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     let current = currents.iter().copied().max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)))?;
     let bc = belief(post, current);
     // An outweighed value that evidence has lifted.
-    let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().filter(|c| c.status == Status::Outweighed && free(c)).collect();
+    let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status == Status::Outweighed && free(c)).collect();
     crate::sort::sort_by(&mut outweighed, |a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
     for o in outweighed {
         // Beside a later current claim (the newer side of an open ask_user

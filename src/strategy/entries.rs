@@ -10,7 +10,7 @@ use super::{held, Strategy};
 use crate::engine::{Applied, WriteCtx};
 
 fn actives(txn: &SlotTxn) -> Vec<Claim> {
-    txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect()
+    txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect()
 }
 
 /// Moves `ids` out of the active set, superseded by `by`.

@@ -25,7 +25,7 @@ pub fn history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&C
         .claims
         .iter()
         .filter(|c| c.status == Status::Superseded && !c.object.is_empty() && matches(c))
-        .map(|c| (c, txn.slot.validity(c)))
+        .map(|c| (&**c, txn.slot.validity(c)))
         .filter(|(_, (hf, ht))| hf < ht && *hf < to && from < *ht)
         .collect();
     let covering = history.iter().find(|(_, (hf, _))| *hf <= from);
@@ -38,7 +38,7 @@ fn retracted_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
     txn.slot.claims.iter().find(|c| {
         let (rf, rt) = txn.slot.validity(c);
         c.status == Status::Retracted && same_value(c, draft) && rf < to && from < rt
-    })
+    }).map(|c| &**c)
 }
 
 /// The slot's past bears on this draft: a history claim or a retraction of

@@ -6,7 +6,7 @@ use super::align::{align, close_disputes, close_moot_disputes, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::{held, refines, same_value};
 use crate::belief::set_belief;
-use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
+use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
@@ -33,7 +33,7 @@ pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
 /// the evidence, so the passage of time alone (which draws every belief
 /// toward uniform) never opens or settles a dispute.
 pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
-    let claims: Vec<&Claim> = txn.slot.claims.iter().chain(extra).collect();
+    let claims: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).chain(extra).collect();
     let at = at.or_else(|| SlotPosterior::latest_observation(&claims)).unwrap_or(txn.now);
     let calibration = ctx.settings.calibration.get();
     SlotPosterior::of_rivals(&claims, &ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying, at, calibration.as_deref())
@@ -101,8 +101,8 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
 }
 
 /// Belief at `at` (default: now, or a scheduled change's start) of the claims `wanted` picks.
-pub fn beliefs_at(claims: &[Claim], ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
-    let refs: Vec<&Claim> = claims.iter().collect();
+pub fn beliefs_at(claims: &[Shared<Claim>], ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
+    let refs: Vec<&Claim> = claims.iter().map(|c| &**c).collect();
     let at = at.unwrap_or_else(|| weigh_time(&refs, now));
     let (params, half_life, tv) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);
     let calibration = ctx.settings.calibration.get();
@@ -128,6 +128,7 @@ fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
         .filter(|c| c.status.is_live() || (c.status == Status::Retired && pinned(txn, &c.id)))
         .filter(|c| matches(c))
         .min_by_key(|c| (c.status != Status::Active, c.recorded_at))
+        .map(|c| &**c)
 }
 
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
@@ -146,7 +147,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             return confirm(txn, ctx, &existing, draft);
         }
     }
-    let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
+    let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).map(|c| Claim::clone(c)).collect();
     if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
         return refine(txn, ctx, general, draft);
     }
