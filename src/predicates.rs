@@ -216,8 +216,8 @@ impl Registry {
     }
 
     /// The predicates that name `changed` (a canonical name) in `dependsOn`, sorted.
-    pub fn dependents_of(&self, changed: &str) -> Vec<String> {
-        self.dependents.get(changed).cloned().unwrap_or_default()
+    pub fn dependents_of(&self, changed: &str) -> &[String] {
+        self.dependents.get(changed).map(Vec::as_slice).unwrap_or_default()
     }
 
     /// The spec for a raw predicate: by canonical name, then by alias, else implicit.

@@ -125,24 +125,28 @@ pub struct NameForm {
 /// answer; it is dropped whole when it reaches `NAME_FORM_CAP` entries.
 const NAME_FORM_CAP: usize = 1 << 16;
 
+/// Type → name → form: a look-up borrows both strings (no key built per call).
+type FormMemo = HashMap<String, HashMap<String, std::rc::Rc<NameForm>>>;
+
 thread_local! {
-    static NAME_FORMS: std::cell::RefCell<HashMap<(String, String), std::rc::Rc<NameForm>>> = std::cell::RefCell::new(HashMap::new());
+    static NAME_FORMS: std::cell::RefCell<(usize, FormMemo)> = std::cell::RefCell::new((0, HashMap::new()));
 }
 
 /// `name_tokens` and `name_key` of `name`, memoized.
 pub fn name_form(name: &str, entity_type: &str) -> std::rc::Rc<NameForm> {
-    let key = (entity_type.to_string(), name.to_string());
-    if let Some(form) = NAME_FORMS.with(|m| m.borrow().get(&key).cloned()) {
+    if let Some(form) = NAME_FORMS.with(|m| m.borrow().1.get(entity_type).and_then(|t| t.get(name)).cloned()) {
         return form;
     }
     let tokens = name_tokens(name, entity_type);
     let form = std::rc::Rc::new(NameForm { key: tokens.join(" "), tokens });
     NAME_FORMS.with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= NAME_FORM_CAP {
-            m.clear();
+        let (len, memo) = &mut *m.borrow_mut();
+        if *len >= NAME_FORM_CAP {
+            memo.clear();
+            *len = 0;
         }
-        m.insert(key, form.clone());
+        memo.entry(entity_type.to_string()).or_default().insert(name.to_string(), form.clone());
+        *len += 1;
     });
     form
 }

@@ -2,15 +2,15 @@
 //! append, merge_on_read, replace, confidence_gated, llm_merge, reject, ask_user.
 
 use crate::hooks::MergeResult;
-use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Status};
+use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::txn::SlotTxn;
 
 use super::reconcile::{apply_reconcile, refresh_beliefs, refresh_entry_beliefs};
 use super::{held, Strategy};
 use crate::engine::{Applied, WriteCtx};
 
-fn actives(txn: &SlotTxn) -> Vec<Claim> {
-    txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect()
+fn actives(txn: &SlotTxn) -> Vec<Shared<Claim>> {
+    txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect()
 }
 
 /// Moves `ids` out of the active set, superseded by `by`.
@@ -112,7 +112,7 @@ fn replace(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, current_ids: &[Strin
 }
 
 /// The ids of active entries a person approved by settling a conflict.
-fn approved(txn: &SlotTxn, current: &[Claim]) -> Vec<String> {
+fn approved(txn: &SlotTxn, current: &[Shared<Claim>]) -> Vec<String> {
     current
         .iter()
         .filter(|c| {
@@ -130,7 +130,7 @@ fn approved(txn: &SlotTxn, current: &[Claim]) -> Vec<String> {
         .collect()
 }
 
-fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResult, current: &[Claim]) -> Applied {
+fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResult, current: &[Shared<Claim>]) -> Applied {
     let incoming = draft.object.clone();
     draft.object = merged.content;
     let mut prov: Vec<_> = current.iter().flat_map(|c| c.provenance.iter().cloned()).collect();

@@ -147,7 +147,8 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             return confirm(txn, ctx, &existing, draft);
         }
     }
-    let live: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_live()).map(|c| Claim::clone(c)).collect();
+    // Shared copies: the txn changes the slot's claims while these are read.
+    let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
     if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
         return refine(txn, ctx, general, draft);
     }
@@ -160,7 +161,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             format!("{} is multi-valued: the new value coexists with {} others", ctx.spec.name, live.len()));
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
-    let current: Vec<&Claim> = live.iter().filter(|c| c.status.is_current()).collect();
+    let current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
     if current.is_empty() {
         let id = draft.id.clone();
         txn.add_claim(draft);
