@@ -77,8 +77,9 @@ struct Inner {
     /// Shared with readers (`read_slot`); a commit replaces the `Rc`, never mutates through it.
     slots: BTreeMap<String, (SlotRef, Rc<Slot>)>,
     logs: HashMap<String, Vec<LogEntry>>,
-    claim_index: HashMap<String, SlotRef>,
-    conflict_index: HashMap<String, SlotRef>,
+    /// Id → slot; one shared `SlotRef` per commit, not a copy per id.
+    claim_index: HashMap<String, Rc<SlotRef>>,
+    conflict_index: HashMap<String, Rc<SlotRef>>,
     index: MemoryIndex,
 }
 
@@ -106,16 +107,32 @@ impl MemoryStore {
     /// `commit_slot`'s swap, once the compare passed (nothing awaits in between).
     fn apply_commit(&self, commit: &SlotCommit, slot: Rc<Slot>, log: Vec<LogEntry>) {
         let mut inner = self.inner.borrow_mut();
+        let here = Rc::new(commit.slot_ref.clone());
         for id in &commit.changed_claims {
-            inner.claim_index.insert(id.clone(), commit.slot_ref.clone());
+            // A changed claim stays in its slot: most ids are indexed already.
+            if inner.claim_index.get(id).is_none_or(|r| r.key != here.key) {
+                inner.claim_index.insert(id.clone(), here.clone());
+            }
         }
         for id in &commit.changed_conflicts {
-            inner.conflict_index.insert(id.clone(), commit.slot_ref.clone());
+            if inner.conflict_index.get(id).is_none_or(|r| r.key != here.key) {
+                inner.conflict_index.insert(id.clone(), here.clone());
+            }
         }
-        inner.logs.entry(commit.slot_ref.key.clone()).or_default().extend(log);
-        let before = inner.slots.insert(commit.slot_ref.key.clone(), (commit.slot_ref.clone(), slot.clone()));
+        let key = &commit.slot_ref.key;
+        match inner.logs.get_mut(key) {
+            Some(kept) => kept.extend(log),
+            None => {
+                inner.logs.insert(key.clone(), log);
+            }
+        }
+        // Most commits replace a slot already held: swap its snapshot in place.
+        let before = match inner.slots.get_mut(key) {
+            Some((_, held)) => Some(std::mem::replace(held, slot.clone())),
+            None => inner.slots.insert(key.clone(), (commit.slot_ref.clone(), slot.clone())).map(|(_, b)| b),
+        };
         // Derived from the slot itself: a commit built by hand (JS) may carry no index.
-        inner.index.apply_slot(&commit.slot_ref, &slot, before.as_ref().map(|(_, b)| &**b));
+        inner.index.apply_slot(&commit.slot_ref, &slot, before.as_deref());
     }
 }
 
@@ -148,11 +165,11 @@ impl Store for MemoryStore {
     }
 
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {
-        Ok(self.inner.borrow().claim_index.get(claim_id).cloned())
+        Ok(self.inner.borrow().claim_index.get(claim_id).map(|r| SlotRef::clone(r)))
     }
 
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>> {
-        Ok(self.inner.borrow().conflict_index.get(conflict_id).cloned())
+        Ok(self.inner.borrow().conflict_index.get(conflict_id).map(|r| SlotRef::clone(r)))
     }
 
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {

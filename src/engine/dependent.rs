@@ -57,8 +57,8 @@ impl Engine {
         // Only the dependent slots the subject has (one index look-up, not one load per dependent).
         let held: Vec<String> = self.store.list_slots(Some(&changed_ref.subject)).await?.into_iter().map(|r| r.predicate).collect();
         let mut out = Vec::new();
-        for predicate in dependents.into_iter().filter(|p| held.contains(p)) {
-            let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
+        for predicate in dependents.iter().filter(|p| held.contains(p)) {
+            let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
             let cause = LogCause { op: "flag_dependents".into(), ..Default::default() };
             let (ids, slot) = self
                 .commit_with_retry(&dep_ref, cause, |txn| {
@@ -85,7 +85,7 @@ impl Engine {
     /// opened since the change, `since`) that nobody settled yet (status `moot`).
     pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str, since: Timestamp) -> Result<()> {
         for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
-            let dep_ref = SlotRef::new(&changed_ref.subject, &predicate);
+            let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
             let cause = LogCause { op: "undo".into(), ..Default::default() };
             self.commit_with_retry(&dep_ref, cause, |txn| {
                 let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
