@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status};
+use crate::model::{Claim, ConflictKind, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status};
 use crate::strategy::same_value;
 use crate::time::Timestamp;
 
@@ -198,7 +198,7 @@ fn pair_allowed(slot: &Slot, a: &Claim, b: &Claim) -> bool {
     if a.status == Status::Disputed && b.status == Status::Disputed {
         return true;
     }
-    slot.conflicts.iter().filter(|cf| cf.names_pair(&a.id, &b.id)).any(|cf: &ConflictRecord| {
+    slot.conflicts.iter().filter(|cf| cf.names_pair(&a.id, &b.id)).any(|cf| {
         cf.status == ConflictStatus::Open || (cf.status == ConflictStatus::Settled && cf.settlement == Some(Settlement::KeepBoth))
     })
 }

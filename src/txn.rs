@@ -112,7 +112,7 @@ impl SlotTxn {
             return None;
         }
         let id = self.new_id("cf");
-        self.slot.conflicts.push(ConflictRecord {
+        self.slot.conflicts.push(Shared::new(ConflictRecord {
             id: id.clone(),
             kind,
             earlier_id: earlier.to_string(),
@@ -132,7 +132,7 @@ impl SlotTxn {
             proposed: None,
             changed: None,
             retraction: None,
-        });
+        }));
         self.mark_conflict(&id);
         for claim_id in [earlier, newer] {
             let cid = id.clone();

@@ -13,7 +13,7 @@
 use super::read::conflict_view;
 use super::{Applied, Engine, WriteCtx};
 use crate::error::Result;
-use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Settlement, Slot, SlotRef};
+use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Settlement, Shared, Slot, SlotRef};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
@@ -88,7 +88,7 @@ impl Engine {
             let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
             let cause = LogCause { op: "undo".into(), ..Default::default() };
             self.commit_with_retry(&dep_ref, cause, |txn| {
-                let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+                let open: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
                     .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.newer_id == changed_claim && c.opened_at >= since)
                     .cloned().collect();
                 for r in open {
@@ -130,7 +130,7 @@ pub(super) fn unsettle_dependent(txn: &mut SlotTxn, ctx: &WriteCtx, record: &Con
 /// flagged value says it still holds (`resolved_by_evidence`); a write that
 /// took it out of the live set leaves nothing to ask (`moot`).
 pub(super) fn resolve_by_write(txn: &mut SlotTxn, applied: &Applied) {
-    let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+    let open: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
         .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open)
         .cloned().collect();
     for r in open {

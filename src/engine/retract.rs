@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::settle::diff;
 use super::{Engine, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Slot, SlotRef, Status};
+use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Shared, Slot, SlotRef, Status};
 use crate::strategy;
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -102,7 +102,7 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
 /// Closes the open conflicts about a claim that left the live set (`moot`):
 /// a rival it disputed with alone is current on its own again.
 fn close_conflicts_about(txn: &mut SlotTxn, claim_id: &str, settling: Option<&str>) -> Vec<String> {
-    let open: Vec<ConflictRecord> = txn.slot.conflicts.iter()
+    let open: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
         .filter(|c| c.status == ConflictStatus::Open && (c.earlier_id == claim_id || c.newer_id == claim_id) && Some(c.id.as_str()) != settling)
         .cloned().collect();
     for r in &open {
@@ -116,7 +116,7 @@ fn close_conflicts_about(txn: &mut SlotTxn, claim_id: &str, settling: Option<&st
             txn.update_claim(rival, |c| c.status = Status::Active);
         }
     }
-    open.into_iter().map(|r| r.id).collect()
+    open.into_iter().map(|r| r.id.clone()).collect()
 }
 
 /// Retracts `claim_id` inside `txn` (shared by `retract` and a dependent

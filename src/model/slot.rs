@@ -44,8 +44,10 @@ pub struct Slot {
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Claim[]"))]
     pub claims: Vec<Shared<Claim>>,
+    /// Shared with the slot's other versions until changed, like `claims`.
     #[serde(default)]
-    pub conflicts: Vec<ConflictRecord>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "ConflictRecord[]"))]
+    pub conflicts: Vec<Shared<ConflictRecord>>,
     #[serde(default)]
     pub writes: Vec<WriteRecord>,
     /// How many claims (oldest first) the review pass has looked at.
@@ -79,10 +81,10 @@ impl Slot {
         self.erasures.iter().find(|t| t.claim_id == claim_id)
     }
     pub fn conflict(&self, id: &str) -> Option<&ConflictRecord> {
-        self.conflicts.iter().find(|c| c.id == id)
+        self.conflicts.iter().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
-        self.conflicts.iter_mut().find(|c| c.id == id)
+        self.conflicts.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
     }
 
     /// `[from, to)` of a claim's validity; an open end is the end of time. A
