@@ -271,6 +271,73 @@ pub struct ClaimRevert {
 }
 
 #[cfg(test)]
+mod index_matches_scan {
+    //! `NameIndex` answers exactly as the pass over every name it replaced.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The resolution before the index: every entity's names scanned in order.
+    fn by_scan(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+        let wanted = name_form(name, entity_type);
+        let wanted_canonical = known.canonical(entity_type, &wanted.key);
+        let mut via_known = None;
+        for (i, e) in entities.iter().enumerate() {
+            for a in &e.aliases {
+                let key = &name_form(a, entity_type).key;
+                if !wanted.key.is_empty() && *key == wanted.key {
+                    let i = root_of(entities, i);
+                    return (Some(i), Resolution::new(name, entities[i].id.clone(), "alias", 1.0, vec![]));
+                }
+                if via_known.is_none() && !key.is_empty() && known.canonical(entity_type, key) == wanted_canonical {
+                    via_known = Some(i);
+                }
+            }
+        }
+        match via_known {
+            Some(i) => {
+                let i = root_of(entities, i);
+                (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]))
+            }
+            // Near matches never came from the keyed part: the index runs the same pass.
+            None => NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known),
+        }
+    }
+
+    const WORDS: &[&str] = &["Acme", "ACME Inc.", "Acme Bank", "Globex", "Globex Corp", "Initech", "Inetech", "Umbrella", "the Umbrella Co", "Hooli", "Hooli Ltd", "", "!!"];
+
+    fn registry() -> impl Strategy<Value = Vec<Entity>> {
+        prop::collection::vec((prop::collection::vec(0..WORDS.len(), 1..4), prop::option::of(0..8usize)), 0..8).prop_map(|rows| {
+            let n = rows.len();
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, (names, merged))| Entity {
+                    id: format!("org:e{i}"),
+                    entity_type: "org".into(),
+                    name: WORDS[names[0]].into(),
+                    aliases: names.iter().map(|&w| WORDS[w].to_string()).collect(),
+                    merged_into: merged.filter(|&m| m < n && m != i).map(|m| format!("org:e{m}")),
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn same_answer(entities in registry(), wanted in 0..WORDS.len(), declared in any::<bool>()) {
+            let groups = if declared {
+                std::collections::HashMap::from([("org".to_string(), vec![vec!["Initech".to_string(), "Hooli".to_string()]])])
+            } else {
+                std::collections::HashMap::new()
+            };
+            let known = KnownAliases::new(&groups).unwrap();
+            let name = WORDS[wanted];
+            let index = NameIndex::new(&entities, "org", &known);
+            prop_assert_eq!(index.resolve(&entities, name, "org", &known), by_scan(&entities, name, "org", &known));
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
