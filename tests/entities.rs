@@ -425,3 +425,22 @@ fn a_batch_records_its_names_in_one_registry_commit_like_single_writes() {
     assert_eq!(registry(&one_by_one).version, 4, "one by one: a commit per new entity or spelling");
     assert_eq!(registry(&batch).version, 1, "the batch: one commit for all its names");
 }
+
+/// Each engine caches its registries' name indexes by the snapshot the
+/// in-memory store shares; a name another writer recorded since must be seen.
+#[test]
+fn a_name_another_engine_recorded_is_known_at_once() {
+    use credence::{Engine, Hooks, MemoryStore};
+    let store = Rc::new(MemoryStore::new());
+    let clock = TestClock::at("2026-01-01T00:00:00Z");
+    let engine = || Engine::new(store.clone(), &EngineConfig::default(), Hooks { clock: clock.clone(), ids: None, merge: None, judge: None }).unwrap();
+    let (a, b) = (engine(), engine());
+    run(a.remember(&about("Globex", "org", "located_in", "Boston"), &WriteOptions::default())).unwrap();
+    assert_eq!(run(a.resolve_name("Initech", "org")).unwrap().rule, "new");
+    run(b.remember(&about("Initech", "org", "located_in", "Austin"), &WriteOptions::default())).unwrap();
+    let r = run(a.resolve_name("Initech LLC", "org")).unwrap();
+    assert_eq!((r.rule.as_str(), r.entity_id.as_str()), ("alias", "org:initech"));
+    // And a write through the engine that cached the older registry lands on that entity.
+    let o = run(a.remember(&about("INITECH", "org", "located_in", "Austin"), &WriteOptions::default())).unwrap();
+    assert_eq!((o.action, o.claim.subject.as_str()), (Action::Confirmed, "org:initech"));
+}
