@@ -133,6 +133,10 @@ impl NameIndex {
 
     /// `resolve_with` against the entities this index was built from.
     pub fn resolve(&self, entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+        if entities.len() != self.forms.len() {
+            // Not the entities this index was built from: answer from theirs.
+            return NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known);
+        }
         let wanted = name_form(name, entity_type);
         if !wanted.key.is_empty() {
             if let Some(&i) = self.exact.get(&wanted.key) {
