@@ -39,12 +39,13 @@ pub struct WriteRecord {
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Slot {
     pub version: u64,
-    /// Oldest first; never shrinks. Shared with the slot's other versions
-    /// until changed (a write copies only the claims it changes).
+    /// Oldest first; never shrinks.
+    // Shared with the slot's other versions until changed (a write copies
+    // only the claims it changes); serialized as plain claims.
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Claim[]"))]
     pub claims: Vec<Shared<Claim>>,
-    /// Shared with the slot's other versions until changed, like `claims`.
+    // Shared with the slot's other versions until changed, like `claims`.
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "ConflictRecord[]"))]
     pub conflicts: Vec<Shared<ConflictRecord>>,
