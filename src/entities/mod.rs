@@ -274,7 +274,8 @@ pub struct ClaimRevert {
     pub write_id: Option<String>,
 }
 
-#[cfg(test)]
+// proptest is a native dev-dependency.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod index_matches_scan {
     //! `NameIndex` answers exactly as the pass over every name it replaced.
     use super::*;
