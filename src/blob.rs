@@ -48,7 +48,7 @@ pub fn project(actives: &[Claim]) -> Projection {
 }
 
 pub fn blob_of(key: &str, slot: &Slot) -> Blob {
-    let actives: Vec<Claim> = slot.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect();
+    let actives = slot.current_claims();
     let p = project(&actives);
     Blob {
         key: key.to_string(),

@@ -195,7 +195,7 @@ impl Engine {
             || (matches!(planned.strategy, Strategy::Reconcile | Strategy::AskUser | Strategy::Reject) && txn.slot.claims.iter().any(|c| c.status.is_live()));
         let merged = match (planned.strategy, occupied, &self.merge) {
             (Strategy::LlmMerge, true, Some(hook)) => {
-                let actives: Vec<Claim> = txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect();
+                let actives = txn.slot.current_claims();
                 Some(hook.merge(&actives, &planned.prepared.draft).await?)
             }
             _ => None,

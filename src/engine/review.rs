@@ -80,7 +80,7 @@ impl Engine {
                 }
                 let new_ids: Vec<String> = slot.claims[slot.reviewed..].iter().map(|c| c.id.clone()).collect();
                 let is_new = |c: &Claim| new_ids.contains(&c.id);
-                let claims: Vec<Claim> = slot.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect();
+                let claims = slot.current_claims();
                 let mut confirmed: Vec<(String, String, String)> = Vec::new();
                 let mut finished = true;
                 if claims.iter().any(is_new) && claims.len() > 1 {

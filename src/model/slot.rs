@@ -72,6 +72,10 @@ pub struct Slot {
 }
 
 impl Slot {
+    /// Copies of the current claims, for readers that outlive the slot or change it.
+    pub fn current_claims(&self) -> Vec<Claim> {
+        self.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect()
+    }
     pub fn claim(&self, id: &str) -> Option<&Claim> {
         self.claims.iter().find(|c| c.id == id).map(|c| &**c)
     }
