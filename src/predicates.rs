@@ -3,7 +3,7 @@
 //! override it. A predicate without a spec is single-valued and time-varying,
 //! and its memory type is read from its taxonomy path (SPEC §2).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use serde::{Deserialize, Serialize};
 

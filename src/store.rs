@@ -13,7 +13,9 @@
 //! scanning answers of `store_scan`: correct, but slower as the store grows.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeSet;
+
+use foldhash::HashMap;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -75,7 +77,9 @@ pub trait Store {
 #[derive(Default)]
 struct Inner {
     /// Shared with readers (`read_slot`); a commit replaces the `Rc`, never mutates through it.
-    slots: BTreeMap<String, (SlotRef, Rc<Slot>)>,
+    slots: HashMap<String, (SlotRef, Rc<Slot>)>,
+    /// The keys of `slots` in order: a subject's slots are one key range.
+    slot_keys: BTreeSet<String>,
     logs: HashMap<String, Vec<LogEntry>>,
     /// Id → slot; one shared `SlotRef` per commit, not a copy per id.
     claim_index: HashMap<String, Rc<SlotRef>>,
@@ -129,7 +133,10 @@ impl MemoryStore {
         // Most commits replace a slot already held: swap its snapshot in place.
         let before = match inner.slots.get_mut(key) {
             Some((_, held)) => Some(std::mem::replace(held, slot.clone())),
-            None => inner.slots.insert(key.clone(), (commit.slot_ref.clone(), slot.clone())).map(|(_, b)| b),
+            None => {
+                inner.slot_keys.insert(key.clone());
+                inner.slots.insert(key.clone(), (commit.slot_ref.clone(), slot.clone())).map(|(_, b)| b)
+            }
         };
         // Derived from the slot itself: a commit built by hand (JS) may carry no index.
         inner.index.apply_slot(&commit.slot_ref, &slot, before.as_deref());
@@ -175,16 +182,17 @@ impl Store for MemoryStore {
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
         let inner = self.inner.borrow();
         let Some(subject) = subject else {
-            return Ok(inner.slots.values().map(|(r, _)| r.clone()).collect());
+            return Ok(inner.slot_keys.iter().filter_map(|k| inner.slots.get(k)).map(|(r, _)| r.clone()).collect());
         };
         // Keys are `subject \u{1f} predicate`: a subject's slots are one key range.
         let prefix = SlotRef::new(subject, "").key;
         Ok(inner
-            .slots
+            .slot_keys
             .range(prefix.clone()..)
-            .take_while(|(k, _)| k.starts_with(&prefix))
-            .filter(|(_, (r, _))| r.subject == subject)
-            .map(|(_, (r, _))| r.clone())
+            .take_while(|k| k.starts_with(&prefix))
+            .filter_map(|k| inner.slots.get(k))
+            .filter(|(r, _)| r.subject == subject)
+            .map(|(r, _)| r.clone())
             .collect())
     }
 

@@ -1,7 +1,9 @@
 //! `MemoryStore`'s v2 indexes: conflicts by (status, openedAt, id) and slots
 //! with unreviewed entries by key, updated in the same step as the slot.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::ops::Bound;
 
 use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};

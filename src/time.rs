@@ -46,22 +46,11 @@ impl Timestamp {
     /// Parses an ISO 8601 date or timestamp; `field` names the input in errors.
     pub fn parse(text: &str, field: &str) -> Result<Self> {
         let t = text.trim();
-        let parsed = DateTime::parse_from_rfc3339(t)
-            .map(|d| d.with_timezone(&Utc))
-            .ok()
-            .or_else(|| {
-                NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
-                    .ok()
-                    .map(|n| Utc.from_utc_datetime(&n))
-            })
-            .or_else(|| {
-                NaiveDate::parse_from_str(t, "%Y-%m-%d")
-                    .ok()
-                    .and_then(|d| d.and_hms_opt(0, 0, 0))
-                    .map(|n| Utc.from_utc_datetime(&n))
-            });
-        match parsed {
-            Some(d) => Timestamp::checked(d.timestamp_millis(), field),
+        if let Some(ms) = parse_plain(t) {
+            return Timestamp::checked(ms, field);
+        }
+        match parse_chrono(t) {
+            Some(ms) => Timestamp::checked(ms, field),
             None => Err(Error::new(
                 ErrorCode::InvalidTime,
                 format!("{field}: {text:?} is not an ISO 8601 date or timestamp"),
@@ -76,6 +65,70 @@ impl Timestamp {
             None => format!("@{}ms", self.0),
         }
     }
+}
+
+/// Every accepted shape, through chrono: RFC 3339, a timestamp without an
+/// offset (UTC), a date.
+fn parse_chrono(t: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(t)
+        .map(|d| d.with_timezone(&Utc))
+        .ok()
+        .or_else(|| {
+            NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
+                .ok()
+                .map(|n| Utc.from_utc_datetime(&n))
+        })
+        .or_else(|| {
+            NaiveDate::parse_from_str(t, "%Y-%m-%d")
+                .ok()
+                .and_then(|d| d.and_hms_opt(0, 0, 0))
+                .map(|n| Utc.from_utc_datetime(&n))
+        })
+    .map(|d| d.timestamp_millis())
+}
+
+/// The two shapes almost every stored time has — what `to_iso` writes
+/// (`2026-06-01T00:00:00.000Z`) and a plain date (`2026-06-01`) — read without
+/// chrono: belief reads every observation's time on every write. Anything
+/// else (offsets, other precisions, leap seconds, impossible dates) returns
+/// `None` and goes through chrono, so the answer is chrono's either way.
+fn parse_plain(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        b.get(from..from + len)?.iter().try_fold(0i64, |n, &d| d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0')))
+    };
+    let (year, month, day) = match b.len() {
+        10 | 24 if b[4] == b'-' && b[7] == b'-' => (num(0, 4)?, num(5, 2)?, num(8, 2)?),
+        _ => return None,
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&month) || day < 1 || day > month_days[(month - 1) as usize] {
+        return None;
+    }
+    let mut ms = days_from_civil(year, month, day) * 86_400_000;
+    if b.len() == 24 {
+        if b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z' {
+            return None;
+        }
+        let (h, m, s, milli) = (num(11, 2)?, num(14, 2)?, num(17, 2)?, num(20, 3)?);
+        if h > 23 || m > 59 || s > 59 {
+            return None;
+        }
+        ms += ((h * 60 + m) * 60 + s) * 1000 + milli;
+    }
+    Some(ms)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 impl Serialize for Timestamp {
@@ -111,6 +164,38 @@ mod tests {
         let e = Timestamp::checked(1_700_000_000_000 * 1000, "blob.entries[0].timestamp").unwrap_err();
         assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidTime, Some("blob.entries[0].timestamp")));
         assert!(Timestamp::parse("0000-01-01", "t").is_ok());
+    }
+
+    /// The fast path answers exactly as chrono wherever it answers, and
+    /// answers for every valid time in the two shapes it covers (a sweep of
+    /// years, every month and day number 0–32, clock fields on and past their
+    /// limits). Breaking `days_from_civil` or a range check fails here.
+    #[test]
+    fn plain_shapes_read_as_chrono_reads_them() {
+        let (mut answered, mut valid) = (0, 0);
+        let years = (0..=9999).step_by(97).chain([0, 1, 4, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 2100, 9999]);
+        for year in years {
+            for month in 0..=13 {
+                for day in 0..=32 {
+                    let date = format!("{year:04}-{month:02}-{day:02}");
+                    let clock = ["00:00:00.000", "23:59:59.999", "12:34:56.789", "24:00:00.000", "23:60:00.000", "23:59:60.000"][(day % 6) as usize];
+                    for text in [date.clone(), format!("{date}T{clock}Z")] {
+                        let fast = parse_plain(&text);
+                        let slow = parse_chrono(&text);
+                        if fast.is_some() {
+                            assert_eq!(fast, slow, "{text}");
+                            answered += 1;
+                        }
+                        // A leap second (":60") is left to chrono on purpose.
+                        valid += usize::from(slow.is_some() && !text.contains(":60."));
+                    }
+                }
+            }
+        }
+        assert_eq!(answered, valid, "the fast path left valid plain times to chrono");
+        for odd in ["2026-06-01T10:30:00+02:00", "2026-06-01T10:30:00Z", "2026-06-01T10:30:00.5Z", "2026-6-01", "20260601", "2026-06-01t10:30:00.000z", "２026-06-01"] {
+            assert_eq!(parse_plain(odd), None, "{odd}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A pending change to one loaded slot. Every mutation goes through here so
 //! that what changed, and why, is recorded for the commit and the log.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::rc::Rc;
 
 use crate::hooks::IdSource;

@@ -3,7 +3,9 @@
 //! `entity_merge.rs`, `same_entity` settlements in `same_entity.rs`.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::rc::{Rc, Weak};
 
 use serde::{Deserialize, Serialize};

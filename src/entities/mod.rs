@@ -11,7 +11,7 @@
 mod names;
 mod near;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};

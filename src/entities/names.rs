@@ -5,7 +5,7 @@
 //! punctuation as space, a leading "the" dropped, and per entity type legal
 //! suffixes (organizations) or honorifics (people) dropped.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::error::{Error, Result};
 use crate::normalize::{nfd, tokens};
@@ -164,7 +164,7 @@ pub struct KnownAliases {
 }
 
 impl KnownAliases {
-    pub fn new(groups: &HashMap<String, Vec<Vec<String>>>) -> Result<Self> {
+    pub fn new(groups: &std::collections::HashMap<String, Vec<Vec<String>>>) -> Result<Self> {
         let mut by_type: HashMap<String, HashMap<String, String>> = HashMap::new();
         for (raw_type, lists) in groups {
             let entity_type = raw_type.trim().to_lowercase();
@@ -227,11 +227,11 @@ mod tests {
 
     #[test]
     fn known_aliases_map_to_one_key() {
-        let groups = HashMap::from([("Country".to_string(), vec![vec!["Germany".to_string(), "Deutschland".to_string()]])]);
+        let groups = std::collections::HashMap::from([("Country".to_string(), vec![vec!["Germany".to_string(), "Deutschland".to_string()]])]);
         let known = KnownAliases::new(&groups).unwrap_or_default();
         assert_eq!(known.canonical("country", "deutschland"), "germany");
         assert_eq!(known.canonical("country", "austria"), "austria");
-        let clash = HashMap::from([("c".to_string(), vec![vec!["A".to_string(), "B".to_string()], vec!["C".to_string(), "b".to_string()]])]);
+        let clash = std::collections::HashMap::from([("c".to_string(), vec![vec!["A".to_string(), "B".to_string()], vec!["C".to_string(), "b".to_string()]])]);
         assert!(KnownAliases::new(&clash).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! same value share one hypothesis, and every claim a person has not retired
 //! contributes its observations, history included.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::refines;
 use crate::normalize::tokens_of;
