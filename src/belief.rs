@@ -12,8 +12,6 @@
 //! A source counts once per value: its latest observation on a time-varying
 //! predicate, its strongest on a fixed one. The README has a worked example.
 
-use std::collections::BTreeMap;
-
 use crate::model::Provenance;
 use crate::time::Timestamp;
 
@@ -148,19 +146,22 @@ impl FilterState {
 /// A source counts once per value: its latest observation on a time-varying
 /// predicate, its strongest on a fixed one. Returns them in time order.
 pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observation> {
-    let mut kept: BTreeMap<(usize, String), Observation> = BTreeMap::new();
-    for o in observations {
-        let key = (o.value, o.source.clone());
-        let better = match kept.get(&key) {
-            None => true,
-            Some(k) if time_varying => (o.at, o.quality) > (k.at, k.quality),
-            Some(k) => (o.quality, std::cmp::Reverse(o.at)) > (k.quality, std::cmp::Reverse(k.at)),
-        };
+    // The best observation of each (value, source), by index: no key copies.
+    let mut best: foldhash::HashMap<(usize, &str), usize> = foldhash::HashMap::default();
+    for (i, o) in observations.iter().enumerate() {
+        let slot = best.entry((o.value, o.source.as_str())).or_insert(i);
+        let k = &observations[*slot];
+        let better = if time_varying { (o.at, o.quality) > (k.at, k.quality) } else { (o.quality, std::cmp::Reverse(o.at)) > (k.quality, std::cmp::Reverse(k.at)) };
         if better {
-            kept.insert(key, o);
+            *slot = i;
         }
     }
-    let mut out: Vec<Observation> = kept.into_values().collect();
+    let mut keep = vec![false; observations.len()];
+    for &i in best.values() {
+        keep[i] = true;
+    }
+    let mut out: Vec<Observation> = observations.into_iter().zip(keep).filter_map(|(o, k)| k.then_some(o)).collect();
+    // (value, source) is unique among the kept: this order is total.
     crate::sort::sort_by(&mut out, |a, b| (a.at, a.value, &a.source).cmp(&(b.at, b.value, &b.source)).then(a.quality.total_cmp(&b.quality)));
     out
 }

@@ -156,7 +156,7 @@ impl NameIndex {
                 .aliases
                 .iter()
                 .zip(&self.forms[i])
-                .filter_map(|(alias, t)| near::evidence(&wanted.tokens, &t.tokens, entity_type).map(|ev| (alias, ev)))
+                .filter_map(|(alias, t)| near::evidence(&wanted, t, entity_type).map(|ev| (alias, ev)))
                 .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
             let Some((alias, ev)) = best else { continue };
             let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };

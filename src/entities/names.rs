@@ -116,7 +116,10 @@ pub fn name_tokens(name: &str, entity_type: &str) -> Vec<String> {
 /// A name's tokens and key, computed once per (type, name) and thread.
 pub struct NameForm {
     pub tokens: Vec<String>,
+    /// The tokens joined by one space.
     pub key: String,
+    /// `key` as chars, for edit distances.
+    pub chars: Vec<char>,
 }
 
 /// Every resolution compares a name with every alias of its registry;
@@ -138,7 +141,8 @@ pub fn name_form(name: &str, entity_type: &str) -> std::rc::Rc<NameForm> {
         return form;
     }
     let tokens = name_tokens(name, entity_type);
-    let form = std::rc::Rc::new(NameForm { key: tokens.join(" "), tokens });
+    let key = tokens.join(" ");
+    let form = std::rc::Rc::new(NameForm { chars: key.chars().collect(), key, tokens });
     NAME_FORMS.with(|m| {
         let (len, memo) = &mut *m.borrow_mut();
         if *len >= NAME_FORM_CAP {

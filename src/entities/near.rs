@@ -3,7 +3,7 @@
 //! rules here favour recall ("is Iceland Ireland?" is a fair question), and
 //! each says why, for the conflict's reason.
 
-use super::names::{kind_of, NameKind};
+use super::names::{kind_of, NameForm, NameKind};
 
 /// Words too common to make two names look alike by sharing them.
 const GENERIC: &[&str] = &[
@@ -102,25 +102,27 @@ fn abbreviation(short: &[String], long: &[String]) -> bool {
     long.len() >= 2 && compact.chars().count() >= 2 && one_word && (compact == initials(long, false) || compact == initials(long, true))
 }
 
-/// How `a` and `b` (name tokens, different keys) look alike, if they do.
-pub fn evidence(a: &[String], b: &[String], entity_type: &str) -> Option<Evidence> {
+/// How `a` and `b` (name forms, different keys) look alike, if they do.
+/// Takes the memoized forms: a resolution runs this against every alias.
+pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidence> {
+    let (ka, kb) = (&a.chars, &b.chars);
+    let (sa, sb) = (&a.key, &b.key);
+    let (a, b) = (&a.tokens, &b.tokens);
     if a.is_empty() || b.is_empty() || a == b {
         return None;
     }
-    let (ka, kb): (Vec<char>, Vec<char>) = (a.join(" ").chars().collect(), b.join(" ").chars().collect());
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let (shorter, longer) = (ka.len().min(kb.len()), ka.len().max(kb.len()));
     let mut found: Vec<Evidence> = Vec::new();
     // The distance is at least the difference in length: skip the table when that alone is over budget.
     let budget = typo_budget(shorter);
     if longer - shorter <= budget {
-        let d = distance(&ka, &kb);
+        let d = distance(ka, kb);
         if d <= budget {
             found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
         }
     }
-    let (sa, sb): (String, String) = (ka.iter().collect(), kb.iter().collect());
-    if shorter >= 4 && (sa.starts_with(&sb) || sb.starts_with(&sa)) {
+    if shorter >= 4 && (sa.starts_with(sb.as_str()) || sb.starts_with(sa.as_str())) {
         found.push(Evidence { score: shorter as f64 / longer as f64, why: "one name begins the other".into() });
     }
     if abbreviation(short, long) {
@@ -155,10 +157,10 @@ pub fn evidence(a: &[String], b: &[String], entity_type: &str) -> Option<Evidenc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entities::names::name_tokens;
+    use crate::entities::names::name_form;
 
     fn near(a: &str, b: &str, ty: &str) -> Option<Evidence> {
-        evidence(&name_tokens(a, ty), &name_tokens(b, ty), ty)
+        evidence(&name_form(a, ty), &name_form(b, ty), ty)
     }
 
     #[test]

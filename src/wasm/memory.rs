@@ -119,15 +119,28 @@ where
     F: std::future::Future<Output = Result<T>> + 'static,
 {
     // Boxed: one instance of the promise glue for every method, not one per future type.
-    let boxed: std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>> = Box::pin(async move {
+    settled_or_spawned(Box::pin(async move {
         let result = work.await;
         super::headroom::keep_headroom();
         match result {
             Ok(v) => to_js(&v),
             Err(e) => Err(to_js_error(e)),
         }
-    });
-    future_to_promise(boxed)
+    }))
+}
+
+/// The Promise of an API call. A call that never waits (the in-memory
+/// store, synchronous hooks) is finished now and answered with a settled
+/// Promise, skipping the task queue; one that waits goes on as a task. A
+/// future may be polled again with another waker: the JS promises it awaits
+/// keep the latest one.
+pub(super) fn settled_or_spawned(mut boxed: std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>>) -> Promise {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match boxed.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(Ok(v)) => Promise::resolve(&v),
+        std::task::Poll::Ready(Err(e)) => Promise::reject(&e),
+        std::task::Poll::Pending => future_to_promise(boxed),
+    }
 }
 
 fn rejected(e: Error) -> Promise {

@@ -42,7 +42,7 @@ impl Drop for MemoryStore {
 
 macro_rules! run {
     ($work:expr) => {
-        wasm_bindgen_futures::future_to_promise(Box::pin(async move {
+        super::memory::settled_or_spawned(Box::pin(async move {
             let result = $work.await;
             super::headroom::keep_headroom();
             match result {
