@@ -97,9 +97,15 @@ fn initials(tokens: &[String], skip_function_words: bool) -> String {
 
 /// "IBM" ↔ "International Business Machines", "U.S.A." ↔ "United States of America".
 fn abbreviation(short: &[String], long: &[String]) -> bool {
-    let compact: String = short.concat();
+    // Cheap refusals first: this runs against every name of a registry.
     let one_word = short.len() == 1 || short.iter().all(|t| t.chars().count() == 1);
-    long.len() >= 2 && compact.chars().count() >= 2 && one_word && (compact == initials(long, false) || compact == initials(long, true))
+    if long.len() < 2 || !one_word {
+        return false;
+    }
+    let compact: String = short.concat();
+    // Initials are at most one letter per word of the longer name.
+    let letters = compact.chars().count();
+    letters >= 2 && letters <= long.len() && (compact == initials(long, false) || compact == initials(long, true))
 }
 
 /// How `a` and `b` (name forms, different keys) look alike, if they do.
@@ -145,7 +151,7 @@ pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidenc
             found.push(Evidence { score: m.max(1) as f64 / long.len() as f64, why: "every part of the shorter name matches (initials, typos)".into() });
         }
     } else {
-        let shared: Vec<&String> = short.iter().filter(|s| s.chars().count() >= 3 && !GENERIC.contains(&s.as_str()) && long.iter().any(|l| close_token(s, l))).collect();
+        let shared: Vec<&String> = short.iter().filter(|s| s.chars().count() >= 3 && long.iter().any(|l| close_token(s, l)) && !GENERIC.contains(&s.as_str())).collect();
         if let Some(first) = shared.first() {
             let m = matched(&close_token);
             found.push(Evidence { score: m as f64 / long.len() as f64, why: format!("they share {first:?}") });
