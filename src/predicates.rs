@@ -4,7 +4,6 @@
 //! and its memory type is read from its taxonomy path (SPEC §2).
 
 use foldhash::{HashMap, HashMapExt};
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};

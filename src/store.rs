@@ -14,11 +14,10 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-
-use foldhash::HashMap;
 use std::rc::Rc;
 
 use async_trait::async_trait;
+use foldhash::HashMap;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};

@@ -2,9 +2,9 @@
 //! with unreviewed entries by key, updated in the same step as the slot.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 
 use foldhash::HashMap;
-use std::ops::Bound;
 
 use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};
 use crate::time::Timestamp;
@@ -53,7 +53,13 @@ impl MemoryIndex {
             }
             self.conflicts.insert(key, (status, slot_ref.clone()));
         }
-        if slot.claims.len() > slot.reviewed {
+        // The dirty set changes only when the slot's unreviewed flag does
+        // (most commits keep it): no ordered-map walk per commit then.
+        let unreviewed = |s: &Slot| s.claims.len() > s.reviewed;
+        if before.is_some_and(|b| unreviewed(b) == unreviewed(slot)) {
+            return;
+        }
+        if unreviewed(slot) {
             self.dirty.insert(slot_ref.key.clone(), slot_ref.clone());
         } else {
             self.dirty.remove(&slot_ref.key);

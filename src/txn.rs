@@ -1,8 +1,9 @@
 //! A pending change to one loaded slot. Every mutation goes through here so
 //! that what changed, and why, is recorded for the commit and the log.
 
-use foldhash::HashMap;
 use std::rc::Rc;
+
+use foldhash::HashMap;
 
 use crate::hooks::IdSource;
 use crate::model::{

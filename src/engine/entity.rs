@@ -4,10 +4,9 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-
-use foldhash::HashMap;
 use std::rc::{Rc, Weak};
 
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Engine, Planned};

@@ -11,9 +11,9 @@
 mod names;
 mod near;
 
-use foldhash::HashMap;
 use std::rc::Rc;
 
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
 pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
