@@ -126,7 +126,7 @@ pub fn chunk_copy(chunk_id: &str, claim: &Claim, archived: Vec<Provenance>) -> C
     Claim {
         id: copy_id(chunk_id, &claim.id),
         status: Status::Retired,
-        provenance: archived,
+        provenance: archived.into(),
         archived_observations: 0,
         superseded_by: None,
         supersedes: None,
@@ -214,7 +214,7 @@ mod tests {
         let obs: Vec<(&str, i64, f64)> = (0..100).rev().map(|d| ("a", d, 0.7)).collect();
         let mut c = claim(&obs);
         let (kept, archived) = split(&c, true, 10).expect("compacts");
-        c.provenance = kept;
+        c.provenance = kept.into();
         c.archived_observations = archived.len() as u32;
         restore_observations(&mut c, archived);
         assert_eq!(c.provenance.len(), 100);

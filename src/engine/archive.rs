@@ -45,7 +45,7 @@ impl Engine {
         for (id, kept, moved) in splits {
             let n = moved.len();
             txn.update_claim(&id, |c| {
-                c.provenance = kept;
+                c.provenance = kept.into();
                 c.archived_observations += n as u32;
             });
             txn.log_change("archive_observations", &[&id], None, None, format!("{n} older observation(s) moved to archive chunk {chunk_id}; why() lists them"));

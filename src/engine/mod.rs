@@ -424,7 +424,7 @@ fn unreachable_claim(id: &str) -> Claim {
         valid_from: None,
         valid_to: None,
         recorded_at: crate::time::Timestamp(0),
-        provenance: Vec::new(),
+        provenance: Vec::new().into(),
         superseded_by: None,
         supersedes: None,
         conflict_ids: Vec::new(),

@@ -78,7 +78,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         valid_from,
         valid_to,
         recorded_at: now,
-        provenance: vec![provenance],
+        provenance: vec![provenance].into(),
         superseded_by: None,
         supersedes: None,
         conflict_ids: Vec::new(),

@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::Provenance;
+use super::{Provenance, Shared};
 use crate::time::Timestamp;
 
 /// Lifecycle of a stored claim. Claims are never deleted; only this changes.
@@ -76,7 +76,11 @@ pub struct Claim {
     /// The observations that support the claim, oldest first: every one, or,
     /// on a claim observed very often, the ones belief counts and the latest
     /// (the rest are in the slot's archive; `why` returns them all).
-    pub provenance: Vec<Provenance>,
+    /// Shared between the claim's versions until an observation is added: a
+    /// write re-reads every live claim's belief, and copying each claim for
+    /// that would copy its whole provenance.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Provenance[]"))]
+    pub provenance: Shared<Vec<Provenance>>,
     /// How many older observations of this claim moved to the archive.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub archived_observations: u32,

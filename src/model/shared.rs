@@ -71,3 +71,35 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Shared<T> {
         T::deserialize(d).map(Shared::new)
     }
 }
+
+/// A shared list reads and iterates like the `Vec` it holds.
+impl<'a, T> IntoIterator for &'a Shared<Vec<T>> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// Iterating mutably copies a list another version still holds.
+impl<'a, T: Clone> IntoIterator for &'a mut Shared<Vec<T>> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        Rc::make_mut(&mut self.0).iter_mut()
+    }
+}
+
+impl<T: Clone> IntoIterator for Shared<Vec<T>> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_inner().into_iter()
+    }
+}
+
+impl<T> FromIterator<T> for Shared<Vec<T>> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Shared::new(iter.into_iter().collect())
+    }
+}

@@ -135,7 +135,7 @@ fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResul
     draft.object = merged.content;
     let mut prov: Vec<_> = current.iter().flat_map(|c| c.provenance.iter().cloned()).collect();
     prov.append(&mut draft.provenance);
-    draft.provenance = prov;
+    draft.provenance = prov.into();
     draft.stated_confidence = current.iter().map(|c| c.stated_confidence).fold(draft.stated_confidence, f64::max);
     let current_ids: Vec<String> = current.iter().map(|c| c.id.clone()).collect();
     let approved = approved(txn, current);

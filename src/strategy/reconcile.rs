@@ -55,20 +55,22 @@ pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
 pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
     let at = post.time().map_or(txn.now, |t| t.max(txn.now));
     let now = post.advanced_to(at);
+    // Only the claims whose belief moves are touched: an update copies a shared claim.
     let live: Vec<(String, f64)> = txn
         .slot
         .claims
         .iter()
         .filter(|c| c.status.is_live())
-        .filter_map(|c| now.log_odds(&c.id).map(|l| (c.id.clone(), l)))
+        .filter_map(|c| now.log_odds(&c.id).filter(|l| belief_moves(c, *l)).map(|l| (c.id.clone(), l)))
         .collect();
     for (id, l) in live {
-        txn.update_claim(&id, |c| {
-            if (c.log_odds - l).abs() > 1e-12 {
-                set_belief(c, l);
-            }
-        });
+        txn.update_claim(&id, |c| set_belief(c, l));
     }
+}
+
+/// A new belief differs from the claim's by more than rounding.
+fn belief_moves(claim: &Claim, log_odds: f64) -> bool {
+    (claim.log_odds - log_odds).abs() > 1e-12
 }
 
 /// The slot posterior a single-valued slot's statuses follow (`None` for a multi-valued one).
@@ -92,11 +94,9 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
     }
     let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
     for (id, l) in beliefs {
-        txn.update_claim(&id, |c| {
-            if (c.log_odds - l).abs() > 1e-12 {
-                set_belief(c, l);
-            }
-        });
+        if txn.slot.claim(&id).is_some_and(|c| belief_moves(c, l)) {
+            txn.update_claim(&id, |c| set_belief(c, l));
+        }
     }
 }
 
