@@ -24,30 +24,40 @@ pub struct Evidence {
     pub why: String,
 }
 
-/// Optimal string alignment distance (edits and adjacent swaps), by chars.
-/// One flat table (row-major, `m + 1` wide): a resolution runs this against
-/// every name of the registry.
-fn distance(a: &[char], b: &[char]) -> usize {
+/// Optimal string alignment distance (edits and adjacent swaps) when it is
+/// at most `limit`, else `None`. A resolution runs this against every name of
+/// the registry, and almost every pair is far apart: three rolling rows, and
+/// a stop as soon as a whole row is past `limit` (a row's minimum never
+/// falls: each cell comes from the two rows above, plus at least zero).
+fn distance_at_most<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
-    let w = m + 1;
-    let mut d = vec![0usize; (n + 1) * w];
-    for i in 0..=n {
-        d[i * w] = i;
+    if n.abs_diff(m) > limit {
+        return None;
     }
-    for (j, cell) in d[..w].iter_mut().enumerate() {
+    let w = m + 1;
+    // Rows i-2, i-1 and i, in turn.
+    let mut rows = vec![0usize; 3 * w];
+    for (j, cell) in rows[w..2 * w].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=n {
+        let (cur, prev, prev2) = ((i + 1) % 3 * w, i % 3 * w, (i + 2) % 3 * w);
+        rows[cur] = i;
+        let mut row_min = i;
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
+            let mut best = (rows[prev + j] + 1).min(rows[cur + j - 1] + 1).min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[(i - 2) * w + j - 2] + 1);
+                best = best.min(rows[prev2 + j - 2] + 1);
             }
-            d[i * w + j] = best;
+            rows[cur + j] = best;
+            row_min = row_min.min(best);
+        }
+        if row_min > limit {
+            return None;
         }
     }
-    d[n * w + m]
+    Some(rows[(n + 1) % 3 * w + m]).filter(|&d| d <= limit)
 }
 
 /// Edits allowed for a typo, by the shorter name's length.
@@ -64,13 +74,11 @@ fn close_token(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    // The distance is at least the difference in length: skip the table when that alone is too far.
-    let (la, lb) = (a.chars().count(), b.chars().count());
-    if la.min(lb) < 5 || la.abs_diff(lb) > 1 {
-        return false;
+    if a.is_ascii() && b.is_ascii() {
+        return a.len().min(b.len()) >= 5 && distance_at_most(a.as_bytes(), b.as_bytes(), 1).is_some();
     }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    distance(&a, &b) <= 1
+    a.len().min(b.len()) >= 5 && distance_at_most(&a, &b, 1).is_some()
 }
 
 /// A person's token pairs with another when equal, a typo apart, or an initial of it.
@@ -120,13 +128,8 @@ pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidenc
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let (shorter, longer) = (ka.len().min(kb.len()), ka.len().max(kb.len()));
     let mut found: Vec<Evidence> = Vec::new();
-    // The distance is at least the difference in length: skip the table when that alone is over budget.
-    let budget = typo_budget(shorter);
-    if longer - shorter <= budget {
-        let d = distance(ka, kb);
-        if d <= budget {
-            found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
-        }
+    if let Some(d) = distance_at_most(ka, kb, typo_budget(shorter)) {
+        found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
     }
     if shorter >= 4 && (sa.starts_with(sb.as_str()) || sb.starts_with(sa.as_str())) {
         found.push(Evidence { score: shorter as f64 / longer as f64, why: "one name begins the other".into() });
@@ -201,7 +204,49 @@ mod tests {
     #[test]
     fn swaps_count_as_one_edit() {
         let chars = |s: &str| s.chars().collect::<Vec<_>>();
-        assert_eq!(distance(&chars("ab"), &chars("ba")), 1);
-        assert_eq!(distance(&chars("iceland"), &chars("ireland")), 1);
+        assert_eq!(distance_at_most(&chars("ab"), &chars("ba"), 3), Some(1));
+        assert_eq!(distance_at_most(&chars("iceland"), &chars("ireland"), 3), Some(1));
+    }
+
+    /// The full table, as the bounded distance must answer within its limit.
+    fn full_distance(a: &[u8], b: &[u8]) -> usize {
+        let (n, m) = (a.len(), b.len());
+        let mut d = vec![vec![0usize; m + 1]; n + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for j in 0..=m {
+            d[0][j] = j;
+        }
+        for i in 1..=n {
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        d[n][m]
+    }
+
+    /// Every pair of short words over a small alphabet (where typos, swaps
+    /// and early stops all happen), against the full table, at every limit.
+    #[test]
+    fn bounded_distance_matches_the_full_table() {
+        let words: Vec<Vec<u8>> = (0..700u32)
+            .map(|x| {
+                let len = (x % 7) as usize;
+                (0..len).map(|k| b"abc"[((x / 7 + k as u32 * 5 + (x >> k)) % 3) as usize]).collect()
+            })
+            .collect();
+        for a in &words {
+            for b in words.iter().step_by(7) {
+                let full = full_distance(a, b);
+                for limit in 0..=4 {
+                    assert_eq!(distance_at_most(a, b, limit), (full <= limit).then_some(full), "{a:?} {b:?} limit {limit}");
+                }
+            }
+        }
     }
 }
