@@ -184,12 +184,14 @@ impl Engine {
             let cause = |p: &PendingName| LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
             let (resolutions, _) = self
                 .commit_with_retry(&registry(entity_type), cause(&writes[names[0].0][names[0].1]), |txn| {
+                    // One name index per attempt, kept in step with each name recorded.
+                    let mut index = None;
                     names
                         .iter()
                         .map(|&(w, n)| {
                             let p = &writes[w][n];
                             txn.cause = cause(p);
-                            self.record_in(txn, p)
+                            self.record_in(txn, p, &mut index)
                         })
                         .collect::<Result<Vec<_>>>()
                 })
@@ -215,20 +217,26 @@ impl Engine {
         Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))
     }
 
-    /// One name into its registry's transaction.
-    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName) -> Result<Resolution> {
+    /// One name into its registry's transaction. `index` is the name index of
+    /// the transaction's registry (built on first need, then kept in step),
+    /// so a batch of new names does not re-index the registry per name.
+    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName, index: &mut Option<NameIndex>) -> Result<Resolution> {
         let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
+        let known = &self.settings.known_aliases;
         // Nothing moved since the plan (the registry as loaded, no name recorded
         // in this transaction yet): the plan's resolution stands.
         let (hit, mut r) = if txn.slot.version == p.registry_version && txn.is_empty() {
             (p.hit, p.resolution.clone())
         } else {
-            entities::resolve_with(&txn.slot.entities, name, entity_type, &self.settings.known_aliases)
+            index.get_or_insert_with(|| NameIndex::new(&txn.slot.entities, entity_type, known)).resolve(&txn.slot.entities, name, entity_type, known)
         };
         match hit {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
                     txn.slot.entities[i].aliases.push(name.to_string());
+                    if let Some(index) = index.as_mut() {
+                        index.alias_added(&txn.slot.entities, i, entity_type, known);
+                    }
                     txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
                 }
             }
@@ -240,6 +248,9 @@ impl Engine {
                     planned_id.to_string()
                 };
                 txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
+                if let Some(index) = index.as_mut() {
+                    index.entity_added(&txn.slot.entities, entity_type, known);
+                }
                 txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
                 for near in &r.near_matches {
                     if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {

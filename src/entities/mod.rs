@@ -131,6 +131,42 @@ impl NameIndex {
         index
     }
 
+    /// Indexes one name of entity `i`: the first entity with a key keeps it,
+    /// exactly as `new` over the changed entities would.
+    fn note_form(&mut self, i: usize, form: &NameForm, entity_type: &str, known: &KnownAliases) {
+        if form.key.is_empty() {
+            return;
+        }
+        let first = |held: &mut usize| *held = (*held).min(i);
+        self.exact.entry(form.key.clone()).and_modify(first).or_insert(i);
+        self.canonical.entry(known.canonical(entity_type, &form.key).to_string()).and_modify(first).or_insert(i);
+    }
+
+    /// Keeps the index in step with `entities` after `aliases.push(name)` on entity `i`.
+    pub fn alias_added(&mut self, entities: &[Entity], i: usize, entity_type: &str, known: &KnownAliases) {
+        let e = &entities[i];
+        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
+        let Some(name) = e.aliases.last() else { return };
+        let form = name_form(name, own_type);
+        self.note_form(i, &form, entity_type, known);
+        self.forms[i].push(form);
+    }
+
+    /// Keeps the index in step with `entities` after a new (unmerged) entity was pushed.
+    pub fn entity_added(&mut self, entities: &[Entity], entity_type: &str, known: &KnownAliases) {
+        let i = entities.len() - 1;
+        let e = &entities[i];
+        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
+        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
+        for form in &forms {
+            self.note_form(i, form, entity_type, known);
+        }
+        self.forms.push(forms);
+        // `root_of` bounds its walk by the number of entities, so even a merge
+        // cycle's root may move: recomputed (one step for an unmerged entity).
+        self.roots = (0..entities.len()).map(|j| root_of(entities, j)).collect();
+    }
+
     /// `resolve_with` against the entities this index was built from.
     pub fn resolve(&self, entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
         if entities.len() != self.forms.len() {
@@ -338,6 +374,29 @@ mod index_matches_scan {
             let name = WORDS[wanted];
             let index = NameIndex::new(&entities, "org", &known);
             prop_assert_eq!(index.resolve(&entities, name, "org", &known), by_scan(&entities, name, "org", &known));
+        }
+
+        /// An index kept in step with added names and entities answers as one
+        /// built afresh (what recording a batch's names relies on).
+        #[test]
+        fn kept_in_step(mut entities in registry(), edits in prop::collection::vec((any::<bool>(), 0..8usize, 0..WORDS.len()), 1..12)) {
+            let known = KnownAliases::default();
+            let mut index = NameIndex::new(&entities, "org", &known);
+            for (new_entity, target, word) in edits {
+                if new_entity || entities.is_empty() {
+                    let id = format!("org:n{}", entities.len());
+                    entities.push(Entity { id, entity_type: "org".into(), name: WORDS[word].into(), aliases: vec![WORDS[word].into()], merged_into: None });
+                    index.entity_added(&entities, "org", &known);
+                } else {
+                    let i = target % entities.len();
+                    entities[i].aliases.push(WORDS[word].into());
+                    index.alias_added(&entities, i, "org", &known);
+                }
+                let fresh = NameIndex::new(&entities, "org", &known);
+                for name in WORDS {
+                    prop_assert_eq!(index.resolve(&entities, name, "org", &known), fresh.resolve(&entities, name, "org", &known));
+                }
+            }
         }
     }
 }
