@@ -112,6 +112,30 @@ describe('the foundation slice', () => {
     expect(store.claimCount).toBe(1);
   });
 
+  it('settles a call at once on the in-memory store, and queues a call a hook makes from inside another call', async () => {
+    // A call that never waits resolves without the task queue...
+    const memory = new Memory();
+    let settled = false;
+    memory.remember({ predicate: 'likes', object: 'tea' }).then(() => { settled = true; });
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    // ...but a hook that calls back into memory must not run that call inside
+    // the engine call under way (it would re-enter the engine): it is queued.
+    let hooked;
+    const nested = [];
+    let t = Date.UTC(2026, 0, 1);
+    hooked = new Memory({
+      now: () => {
+        if (hooked && nested.length < 2) nested.push(hooked.remember({ subject: 'x', predicate: 'likes', object: `tea ${nested.length}` }));
+        return new Date((t += 1000)).toISOString();
+      },
+    });
+    expect((await hooked.remember({ subject: 'x', predicate: 'located_in', object: 'Paris' })).action).toBe('added');
+    expect((await Promise.all(nested)).map((o) => o.action)).toEqual(['added', 'added']);
+    expect((await hooked.recall('x')).map((c) => c.object).sort()).toEqual(['Paris', 'tea 0', 'tea 1']);
+    expect(await hooked.checkInvariants()).toEqual([]);
+  });
+
   it('offers the one-shot reconcile()', async () => {
     const store = new MemoryStore();
     const o = await reconcile({ predicate: 'likes', object: 'tea' }, { store });

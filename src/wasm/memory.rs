@@ -1,6 +1,7 @@
 //! The `Memory` class and the free functions of the public API (SPEC §7).
 //! Each method converts its arguments, calls the engine, converts the result.
 
+use std::future::Future;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
@@ -129,17 +130,43 @@ where
     }))
 }
 
+type ApiFuture = std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>>;
+
+thread_local! {
+    /// An API call's future is being polled: a hook it called (`now`,
+    /// `merge`, a store method) is running JS right now.
+    static POLLING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// An API call's future, marked as running while it is polled.
+struct Guarded(ApiFuture);
+
+impl std::future::Future for Guarded {
+    type Output = std::result::Result<JsValue, JsValue>;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let outer = POLLING.with(|p| p.replace(true));
+        let polled = self.0.as_mut().poll(cx);
+        POLLING.with(|p| p.set(outer));
+        polled
+    }
+}
+
 /// The Promise of an API call. A call that never waits (the in-memory
 /// store, synchronous hooks) is finished now and answered with a settled
 /// Promise, skipping the task queue; one that waits goes on as a task. A
 /// future may be polled again with another waker: the JS promises it awaits
-/// keep the latest one.
-pub(super) fn settled_or_spawned(mut boxed: std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>>) -> Promise {
+/// keep the latest one. A call made from inside another's hook is queued as
+/// a task, never run inside the engine call that is under way.
+pub(super) fn settled_or_spawned(boxed: ApiFuture) -> Promise {
+    let mut guarded = Guarded(boxed);
+    if POLLING.with(|p| p.get()) {
+        return future_to_promise(guarded);
+    }
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    match boxed.as_mut().poll(&mut cx) {
+    match std::pin::Pin::new(&mut guarded).poll(&mut cx) {
         std::task::Poll::Ready(Ok(v)) => Promise::resolve(&v),
         std::task::Poll::Ready(Err(e)) => Promise::reject(&e),
-        std::task::Poll::Pending => future_to_promise(boxed),
+        std::task::Poll::Pending => future_to_promise(guarded),
     }
 }
 
