@@ -146,6 +146,9 @@ impl FilterState {
 /// A source counts once per value: its latest observation on a time-varying
 /// predicate, its strongest on a fixed one. Returns them in time order.
 pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observation> {
+    if observations.len() < 2 {
+        return observations;
+    }
     // The best observation of each (value, source), by index: no key copies.
     let mut best: foldhash::HashMap<(usize, &str), usize> = foldhash::HashMap::default();
     for (i, o) in observations.iter().enumerate() {

@@ -20,6 +20,16 @@ pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timest
         .unwrap_or_else(|| claim.effective_from())
 }
 
+/// One observation of `claim`, speaking for value `value`.
+fn observation(p: &crate::model::Provenance, claim: &Claim, value: usize, calibration: Option<&InForce>) -> Observation {
+    Observation {
+        value,
+        source: p.source_id.clone(),
+        at: observed_at(p, claim),
+        quality: belief::calibrated_quality(p, calibration.and_then(|c| c.reliability(&p.source_id))),
+    }
+}
+
 /// A claim counts unless a person retired it or a refinement took its place
 /// (the refined claim carries its observations).
 fn counts(claim: &Claim, by_id: &HashMap<&str, &Claim>) -> bool {
@@ -74,23 +84,25 @@ impl SlotPosterior {
                 }
             };
             value_of.insert(claim.id.clone(), value);
-            observations.extend(claim.provenance.iter().map(|p| Observation {
-                value,
-                source: p.source_id.clone(),
-                at: observed_at(p, claim),
-                quality: belief::calibrated_quality(p, calibration.and_then(|c| c.reliability(&p.source_id))),
-            }));
+            observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
         }
         let observations = belief::counted(observations, time_varying);
         let state = belief::posterior_at(&observations, params, half_life, at);
         SlotPosterior { value_of, state }
     }
 
-    /// A claim standing alone on its own observations (multi-valued slots, entries).
+    /// A claim standing alone on its own observations (multi-valued slots,
+    /// entries): `of_rivals` of the one claim, as value 0, without its maps
+    /// (a multi-valued slot runs this once per live claim on every write).
     pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> f64 {
-        let mut alone = Self::of_rivals(&[claim], params, half_life, time_varying, at, calibration);
-        alone.value_of.insert(claim.id.clone(), 0);
-        alone.log_odds(&claim.id).unwrap_or(belief::to_log_odds(params.prior))
+        let alone = std::slice::from_ref(&claim);
+        let observations: Vec<Observation> = if counts(claim, &by_id(alone)) {
+            claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()
+        } else {
+            Vec::new()
+        };
+        let observations = belief::counted(observations, time_varying);
+        belief::to_log_odds(belief::posterior_at(&observations, params, half_life, at).probability(0))
     }
 
     /// The same posterior carried forward to `at` (never backward).
