@@ -63,6 +63,24 @@ impl SlotPosterior {
     /// The posterior at `at` over every counted claim of `claims` as rivals for one value;
     /// `calibration` (when one is in force) replaces each source's stated trust by its reliability.
     pub fn of_rivals(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> Self {
+        Self::of_rivals_when(claims, params, half_life, time_varying, |_| at, calibration)
+    }
+
+    /// `of_rivals` at the slot's latest observation (`latest_observation`),
+    /// else at `fallback`, reading the observations once for both.
+    pub fn of_rivals_at_latest(claims: &[&Claim], params: &BeliefParams, half_life: Option<f64>, time_varying: bool, fallback: Timestamp, calibration: Option<&InForce>) -> Self {
+        Self::of_rivals_when(claims, params, half_life, time_varying, |observations| observations.iter().map(|o| o.at).max().unwrap_or(fallback), calibration)
+    }
+
+    /// `of_rivals` at the time `at` picks from every counted observation.
+    fn of_rivals_when(
+        claims: &[&Claim],
+        params: &BeliefParams,
+        half_life: Option<f64>,
+        time_varying: bool,
+        at: impl FnOnce(&[Observation]) -> Timestamp,
+        calibration: Option<&InForce>,
+    ) -> Self {
         // One value key per claim (normalizing text is the costly part), then
         // `same_value`'s rule: the same entity when both name one, else the same text.
         let mut representatives: Vec<(Option<&str>, std::rc::Rc<[String]>)> = Vec::new();
@@ -86,6 +104,7 @@ impl SlotPosterior {
             value_of.insert(claim.id.clone(), value);
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
         }
+        let at = at(&observations);
         let observations = belief::counted(observations, time_varying);
         let state = belief::posterior_at(&observations, params, half_life, at);
         SlotPosterior { value_of, state }

@@ -34,9 +34,12 @@ pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
 /// toward uniform) never opens or settles a dispute.
 pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
     let claims: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).chain(extra).collect();
-    let at = at.or_else(|| SlotPosterior::latest_observation(&claims)).unwrap_or(txn.now);
     let calibration = ctx.settings.calibration.get();
-    SlotPosterior::of_rivals(&claims, &ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying, at, calibration.as_deref())
+    let (params, half_life, time_varying) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);
+    match at {
+        Some(at) => SlotPosterior::of_rivals(&claims, params, half_life, time_varying, at, calibration.as_deref()),
+        None => SlotPosterior::of_rivals_at_latest(&claims, params, half_life, time_varying, txn.now, calibration.as_deref()),
+    }
 }
 
 /// Recomputes the belief of every live claim: as rivals in a single-valued
