@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
@@ -20,24 +20,35 @@ use crate::txn::SlotTxn;
 pub const NAME_PREDICATE: &str = "name";
 
 /// The name index of each registry as last read, so resolving a known name
-/// is one look-up instead of a pass over every entity. An entry holds while
-/// the store hands out the same shared snapshot (`Store::read_slot` of the
-/// in-memory store); any other snapshot gets an index of its own.
+/// is one look-up instead of a pass over every entity. An entry answers for
+/// the shared snapshot it was built from (`Store::read_slot` of the in-memory
+/// store); a later snapshot that only added names (a registry commit of new
+/// names) brings it up to date (`NameIndex::follow`); any other snapshot gets
+/// an index of its own.
 #[derive(Default)]
 pub(crate) struct NameCache(RefCell<HashMap<String, CachedIndex>>);
 
-/// A registry snapshot (not kept alive) and the index built from it.
-type CachedIndex = (Weak<Slot>, Rc<NameIndex>);
+/// A registry snapshot (kept until the next one replaces it, to compare
+/// against) and the index of it.
+type CachedIndex = (Rc<Slot>, Rc<NameIndex>);
 
 impl NameCache {
     fn of(&self, entity_type: &str, registry: &Rc<Slot>, settings: &Settings) -> Rc<NameIndex> {
-        if let Some((slot, index)) = self.0.borrow().get(entity_type) {
-            if Weak::ptr_eq(slot, &Rc::downgrade(registry)) {
+        let known = &settings.known_aliases;
+        let mut cache = self.0.borrow_mut();
+        if let Some((slot, index)) = cache.get_mut(entity_type) {
+            if Rc::ptr_eq(slot, registry) {
+                return index.clone();
+            }
+            let mut next = Rc::unwrap_or_clone(std::mem::take(index));
+            if next.follow(&slot.entities, &registry.entities, entity_type, known) {
+                *slot = registry.clone();
+                *index = Rc::new(next);
                 return index.clone();
             }
         }
-        let index = Rc::new(NameIndex::new(&registry.entities, entity_type, &settings.known_aliases));
-        self.0.borrow_mut().insert(entity_type.to_string(), (Rc::downgrade(registry), index.clone()));
+        let index = Rc::new(NameIndex::new(&registry.entities, entity_type, known));
+        cache.insert(entity_type.to_string(), (registry.clone(), index.clone()));
         index
     }
 }
