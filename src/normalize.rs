@@ -58,7 +58,7 @@ pub fn normalize_value(text: &str) -> String {
 }
 
 thread_local! {
-    static TOKENS: std::cell::RefCell<foldhash::HashMap<String, std::rc::Rc<[String]>>> = std::cell::RefCell::new(<foldhash::HashMap<_, _> as foldhash::HashMapExt>::new());
+    static TOKENS: std::cell::RefCell<foldhash::HashMap<String, std::rc::Rc<[String]>>> = std::cell::RefCell::new(Default::default());
 }
 const TOKENS_CAP: usize = 65_536;
 

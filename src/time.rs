@@ -84,51 +84,32 @@ fn parse_chrono(t: &str) -> Option<i64> {
                 .and_then(|d| d.and_hms_opt(0, 0, 0))
                 .map(|n| Utc.from_utc_datetime(&n))
         })
-    .map(|d| d.timestamp_millis())
+        .map(|d| d.timestamp_millis())
 }
 
 /// The two shapes almost every stored time has — what `to_iso` writes
-/// (`2026-06-01T00:00:00.000Z`) and a plain date (`2026-06-01`) — read without
-/// chrono: belief reads every observation's time on every write. Anything
-/// else (offsets, other precisions, leap seconds, impossible dates) returns
-/// `None` and goes through chrono, so the answer is chrono's either way.
+/// (`2026-06-01T00:00:00.000Z`) and a plain date (`2026-06-01`) — read by
+/// fixed positions into chrono's constructors, without its format parser:
+/// belief reads every observation's time on every write. Anything else
+/// (offsets, other precisions, leap seconds, impossible dates) returns
+/// `None` and goes through `parse_chrono`, so the answer is chrono's either way.
 fn parse_plain(t: &str) -> Option<i64> {
     let b = t.as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        b.get(from..from + len)?.iter().try_fold(0i64, |n, &d| d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0')))
+    let num = |from: usize, len: usize| -> Option<u32> {
+        b.get(from..from + len)?.iter().try_fold(0u32, |n, &d| d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0')))
     };
-    let (year, month, day) = match b.len() {
-        10 | 24 if b[4] == b'-' && b[7] == b'-' => (num(0, 4)?, num(5, 2)?, num(8, 2)?),
-        _ => return None,
-    };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1..=12).contains(&month) || day < 1 || day > month_days[(month - 1) as usize] {
+    if !matches!(b.len(), 10 | 24) || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    let mut ms = days_from_civil(year, month, day) * 86_400_000;
-    if b.len() == 24 {
-        if b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'.' || b[23] != b'Z' {
-            return None;
-        }
-        let (h, m, s, milli) = (num(11, 2)?, num(14, 2)?, num(17, 2)?, num(20, 3)?);
-        if h > 23 || m > 59 || s > 59 {
-            return None;
-        }
-        ms += ((h * 60 + m) * 60 + s) * 1000 + milli;
-    }
-    Some(ms)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let date = NaiveDate::from_ymd_opt(num(0, 4)? as i32, num(5, 2)?, num(8, 2)?)?;
+    let time = if b.len() == 10 {
+        date.and_hms_milli_opt(0, 0, 0, 0)
+    } else if b[10] == b'T' && b[13] == b':' && b[16] == b':' && b[19] == b'.' && b[23] == b'Z' {
+        date.and_hms_milli_opt(num(11, 2)?, num(14, 2)?, num(17, 2)?, num(20, 3)?)
+    } else {
+        None
+    };
+    Some(time?.and_utc().timestamp_millis())
 }
 
 impl Serialize for Timestamp {

@@ -177,10 +177,7 @@ impl SlotTxn {
             .iter()
             .filter(|cf| cf.status == ConflictStatus::Open)
             .filter_map(|cf| {
-                // The pair without a Vec per conflict (`local_claim_ids`): this runs over every open conflict per commit.
-                let pair = [&cf.earlier_id, &cf.newer_id];
-                let local = if cf.kind == ConflictKind::Dependent { &pair[..1] } else { &pair[..] };
-                if let Some(&gone) = local.iter().find(|id| status_of.get(id.as_str()).is_none_or(|s| !s.is_live())) {
+                if let Some(gone) = cf.local_claim_ids().find(|id| status_of.get(id.as_str()).is_none_or(|s| !s.is_live())) {
                     let status = status_of.get(gone.as_str()).map(|s| s.as_str()).unwrap_or("missing");
                     return Some((cf.id.clone(), gone.clone(), format!("claim {gone} is {status}")));
                 }

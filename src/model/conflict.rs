@@ -134,12 +134,10 @@ impl ConflictRecord {
     /// The claims of this conflict that live in its own slot. A `dependent`
     /// conflict's newer side is the changed fact of another slot (kept as
     /// `changed`), so only its earlier side can leave this slot's live set.
-    pub fn local_claim_ids(&self) -> Vec<&String> {
-        if self.kind == ConflictKind::Dependent {
-            vec![&self.earlier_id]
-        } else {
-            vec![&self.earlier_id, &self.newer_id]
-        }
+    pub fn local_claim_ids(&self) -> impl Iterator<Item = &String> {
+        // No Vec: the moot check runs this over every open conflict per commit.
+        let n = if self.kind == ConflictKind::Dependent { 1 } else { 2 };
+        [&self.earlier_id, &self.newer_id].into_iter().take(n)
     }
 }
 

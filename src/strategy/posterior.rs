@@ -32,12 +32,12 @@ fn observation(p: &crate::model::Provenance, claim: &Claim, value: usize, calibr
 
 /// A claim counts unless a person retired it or a refinement took its place
 /// (the refined claim carries its observations).
-fn counts(claim: &Claim, by_id: &HashMap<&str, &Claim>) -> bool {
+/// `find` looks a claim of the slot up by id.
+fn counts<'a>(claim: &Claim, find: impl Fn(&str) -> Option<&'a Claim>) -> bool {
     match claim.status {
         Status::Retired => false,
         // A refinement leaves no `validTo`; a change of value always does.
-        Status::Superseded => !(claim.valid_to.is_none()
-            && claim.superseded_by.as_deref().and_then(|by| by_id.get(by)).is_some_and(|c| refines(claim, c))),
+        Status::Superseded => !(claim.valid_to.is_none() && claim.superseded_by.as_deref().and_then(find).is_some_and(|c| refines(claim, c))),
         _ => true,
     }
 }
@@ -87,7 +87,7 @@ impl SlotPosterior {
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         let index = by_id(claims);
-        for claim in claims.iter().copied().filter(|c| counts(c, &index)) {
+        for claim in claims.iter().copied().filter(|c| counts(c, |id| index.get(id).copied())) {
             let key = (claim.object_entity.as_deref(), tokens_of(&claim.object));
             let same = |r: &(Option<&str>, std::rc::Rc<[String]>)| match (r.0, key.0) {
                 (Some(x), Some(y)) => x == y,
@@ -114,8 +114,8 @@ impl SlotPosterior {
     /// entries): `of_rivals` of the one claim, as value 0, without its maps
     /// (a multi-valued slot runs this once per live claim on every write).
     pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> f64 {
-        let alone = std::slice::from_ref(&claim);
-        let observations: Vec<Observation> = if counts(claim, &by_id(alone)) {
+        // Alone, the only claim it can find is itself.
+        let observations: Vec<Observation> = if counts(claim, |id| (id == claim.id).then_some(claim)) {
             claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()
         } else {
             Vec::new()
@@ -147,7 +147,7 @@ impl SlotPosterior {
         claims
             .iter()
             .copied()
-            .filter(|c| counts(c, &index))
+            .filter(|c| counts(c, |id| index.get(id).copied()))
             .flat_map(|c| c.provenance.iter().map(move |p| observed_at(p, c)))
             .max()
     }

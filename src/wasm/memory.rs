@@ -114,7 +114,7 @@ fn build_engine(config: &JsValue) -> Result<Engine> {
 }
 
 /// Runs `work` as a Promise, converting its value and its error.
-fn promise<T, F>(work: F) -> Promise
+pub(super) fn promise<T, F>(work: F) -> Promise
 where
     T: Serialize + 'static,
     F: std::future::Future<Output = Result<T>> + 'static,
@@ -157,7 +157,7 @@ impl std::future::Future for Guarded {
 /// future may be polled again with another waker: the JS promises it awaits
 /// keep the latest one. A call made from inside another's hook is queued as
 /// a task, never run inside the engine call that is under way.
-pub(super) fn settled_or_spawned(boxed: ApiFuture) -> Promise {
+fn settled_or_spawned(boxed: ApiFuture) -> Promise {
     let mut guarded = Guarded(boxed);
     if POLLING.with(|p| p.get()) {
         return future_to_promise(guarded);

@@ -9,8 +9,7 @@ use std::rc::Rc;
 use js_sys::{Promise, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{from_js, to_js};
-use super::errors::to_js_error;
+use super::convert::from_js;
 use crate::error::ErrorCode;
 use crate::model::{ConflictQuery, DirtyQuery, SlotCommit, SlotRef};
 use crate::store::{MemoryStore as CoreStore, Store};
@@ -38,19 +37,6 @@ impl Drop for MemoryStore {
         let handle = self.handle;
         HANDLES.with(|h| h.borrow_mut().1.remove(&handle));
     }
-}
-
-macro_rules! run {
-    ($work:expr) => {
-        super::memory::settled_or_spawned(Box::pin(async move {
-            let result = $work.await;
-            super::headroom::keep_headroom();
-            match result {
-                Ok(v) => to_js(&v),
-                Err(e) => Err(to_js_error(e)),
-            }
-        }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<JsValue, JsValue>>>>)
-    };
 }
 
 #[wasm_bindgen]
@@ -82,32 +68,32 @@ impl MemoryStore {
     #[wasm_bindgen(js_name = loadSlot, unchecked_return_type = "Promise<Slot>")]
     pub fn load_slot(&self, #[wasm_bindgen(unchecked_param_type = "SlotRef")] slot: JsValue) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.load_slot(&from_js::<SlotRef>(slot, "ref", ErrorCode::InvalidInput)?).await })
+        super::memory::promise(async move { store.load_slot(&from_js::<SlotRef>(slot, "ref", ErrorCode::InvalidInput)?).await })
     }
 
     #[wasm_bindgen(js_name = commitSlot, unchecked_return_type = "Promise<boolean>")]
     pub fn commit_slot(&self, #[wasm_bindgen(unchecked_param_type = "SlotCommit")] commit: JsValue) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.commit_slot(&from_js::<SlotCommit>(commit, "commit", ErrorCode::InvalidInput)?).await })
+        super::memory::promise(async move { store.commit_slot(&from_js::<SlotCommit>(commit, "commit", ErrorCode::InvalidInput)?).await })
     }
 
     #[wasm_bindgen(js_name = findClaim, unchecked_return_type = "Promise<SlotRef | undefined>")]
     pub fn find_claim(&self, claim_id: String) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.find_claim(&claim_id).await })
+        super::memory::promise(async move { store.find_claim(&claim_id).await })
     }
 
     #[wasm_bindgen(js_name = findConflict, unchecked_return_type = "Promise<SlotRef | undefined>")]
     pub fn find_conflict(&self, conflict_id: String) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.find_conflict(&conflict_id).await })
+        super::memory::promise(async move { store.find_conflict(&conflict_id).await })
     }
 
     #[wasm_bindgen(js_name = listSlots, unchecked_return_type = "Promise<SlotRef[]>")]
     pub fn list_slots(&self, #[wasm_bindgen(unchecked_param_type = "{ subject?: string } | undefined")] filter: JsValue) -> Promise {
         let subject = if filter.is_object() { Reflect::get(&filter, &"subject".into()).ok().and_then(|s| s.as_string()) } else { None };
         let store = self.inner.clone();
-        run!(async move { store.list_slots(subject.as_deref()).await })
+        super::memory::promise(async move { store.list_slots(subject.as_deref()).await })
     }
 
     /// Privacy erasure: `commitSlot`, with the slot's log replaced by `log` in the same step.
@@ -118,7 +104,7 @@ impl MemoryStore {
         #[wasm_bindgen(unchecked_param_type = "LogEntry[]")] log: JsValue,
     ) -> Promise {
         let store = self.inner.clone();
-        run!(async move {
+        super::memory::promise(async move {
             let commit = from_js::<SlotCommit>(commit, "commit", ErrorCode::InvalidInput)?;
             let log = from_js::<Vec<crate::model::LogEntry>>(log, "log", ErrorCode::InvalidInput)?;
             store.erase_slot(&commit, &log).await
@@ -128,19 +114,19 @@ impl MemoryStore {
     #[wasm_bindgen(js_name = listConflicts, unchecked_return_type = "Promise<IndexedConflict[]>")]
     pub fn list_conflicts(&self, #[wasm_bindgen(unchecked_param_type = "ConflictQuery")] query: JsValue) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.list_conflicts(&from_js::<ConflictQuery>(query, "query", ErrorCode::InvalidInput)?).await })
+        super::memory::promise(async move { store.list_conflicts(&from_js::<ConflictQuery>(query, "query", ErrorCode::InvalidInput)?).await })
     }
 
     #[wasm_bindgen(js_name = dirtySlots, unchecked_return_type = "Promise<SlotRef[]>")]
     pub fn dirty_slots(&self, #[wasm_bindgen(unchecked_param_type = "DirtyQuery")] query: JsValue) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.dirty_slots(&from_js::<DirtyQuery>(query, "query", ErrorCode::InvalidInput)?).await })
+        super::memory::promise(async move { store.dirty_slots(&from_js::<DirtyQuery>(query, "query", ErrorCode::InvalidInput)?).await })
     }
 
     #[wasm_bindgen(js_name = readLog, unchecked_return_type = "Promise<LogEntry[]>")]
     pub fn read_log(&self, #[wasm_bindgen(unchecked_param_type = "SlotRef")] slot: JsValue) -> Promise {
         let store = self.inner.clone();
-        run!(async move { store.read_log(&from_js::<SlotRef>(slot, "ref", ErrorCode::InvalidInput)?).await })
+        super::memory::promise(async move { store.read_log(&from_js::<SlotRef>(slot, "ref", ErrorCode::InvalidInput)?).await })
     }
 }
 
