@@ -11,7 +11,7 @@
 // bundle did not already hold, and the next erasure removes them); killed
 // after 2, whoever touches the bundle next finishes 3–4 (`finishErase`), so
 // readers only ever see the old state or the erased one.
-import { promises as fs } from 'node:fs';
+import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { parseLogLines } from './okf-format.js';
 import { syncDir, writeSynced } from './okf-fs.js';

@@ -11,7 +11,7 @@
 // a promise chain per lock path orders waiters, so a process never polls
 // against itself. Temp files carry host and pid, so the temp files of a writer
 // killed mid-commit can be swept (sweepDebris).
-import { promises as fs } from 'node:fs';
+import { promises as fs } from './okf-direct-fs.js';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';

@@ -27,7 +27,7 @@
 // index from the markdown. Markers are written atomically but not fsynced:
 // they are derived, and a process crash (kill -9) cannot lose them; after a
 // power loss, delete index/ to rebuild it.
-import { promises as fs } from 'node:fs';
+import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { randomToken } from './okf-fs.js';

@@ -17,7 +17,7 @@
 // (another boot id, or no way to tell) a dead process's records are replayed
 // first: a slot file older than its last record is rewritten and missing log
 // blocks are appended (`replay`).
-import { promises as fs } from 'node:fs';
+import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { HOST_TAG, alive, randomToken, syncDir, withLock, writeSynced } from './okf-fs.js';
 

@@ -21,7 +21,7 @@
 // second block for a version that was later committed again; readLog keeps,
 // per version, only the last block and only versions the slot file has. The
 // temp files such a writer leaves are swept by the next store's first commit.
-import { promises as fs } from 'node:fs';
+import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { CredenceError } from '../errors.js';
 import {
