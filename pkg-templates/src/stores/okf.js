@@ -89,7 +89,8 @@ export class OkfStore {
     this.#root = scope === undefined ? path.resolve(dir) : path.resolve(dir, 'scopes', scope);
     this.#claimsDir = path.join(this.#root, 'claims');
     this.#logFile = path.join(this.#root, 'log.md');
-    this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs };
+    // Lock owner files live in the bundle root (okf-fs.js: one per process, swept when it dies).
+    this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, ownerDir: this.#root };
     this.#index = new OkfIndex(this.#root);
     this.#journal = new Journal(this.#root, this.#lockOptions);
   }
@@ -369,6 +370,7 @@ export class OkfStore {
         if (err.code !== 'EEXIST') throw err;
       });
       // Temp files of writers killed mid-commit: harmless, but never reused.
+      await sweepDebris(this.#root);
       await sweepDebris(this.#claimsDir);
       await sweepDebris(path.join(this.#root, 'journal'));
     })().catch((err) => {
