@@ -211,6 +211,12 @@ impl SlotTxn {
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
         self.close_moot_conflicts();
         self.slot.version = self.expected_version + 1;
+        if crate::engine::is_reserved_subject(&slot_ref.subject) {
+            // The review pass never reads entity registries or the calibration record: kept
+            // reviewed, so the index of slots to review never lists them (a store would read
+            // the whole registry on every pass only to skip it).
+            self.slot.reviewed = self.slot.claims.len();
+        }
         let index = SlotIndex::of(&self.slot);
         SlotCommit {
             index,

@@ -151,6 +151,29 @@ fn review_with_nothing_new_loads_no_slot() {
 }
 
 #[test]
+fn entity_registries_are_never_listed_for_review() {
+    let store = Counting::new(false);
+    let h = filled(store.clone(), 0);
+    for (i, org) in ["Acme", "Acme Bank", "Globex", "Glebex"].iter().enumerate() {
+        h.write(subject_cand(&format!("p{i}"), "works_at", org));
+    }
+    let registries = run(store.inner.list_slots(Some(credence::entities::ENTITY_REGISTRY))).unwrap();
+    assert!(!registries.is_empty(), "the writes recorded entity names");
+    let registry = run(store.inner.load_slot(&registries[0])).unwrap();
+    assert!(!registry.claims.is_empty(), "near matches asked same_entity questions, whose names are claims");
+    let dirty = run(store.inner.dirty_slots(&DirtyQuery { after: None, limit: 10_000 })).unwrap();
+    assert!(dirty.iter().all(|r| !credence::engine::is_reserved_subject(&r.subject)), "{dirty:?}");
+    assert_eq!(dirty.len(), 4 + 400, "every written slot but the registry");
+    // The open same_entity questions are judged (NoPairs says "different"), then a pass with
+    // nothing new loads nothing, the registry included.
+    let first = run(h.engine.review(Some(&NoPairs), 10_000)).unwrap();
+    assert!(first.conflicts.iter().any(|c| c.kind == credence::model::ConflictKind::SameEntity), "{:?}", first.conflicts);
+    store.reset();
+    let again = run(h.engine.review(Some(&NoPairs), 10_000)).unwrap();
+    assert_eq!((again.calls, store.loads.get()), (0, 0));
+}
+
+#[test]
 fn recall_of_a_subject_loads_only_its_slots() {
     let store = Counting::new(false);
     let h = filled(store.clone(), 0);

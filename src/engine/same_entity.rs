@@ -87,8 +87,19 @@ impl Engine {
     /// goes to `judge.confirmPair(earlier name, newer name)`; `sameThing`
     /// settles it "same" (a merge), otherwise "different", by "judge", undoable
     /// like any settlement. One call per question, within the pass's budget.
+    /// The registries holding open questions come from the conflict index, so
+    /// a pass with none to ask loads no registry (a registry holds every
+    /// entity of its type: loading each on every pass grew with the store).
     pub(crate) async fn judge_same_entity(&self, judge: &dyn Judge, budget: u32, report: &mut ReviewReport) -> Result<()> {
-        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+        let mut registries: Vec<SlotRef> = Vec::new();
+        for c in self.indexed_conflicts(Some(ConflictStatus::Open)).await? {
+            if c.slot_ref.subject == ENTITY_REGISTRY && !registries.contains(&c.slot_ref) {
+                registries.push(c.slot_ref);
+            }
+        }
+        // Registry order, as a listing of the registries gave it.
+        crate::sort::sort_by(&mut registries, |a, b| a.key.cmp(&b.key));
+        for slot_ref in registries {
             let slot = self.store.load_slot(&slot_ref).await?;
             let open = slot.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity && c.status == ConflictStatus::Open);
             for record in open {
