@@ -99,17 +99,18 @@ export async function okf({ quick }) {
       rows: [
         row('6a', `OkfStore: a fresh process reads a ${fmtInt(build.claims)}-claim bundle`, `${load.seconds.toFixed(2)} s`, '', '', '', undefined,
           `listSlots + loadSlot of all ${fmtInt(load.slots)} slot files (${fmtBytes(build.bytes)} on disk with log.md): ${fmtInt(load.claims / load.seconds)} claims/s, ` +
-          `${(wall / 1e9).toFixed(2)} s for the whole process; then recall of one subject ${load.recallMs.toFixed(1)} ms. Parsing the YAML front matter dominates.`),
+          `${(wall / 1e9).toFixed(2)} s for the whole process; then recall of one subject ${load.recallMs.toFixed(1)} ms. Front matter in the shape credence writes is read with JSON.parse, other YAML with the YAML parser.`),
         row('6b', 'OkfStore write throughput', `${fmtInt(build.writesPerSec)} writes/s`, `${fmtInt(single.writesPerSec)} writes/s`, fmtX(build.writesPerSec / single.writesPerSec), '', undefined,
           `credence: rememberMany of each slot's writes (${fmtInt(build.commits)} commits for ${fmtInt(build.writes)} writes); baseline: one remember at a time. ` +
-          'Every commit takes a lock file, appends to log.md, replaces the slot file (neither fsynced) and appends one record to ' +
+          'Every commit takes a lock (a hard link), appends to log.md, replaces the slot file (neither fsynced) and appends one record to ' +
           'its process\'s journal: one fdatasync per acknowledged write, shared by concurrent commits (group commit).'),
         row('6c', `an acknowledged write through MCP at ${fmtInt(mcp.facts)} facts: credence mcp (OkfStore) vs @modelcontextprotocol/server-memory`,
           fmtNs(mcp.credence.meanNs), fmtNs(mcp.serverMemory.meanNs), fmtX(mcpRatio), '≥ 5×', mcpRatio >= 5,
           `means of ${fmtInt(mcp.writes)} sequential writes each, both servers running, alternating blocks of 25 (medians ${fmtNs(mcp.credence.medianNs)} vs ` +
           `${fmtNs(mcp.serverMemory.medianNs)}); credence with 8 writes in flight on one server: ${fmtNs(mcp.credence.concurrentNs)} per write. ` +
           'server-memory rewrites its whole JSONL file per write and never fsyncs (a power loss can lose acknowledged writes); credence fsyncs ' +
-          `its journal once per write, and one fdatasync of an append on this disk took ${fmtNs(mcp.fsyncFloorNs)} in the same run. ` +
+          `its journal once per write, and one fdatasync of an append on this disk took ${fmtNs(mcp.fsyncFloorNs)} in the same run; ` +
+          `an MCP call that writes nothing (credence recall of an unknown subject) took ${fmtNs(mcp.mcpFloorNs)}. ` +
           `Lost afterwards: credence ${mcp.credence.lost}, server-memory ${mcp.serverMemory.lost}.`),
       ],
       data: { build, load, single, mcp, wallNs: wall },

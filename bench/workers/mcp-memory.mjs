@@ -80,6 +80,10 @@ await Promise.all(Array.from({ length: 8 }, async () => {
   }
 }));
 const concurrentNs = nsSince(t0) / WRITES;
+// The floor any MCP call pays here (stdio JSON-RPC both ways, the SDK's checks): a read that finds nothing.
+const t2 = now();
+for (let i = 0; i < 100; i++) await cr.callTool({ name: 'recall', arguments: { subject: 'nobody' } });
+const mcpFloorNs = nsSince(t2) / 100;
 await Promise.all([sm.close(), cr.close()]);
 
 // The floor any durable write pays on this disk: one append + fdatasync.
@@ -105,7 +109,7 @@ for (let k = 0; k < WRITES; k++) if (!held.has(`new ${k}`)) lost.sm++;
 for (let k = 0; k < 2 * WRITES; k++) if (!objects.has(`new ${k}`)) lost.cr++;
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(JSON.stringify({
-  facts: SUBJECTS * PER_SUBJECT, writes: WRITES, fsyncFloorNs,
+  facts: SUBJECTS * PER_SUBJECT, writes: WRITES, fsyncFloorNs, mcpFloorNs,
   serverMemory: { meanNs: mean(writes.sm), medianNs: median(writes.sm), failed: failed.sm, lost: lost.sm },
   credence: { meanNs: mean(writes.cr), medianNs: median(writes.cr), concurrentNs, failed: failed.cr, lost: lost.cr },
 }));
