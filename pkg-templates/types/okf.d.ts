@@ -25,6 +25,8 @@ export declare class OkfStore implements ClaimStore {
   /** The bundle directory (absolute). */
   readonly dir: string;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
+  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
+  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;

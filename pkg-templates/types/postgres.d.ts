@@ -47,6 +47,8 @@ export declare class PostgresStore implements ClaimStore {
   /** Runs the DDL, one statement per query. */
   ensureSchema(): Promise<void>;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
+  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
+  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;

@@ -3,7 +3,11 @@
 //! `Promise.resolve`, so sync and async implementations both work and a throw
 //! becomes a `CredenceError` carrying the original as `cause`.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use async_trait::async_trait;
+use foldhash::HashMap;
 use js_sys::{Array, Function, Promise, Reflect};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -41,11 +45,36 @@ fn absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
-pub struct JsStore(pub JsValue);
+/// A JS `ClaimStore`. Snapshots of reserved slots (entity registries, the
+/// calibration record) are kept with the store's `slotTag` they were read at,
+/// when the store has that method: a registry holds every entity of its type,
+/// so reading it afresh (and re-indexing its names) on every entity-typed write
+/// grew with the store; a tag look-up does not.
+pub struct JsStore {
+    target: JsValue,
+    tagged: bool,
+    snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
+}
 
 impl JsStore {
+    pub fn new(target: JsValue) -> Self {
+        let tagged = Reflect::get(&target, &"slotTag".into()).is_ok_and(|f| f.is_function());
+        JsStore { target, tagged, snapshots: RefCell::default() }
+    }
+
+    /// The store's tag of the slot's current content; None when it gives none.
+    async fn slot_tag(&self, slot: &SlotRef) -> Result<Option<String>> {
+        let v = self.call("slotTag", &[arg(slot)?]).await?;
+        match (v.as_string(), v.as_f64()) {
+            (Some(tag), _) => Ok(Some(tag)),
+            (None, Some(n)) => Ok(Some(n.to_string())),
+            _ if absent(&v) => Ok(None),
+            _ => Err(Error::new(ErrorCode::MalformedStoreData, "store.slotTag() result: must be a string, a number, null or undefined")),
+        }
+    }
+
     async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue> {
-        call(&self.0, method, args, ErrorCode::StoreFailed, &format!("store.{method}")).await
+        call(&self.target, method, args, ErrorCode::StoreFailed, &format!("store.{method}")).await
     }
 
     fn read<T: serde::de::DeserializeOwned>(&self, value: JsValue, method: &str) -> Result<T> {
@@ -62,6 +91,28 @@ impl Store for JsStore {
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
         let v = self.call("loadSlot", &[arg(slot)?]).await?;
         if absent(&v) { Ok(Slot::default()) } else { self.read(v, "loadSlot") }
+    }
+
+    /// A reserved slot whose tag has not moved is answered from the snapshot
+    /// read at that tag. Tags never repeat for other content, so a hit is the
+    /// current content; a snapshot loaded after a tag that then moved is only
+    /// ever reloaded, never served.
+    async fn read_slot(&self, slot: &SlotRef) -> Result<Rc<Slot>> {
+        if !self.tagged || !crate::engine::is_reserved_subject(&slot.subject) {
+            return self.load_slot(slot).await.map(Rc::new);
+        }
+        let Some(tag) = self.slot_tag(slot).await? else {
+            self.snapshots.borrow_mut().remove(&slot.key);
+            return self.load_slot(slot).await.map(Rc::new);
+        };
+        if let Some((seen, snapshot)) = self.snapshots.borrow().get(&slot.key) {
+            if *seen == tag {
+                return Ok(snapshot.clone());
+            }
+        }
+        let loaded = Rc::new(self.load_slot(slot).await?);
+        self.snapshots.borrow_mut().insert(slot.key.clone(), (tag, loaded.clone()));
+        Ok(loaded)
     }
 
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
@@ -97,7 +148,7 @@ impl Store for JsStore {
 
     async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
         // Optional in ClaimStore: a store without it cannot erase, and says so.
-        if !Reflect::get(&self.0, &"eraseSlot".into()).is_ok_and(|f| f.is_function()) {
+        if !Reflect::get(&self.target, &"eraseSlot".into()).is_ok_and(|f| f.is_function()) {
             return Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot(commit, log)"));
         }
         let v = self.call("eraseSlot", &[arg(commit)?, arg(&log)?]).await?;

@@ -98,7 +98,7 @@ fn build_engine(config: &JsValue) -> Result<Engine> {
                 .with_field("store"));
             }
         }
-        Rc::new(JsStore(store))
+        Rc::new(JsStore::new(store))
     };
     let judge: Option<Rc<dyn Judge>> = if judge.is_undefined() || judge.is_null() { None } else { Some(Rc::new(JsJudge(judge))) };
     Engine::new(

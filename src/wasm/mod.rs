@@ -67,6 +67,15 @@ export interface ClaimStore {
   eraseSlot?(commit: SlotCommit, log: LogEntry[]): Promise<boolean> | boolean;
   listConflicts(query: ConflictQuery): Promise<IndexedConflict[]> | IndexedConflict[];
   dirtySlots(query: DirtyQuery): Promise<SlotRef[]> | SlotRef[];
+  /**
+   * Optional: a tag of the slot's current content (null/undefined when it is
+   * empty), cheaper than loading it. Equal tags must mean equal content, and
+   * a tag must never come back for other content (include something unique
+   * to each commit, not only the version: a store wiped and refilled reuses
+   * versions). With it, the engine keeps entity registries (which hold every
+   * entity of a type) between writes and reloads one only when its tag moved.
+   */
+  slotTag?(ref: SlotRef): Promise<string | number | null | undefined> | string | number | null | undefined;
 }
 
 /** Consolidates the active entries (oldest first) with the incoming one. */

@@ -109,6 +109,20 @@ export class OkfStore {
     return structuredClone(entry.slot);
   }
 
+  /**
+   * The slot's current version and its file's stamp (inode, size, change
+   * times): a new file per commit, so a tag never returns for other content.
+   * null when the slot is empty.
+   */
+  async slotTag(ref) {
+    checkRef(ref);
+    await this.#recover();
+    const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
+    if (!entry) return null;
+    this.#expectRef(entry, ref);
+    return entry.stamp === null ? null : `${entry.slot.version}:${entry.stamp}`;
+  }
+
   async commitSlot(commit) {
     return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
       const commitId = randomToken();
@@ -389,20 +403,38 @@ export class OkfStore {
     }
   }
 
-  /** Reads and parses claims/<name>, reusing the last parse when the text is unchanged. */
+  /**
+   * Reads and parses claims/<name>, reusing the last parse when the file is
+   * unchanged: the same inode, size and change times (a commit renames a new
+   * file in, so each commit's file has its own stamp) skips the read, the
+   * same text skips the parse. An entity registry can be megabytes.
+   */
   async #read(name) {
-    const text = await readText(path.join(this.#claimsDir, name));
+    const file = path.join(this.#claimsDir, name);
+    const stat = await fs.stat(file, { bigint: true }).catch((err) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    const cached = this.#files.get(name);
+    const stamp = stat && `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    if (cached && stamp && cached.stamp === stamp) return cached;
+    const text = stat && (await readText(file));
     if (text === null) {
       this.#files.delete(name);
       return null;
     }
-    const cached = this.#files.get(name);
-    if (cached && cached.text === text) return cached;
+    // Stamped only when the file did not change between the stat and the read.
+    const settled = (await fs.stat(file, { bigint: true }).catch(() => null));
+    const keep = settled && `${settled.ino}:${settled.size}:${settled.mtimeNs}:${settled.ctimeNs}` === stamp ? stamp : null;
+    if (cached && cached.text === text) {
+      cached.stamp = keep;
+      return cached;
+    }
     const parsed = parseSlotFile(text, this.#relative(path.join('claims', name)));
     if (fileNameOf(parsed.ref.subject, parsed.ref.predicate) !== name) {
       throw malformed(this.#relative(path.join('claims', name)), `front matter names ${JSON.stringify(parsed.ref.subject)} / ${JSON.stringify(parsed.ref.predicate)}, not the slot its file name stands for`);
     }
-    const entry = { text, ...parsed };
+    const entry = { text, stamp: keep, ...parsed };
     this.#remember(name, entry);
     return entry;
   }

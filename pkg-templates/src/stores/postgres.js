@@ -167,6 +167,9 @@ function commitRows(t) {
 function sql(t) {
   return {
     load: `SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    // xmin: the transaction that wrote this row version, so the tag changes with every
+    // commit and never repeats for other content, even after the table is emptied.
+    tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2`,
     // A commit is ONE statement (data-modifying CTEs run atomically, in one
     // snapshot): the compare-and-set on the slot row, then the claim,
     // conflict and log rows, each joined to the CAS's RETURNING so that a lost
@@ -306,6 +309,12 @@ export class PostgresStore {
   async loadSlot(ref) {
     const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
     return rows.length ? json(rows[0].slot) : null;
+  }
+
+  /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
+  async slotTag(ref) {
+    const { rows } = await this.#query(this.#sql.tag, [this.#scope, ref.key]);
+    return rows.length ? rows[0].tag : null;
   }
 
   async commitSlot(commit) {

@@ -1,0 +1,118 @@
+// slotTag (ClaimStore, optional): a tag of a slot's current content. With it
+// the engine keeps entity registries between writes and reloads one only when
+// its tag moved. Checked on OkfStore and PostgresStore (PGlite): tags move with
+// every commit and never come back for other content (a wiped store reuses
+// versions), and a registry read from the cache is never stale.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Memory, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { claim, commit, delegating, ref, slot } from '../conformance/fixtures.js';
+
+const root = mkdtempSync(path.join(tmpdir(), 'credence-tags-'));
+const db = new PGlite();
+beforeAll(async () => {
+  await db.waitReady;
+  await db.exec(POSTGRES_SCHEMA);
+}, 60000);
+afterAll(async () => {
+  await db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+let n = 0;
+const stores = {
+  OkfStore: () => {
+    const dir = path.join(root, `b${++n}`);
+    return { store: new OkfStore(dir), wipe: () => rmSync(dir, { recursive: true, force: true }) };
+  },
+  'PostgresStore (PGlite)': () => {
+    const scope = `s${++n}`;
+    return {
+      store: new PostgresStore(db, { scope }),
+      wipe: async () => {
+        for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log']) await db.query(`DELETE FROM ${table} WHERE scope = $1`, [scope]);
+      },
+    };
+  },
+};
+
+const REGISTRY = '\u001fentities';
+const isRegistry = (r) => r.subject === REGISTRY;
+
+/** A store behind a JS object that counts registry loads. */
+function counting(store, { tags = true } = {}) {
+  const counts = { registryLoads: 0 };
+  const wrapped = delegating(store, {
+    loadSlot: (r) => {
+      if (isRegistry(r)) counts.registryLoads++;
+      return store.loadSlot(r);
+    },
+  }, { without: tags ? [] : ['slotTag'] });
+  return { wrapped, counts };
+}
+
+for (const [name, open] of Object.entries(stores)) {
+  describe(`slotTag — ${name}`, () => {
+    it('is null for an empty slot, moves with every commit, and stays put in between', async () => {
+      const { store } = open();
+      const r = ref('user', 'likes');
+      expect(await store.slotTag(r)).toBeNull();
+      expect(await store.commitSlot(commit(r, 0, slot(1, [claim('cl_1', 'tea')])))).toBe(true);
+      const first = await store.slotTag(r);
+      expect(typeof first).toBe('string');
+      expect(await store.slotTag(r)).toBe(first);
+      expect(await store.commitSlot(commit(r, 1, slot(2, [claim('cl_1', 'tea'), claim('cl_2', 'cake')])))).toBe(true);
+      const second = await store.slotTag(r);
+      expect(second).not.toBe(first);
+      // A lost race changes nothing, the tag included.
+      expect(await store.commitSlot(commit(r, 1, slot(2, [claim('cl_3', 'pie')])))).toBe(false);
+      expect(await store.slotTag(r)).toBe(second);
+    });
+
+    it('never comes back for other content after the store is wiped', async () => {
+      const { store, wipe } = open();
+      const r = ref('user', 'likes');
+      await store.commitSlot(commit(r, 0, slot(1, [claim('cl_1', 'tea')])));
+      const before = await store.slotTag(r);
+      await wipe();
+      const again = name === 'OkfStore' ? new OkfStore(store.dir) : store;
+      expect(await again.slotTag(r)).toBeNull();
+      await again.commitSlot(commit(r, 0, slot(1, [claim('cl_9', 'coffee')])));
+      expect(await again.slotTag(r)).not.toBe(before);
+    });
+
+    it('lets the engine keep a registry between writes, and never serve a stale one', async () => {
+      const { store, wipe } = open();
+      const { wrapped, counts } = counting(store);
+      const memory = new Memory({ store: wrapped });
+      const orgs = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli'];
+      for (const [i, org] of orgs.entries()) await memory.remember({ subject: `p${i}`, predicate: 'works_at', object: org });
+      counts.registryLoads = 0;
+      for (let i = 0; i < 20; i++) await memory.remember({ subject: `q${i}`, predicate: 'works_at', object: orgs[i % orgs.length] });
+      // One reload (the last new name moved the tag after it was read), then none.
+      expect(counts.registryLoads).toBe(1);
+      counts.registryLoads = 0;
+      // Without slotTag, every one of those writes loads the registry.
+      const plain = counting(store, { tags: false });
+      const untagged = new Memory({ store: plain.wrapped });
+      for (let i = 0; i < 5; i++) await untagged.remember({ subject: `r${i}`, predicate: 'works_at', object: orgs[i] });
+      expect(plain.counts.registryLoads).toBeGreaterThanOrEqual(5);
+      // Another writer's new name is seen at once: the tag moved.
+      const other = new Memory({ store: name === 'OkfStore' ? new OkfStore(store.dir) : store });
+      const stark = await other.remember({ subject: 'x', predicate: 'works_at', object: 'Stark Industries' });
+      const seen = await memory.remember({ subject: 'y', predicate: 'works_at', object: 'Stark Industries' });
+      expect(seen.claim.objectEntity).toBe(stark.claim.objectEntity);
+      expect(counts.registryLoads).toBe(1);
+      // Wiped and refilled (registry versions start again): the old registry is not served.
+      await wipe();
+      const fresh = name === 'OkfStore' ? new OkfStore(store.dir) : store;
+      const refill = new Memory({ store: fresh });
+      for (const org of ['Tyrell', 'Wayne', 'Cyberdyne', 'Soylent', 'Massive']) await refill.remember({ subject: 'z', predicate: 'works_at', object: org });
+      expect(await memory.entity('Acme', { type: 'org' })).toBeFalsy();
+      expect((await memory.entity('Tyrell', { type: 'org' }))?.entity.name).toBe('Tyrell');
+    });
+  });
+}
