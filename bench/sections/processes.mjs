@@ -70,7 +70,7 @@ export async function postgres({ quick }) {
     rows: [
       row('5', 'PostgreSQL, 8 concurrent writers: credence vs plain INSERT', `${fmtInt(p.credencePerSec)} writes/s`, `${fmtInt(p.floorPerSec)} rows/s`, fmtX(ratio), '≥ 0.5× floor', ratio >= 0.5,
         `one pg.Pool for both; ${fmtInt(writes)} writes × ${rounds} round(s), floor and credence alternating, medians. A credence write is ` +
-        `a load and a one-statement commit (slot document + every changed claim row + log rows) and, for works_at, a registry load; ` +
+        `a load and a one-statement commit (slot document + every changed claim row + log rows) and, for works_at, the registry's slotTag (a reload only when another write moved it); ` +
         `${p.attemptsPerWrite.toFixed(2)} attempts per write (lost races retried), ${p.reissued} re-issued after CONCURRENCY; Node busy ${(100 * p.nodeCpuShare).toFixed(0)}% of the time. ` +
         `rememberMany (${p.batch}/call): ${fmtInt(p.batchPerSec)} writes/s (${fmtX(p.batchPerSec / p.floorPerSec)} the floor).`),
       row('5b', 'PostgreSQL: acknowledged writes missing afterwards', `${p.lost} of ${fmtInt(p.acked)}`, '', '', '0', p.lost === 0 && p.acked === p.expected,
