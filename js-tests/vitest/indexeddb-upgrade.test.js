@@ -1,4 +1,4 @@
-// IndexedDbStore database version 1 → 2 (store interface v2): a database
+// IndexedDbStore database version 1 → 3 (store interface v2, then slot tags): a database
 // written before the conflict and review indexes existed gets them filled
 // from its slots on first open, and keeps working.
 import { describe, expect, it } from 'vitest';
@@ -55,12 +55,15 @@ describe('IndexedDbStore upgrade from database version 1', () => {
     const ref = { key: at.key, subject: at.subject, predicate: at.predicate };
     expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([{ id: 'cf_1', status: 'open', openedAt: T0, ref }]);
     expect(await store.dirtySlots({ limit: 10 })).toEqual([ref]);
+    // Version 3: a slot stored before has no tag until its next commit.
+    expect(await store.slotTag(ref)).toBeNull();
     const memory = new Memory({ store });
     const [open] = await memory.conflicts({ status: 'open' });
     expect([open.earlier.object, open.newer.object]).toEqual(['dark', 'light']);
     await memory.settle('cf_1', 'keep_newer');
     expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([]);
     expect((await store.listConflicts({ status: 'settled', limit: 10 })).map((c) => c.id)).toEqual(['cf_1']);
+    expect(await store.slotTag(ref)).toMatch(/^[0-9a-f]{32}$/);
     store.close();
   });
 });

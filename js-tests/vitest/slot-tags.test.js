@@ -1,6 +1,7 @@
 // slotTag (ClaimStore, optional): a tag of a slot's current content. With it
 // the engine keeps entity registries between writes and reloads one only when
-// its tag moved. Checked on OkfStore and PostgresStore (PGlite): tags move with
+// its tag moved. Checked on OkfStore, PostgresStore (PGlite) and IndexedDbStore
+// (fake-indexeddb): tags move with
 // every commit and never come back for other content (a wiped store reuses
 // versions), and a registry read from the cache is never stale.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Memory, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { IndexedDbStore, Memory, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
 import { claim, commit, delegating, ref, slot } from '../conformance/fixtures.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'credence-tags-'));
@@ -23,17 +25,43 @@ afterAll(async () => {
 });
 
 let n = 0;
+const idb = new IDBFactory();
+// Each: a store, `wipe` (everything it holds gone) and `reopen` (another store object on the same data).
 const stores = {
   OkfStore: () => {
     const dir = path.join(root, `b${++n}`);
-    return { store: new OkfStore(dir), wipe: () => rmSync(dir, { recursive: true, force: true }) };
+    return { store: new OkfStore(dir), wipe: () => rmSync(dir, { recursive: true, force: true }), reopen: () => new OkfStore(dir) };
   },
   'PostgresStore (PGlite)': () => {
     const scope = `s${++n}`;
+    const store = new PostgresStore(db, { scope });
     return {
-      store: new PostgresStore(db, { scope }),
+      store,
       wipe: async () => {
         for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log']) await db.query(`DELETE FROM ${table} WHERE scope = $1`, [scope]);
+      },
+      reopen: () => store,
+    };
+  },
+  'IndexedDbStore (fake-indexeddb)': () => {
+    const name = `db${++n}`;
+    const open = () => new IndexedDbStore(name, { indexedDB: idb, IDBKeyRange });
+    const store = open();
+    const others = [];
+    return {
+      store,
+      wipe: async () => {
+        for (const s of [store, ...others]) s.close();
+        await new Promise((resolve, reject) => {
+          const req = idb.deleteDatabase(name);
+          req.onsuccess = resolve;
+          req.onerror = () => reject(req.error);
+        });
+      },
+      reopen: () => {
+        const s = open();
+        others.push(s);
+        return s;
       },
     };
   },
@@ -73,19 +101,19 @@ for (const [name, open] of Object.entries(stores)) {
     });
 
     it('never comes back for other content after the store is wiped', async () => {
-      const { store, wipe } = open();
+      const { store, wipe, reopen } = open();
       const r = ref('user', 'likes');
       await store.commitSlot(commit(r, 0, slot(1, [claim('cl_1', 'tea')])));
       const before = await store.slotTag(r);
       await wipe();
-      const again = name === 'OkfStore' ? new OkfStore(store.dir) : store;
+      const again = reopen();
       expect(await again.slotTag(r)).toBeNull();
       await again.commitSlot(commit(r, 0, slot(1, [claim('cl_9', 'coffee')])));
       expect(await again.slotTag(r)).not.toBe(before);
     });
 
     it('lets the engine keep a registry between writes, and never serve a stale one', async () => {
-      const { store, wipe } = open();
+      const { store, wipe, reopen } = open();
       const { wrapped, counts } = counting(store);
       const memory = new Memory({ store: wrapped });
       const orgs = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli'];
@@ -101,15 +129,14 @@ for (const [name, open] of Object.entries(stores)) {
       for (let i = 0; i < 5; i++) await untagged.remember({ subject: `r${i}`, predicate: 'works_at', object: orgs[i] });
       expect(plain.counts.registryLoads).toBeGreaterThanOrEqual(5);
       // Another writer's new name is seen at once: the tag moved.
-      const other = new Memory({ store: name === 'OkfStore' ? new OkfStore(store.dir) : store });
+      const other = new Memory({ store: reopen() });
       const stark = await other.remember({ subject: 'x', predicate: 'works_at', object: 'Stark Industries' });
       const seen = await memory.remember({ subject: 'y', predicate: 'works_at', object: 'Stark Industries' });
       expect(seen.claim.objectEntity).toBe(stark.claim.objectEntity);
       expect(counts.registryLoads).toBe(1);
       // Wiped and refilled (registry versions start again): the old registry is not served.
       await wipe();
-      const fresh = name === 'OkfStore' ? new OkfStore(store.dir) : store;
-      const refill = new Memory({ store: fresh });
+      const refill = new Memory({ store: reopen() });
       for (const org of ['Tyrell', 'Wayne', 'Cyberdyne', 'Soylent', 'Massive']) await refill.remember({ subject: 'z', predicate: 'works_at', object: org });
       expect(await memory.entity('Acme', { type: 'org' })).toBeFalsy();
       expect((await memory.entity('Tyrell', { type: 'org' }))?.entity.name).toBe('Tyrell');

@@ -30,6 +30,8 @@ export declare class IndexedDbStore implements ClaimStore {
   /** Closes the connection; the next call opens it again. */
   close(): void;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
+  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
+  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;

@@ -1,12 +1,14 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 2), every record carries its `scope`:
-//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty? }
+// Layout (database version 3), every record carries its `scope`:
+//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag? }
 //              the whole slot document, `slot.version` is the version;
-//              indexes byScope (scope), bySubject ([scope, subject]) and
+//              indexes byScope (scope), bySubject ([scope, subject]),
 //              byDirty ([scope, dirty]: `dirty` = key, present only while the
-//              slot has entries the review pass has not seen).
+//              slot has entries the review pass has not seen) and byTag
+//              ([scope, key, tag]: a random tag written by every commit, read
+//              by `slotTag` from the index alone, without the slot document).
 //   claims     [scope, id]  → { scope, id, key, subject, predicate }
 //   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
 //              index byStatus ([scope, status, openedAt, id]).
@@ -21,7 +23,7 @@
 import { CredenceError } from '../errors.js';
 import { indexOf } from './slot-index.js';
 
-const DB_VERSION = 2;
+const DB_VERSION = 3;
 const STORES = ['slots', 'claims', 'conflicts', 'log'];
 
 function createV1(db) {
@@ -61,6 +63,14 @@ function addIndexesV2(tx) {
 function upgrade(db, tx, oldVersion) {
   if (oldVersion < 1) createV1(db);
   if (oldVersion < 2) addIndexesV2(tx);
+  // Version 3: slot tags. Slots stored before have none (slotTag answers null) until their next commit.
+  if (oldVersion < 3) tx.objectStore('slots').createIndex('byTag', ['scope', 'key', 'tag']);
+}
+
+/** A commit's tag: random, so it never returns for other content (not even after the database is deleted). */
+function newTag() {
+  const words = globalThis.crypto?.getRandomValues ? globalThis.crypto.getRandomValues(new Uint32Array(4)) : Array.from({ length: 4 }, () => Math.floor(Math.random() * 2 ** 32));
+  return Array.from(words, (w) => w.toString(16).padStart(8, '0')).join('');
 }
 
 /** Resolves with a request's result; rejects with its error. */
@@ -138,6 +148,16 @@ export class IndexedDbStore {
     return record.slot;
   }
 
+  /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
+  async slotTag(ref) {
+    const range = this.#keyRange.bound([this.#scope, ref.key], [this.#scope, ref.key, []]);
+    return this.#withDb('slotTag', (db) => new Promise((resolve, reject) => {
+      const req = db.transaction('slots', 'readonly').objectStore('slots').index('byTag').openKeyCursor(range);
+      req.onsuccess = () => resolve(req.result ? req.result.key[2] : null);
+      req.onerror = () => reject(req.error);
+    }));
+  }
+
   async commitSlot(commit) {
     return this.#commit('commitSlot', commit, null);
   }
@@ -173,7 +193,7 @@ export class IndexedDbStore {
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
           const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
-          slots.put({ ...at, slot: commit.slot, ...slotFields });
+          slots.put({ ...at, slot: commit.slot, ...slotFields, tag: newTag() });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
