@@ -2,27 +2,16 @@
 // options checked strictly, the same store gives the same calibration, the
 // record survives reopening, two calibrations leave one consistent record,
 // and a write made while a calibration runs is not lost.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { PGlite } from '@electric-sql/pglite';
-import { CredenceError, IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { CredenceError, IndexedDbStore, Memory, MemoryStore, OkfStore, PostgresStore } from 'credence';
 import { mulberry32 } from '../lib/mulberry32.mjs';
 import { delegating } from '../conformance/fixtures.js';
+import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
-const root = mkdtempSync(path.join(tmpdir(), 'credence-calibrate-'));
-const db = new PGlite();
+const { root, db } = tempRootAndPglite('credence-calibrate-');
 const indexedDB = new IDBFactory();
-beforeAll(async () => {
-  await db.waitReady;
-  await db.exec(POSTGRES_SCHEMA);
-}, 60000);
-afterAll(async () => {
-  rmSync(root, { recursive: true, force: true });
-  await db.close();
-});
 
 let n = 0;
 /** Each store: a fresh one, and a second handle on the same data (a reopen). */

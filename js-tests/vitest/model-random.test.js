@@ -3,30 +3,19 @@
 // invariants checked after every step. The seed is printed; replay with
 // CREDENCE_MODEL_SEED=<n>; CREDENCE_MODEL_OPS=<n> sets operations per store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
 import { joiningMerge, modelSeed, runModel, useMemory } from '../lib/model-driver.mjs';
+import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
 useMemory(Memory);
 const seed = modelSeed();
 const ops = Number(process.env.CREDENCE_MODEL_OPS) || 2000;
 console.log(`model seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${ops} operations per store`);
 
-const root = mkdtempSync(path.join(tmpdir(), 'credence-model-'));
-const db = new PGlite();
-beforeAll(async () => {
-  await db.waitReady;
-  await db.exec(POSTGRES_SCHEMA);
-}, 60000);
-afterAll(async () => {
-  await db.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const { root, db } = tempRootAndPglite('credence-model-');
 
 const idb = new IDBFactory();
 // checkEvery: the checker reads every slot and index, which PGlite answers at

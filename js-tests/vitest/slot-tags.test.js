@@ -4,25 +4,15 @@
 // (fake-indexeddb): tags move with
 // every commit and never come back for other content (a wiped store reuses
 // versions), and a registry read from the cache is never stale.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { IndexedDbStore, Memory, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
 import { claim, commit, delegating, ref, slot } from '../conformance/fixtures.js';
+import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
-const root = mkdtempSync(path.join(tmpdir(), 'credence-tags-'));
-const db = new PGlite();
-beforeAll(async () => {
-  await db.waitReady;
-  await db.exec(POSTGRES_SCHEMA);
-}, 60000);
-afterAll(async () => {
-  await db.close();
-  rmSync(root, { recursive: true, force: true });
-});
+const { root, db } = tempRootAndPglite('credence-tags-');
 
 let n = 0;
 const idb = new IDBFactory();

@@ -101,12 +101,8 @@ export class OkfStore {
   }
 
   async loadSlot(ref) {
-    checkRef(ref);
-    await this.#recover();
-    const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
-    if (!entry) return null;
-    this.#expectRef(entry, ref);
-    return structuredClone(entry.slot);
+    const entry = await this.#entryOf(ref);
+    return entry ? structuredClone(entry.slot) : null;
   }
 
   /**
@@ -115,12 +111,8 @@ export class OkfStore {
    * null when the slot is empty.
    */
   async slotTag(ref) {
-    checkRef(ref);
-    await this.#recover();
-    const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
-    if (!entry) return null;
-    this.#expectRef(entry, ref);
-    return entry.stamp === null ? null : `${entry.slot.version}:${entry.stamp}`;
+    const entry = await this.#entryOf(ref);
+    return entry && entry.stamp !== null ? `${entry.slot.version}:${entry.stamp}` : null;
   }
 
   async commitSlot(commit) {
@@ -257,11 +249,8 @@ export class OkfStore {
   }
 
   async readLog(ref) {
-    checkRef(ref);
-    await this.#recover();
-    const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
+    const entry = await this.#entryOf(ref);
     if (!entry) return [];
-    this.#expectRef(entry, ref);
     const version = entry.slot.version;
     let records = await this.#slotLogRecords(fileNameOf(ref.subject, ref.predicate), ref.key, version);
     if (!records) {
@@ -277,6 +266,15 @@ export class OkfStore {
   }
 
   // ---- internals ------------------------------------------------------------
+
+  /** The parsed slot file of `ref` (checked to hold that slot), or null when the slot is empty. */
+  async #entryOf(ref) {
+    checkRef(ref);
+    await this.#recover();
+    const entry = await this.#read(fileNameOf(ref.subject, ref.predicate));
+    if (entry) this.#expectRef(entry, ref);
+    return entry;
+  }
 
   /** Finishes an erasure a killed writer left half-way (one stat when there is none). */
   async #recover() {
