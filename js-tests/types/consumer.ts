@@ -31,6 +31,12 @@ async function main(): Promise<void> {
   // @ts-expect-error so is the second argument
   void memory.erase({ subject: 'user' });
   void gone;
+  // What is not there comes back as null (as at run time), not undefined.
+  const nobody = await memory.entity('Nobody Inc', { type: 'org' });
+  const absent: typeof nobody = null;
+  const where = await new MemoryStore().findClaim('cl_none');
+  if (where !== null) void where.key;
+  void absent;
   void action;
   void first;
   void restored.undone;

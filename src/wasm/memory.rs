@@ -337,7 +337,7 @@ impl Memory {
     }
 
     /// An entity by id (`org:acme`) or by name with `{ type }`, with how the name resolved; null when unknown.
-    #[wasm_bindgen(unchecked_return_type = "Promise<EntityView | undefined>")]
+    #[wasm_bindgen(unchecked_return_type = "Promise<EntityView | null>")]
     pub fn entity(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id_or_name: JsValue,

@@ -77,13 +77,13 @@ impl MemoryStore {
         super::memory::promise(async move { store.commit_slot(&from_js::<SlotCommit>(commit, "commit", ErrorCode::InvalidInput)?).await })
     }
 
-    #[wasm_bindgen(js_name = findClaim, unchecked_return_type = "Promise<SlotRef | undefined>")]
+    #[wasm_bindgen(js_name = findClaim, unchecked_return_type = "Promise<SlotRef | null>")]
     pub fn find_claim(&self, claim_id: String) -> Promise {
         let store = self.inner.clone();
         super::memory::promise(async move { store.find_claim(&claim_id).await })
     }
 
-    #[wasm_bindgen(js_name = findConflict, unchecked_return_type = "Promise<SlotRef | undefined>")]
+    #[wasm_bindgen(js_name = findConflict, unchecked_return_type = "Promise<SlotRef | null>")]
     pub fn find_conflict(&self, conflict_id: String) -> Promise {
         let store = self.inner.clone();
         super::memory::promise(async move { store.find_conflict(&conflict_id).await })
