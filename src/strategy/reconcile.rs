@@ -220,13 +220,25 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
 fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) -> Applied {
     let gid = general.id.clone();
     draft.valid_from = draft.valid_from.or(general.valid_from);
-    // Carrying the general claim's start must not reach into a retraction.
-    if let Some(retracted) = held::after_retractions(txn, &mut draft) {
-        return held::corroborate_retracted(txn, &retracted, draft);
-    }
+    let own = draft.provenance.clone();
     let mut prov = general.provenance.clone();
     prov.append(&mut draft.provenance);
     draft.provenance = prov;
+    // Carrying the general claim's start must not reach into a retraction of
+    // this value: its validFrom, or without one its observations, which the
+    // refined claim takes over (model seed 554078383: the carried observations
+    // made the refined claim overlap a retracted claim of the same value).
+    let implicit = draft.valid_from.is_none();
+    let start = draft.effective_from();
+    draft.valid_from = Some(start);
+    let retracted = held::after_retractions(txn, &mut draft);
+    if implicit && draft.valid_from == Some(start) {
+        draft.valid_from = None;
+    }
+    if let Some(retracted) = retracted {
+        draft.provenance = own;
+        return held::corroborate_retracted(txn, &retracted, draft);
+    }
     draft.status = general.status;
     draft.supersedes = Some(gid.clone());
     let new_id = draft.id.clone();
