@@ -157,3 +157,22 @@ fn a_retracted_value_restated_for_its_period_starts_after_the_retraction_or_is_h
     // Restoring the retracted claim now would overlap the new one.
     assert_eq!(run(h.engine.undo_any(&r.id)).unwrap_err().code, ErrorCode::UndoStale);
 }
+
+#[test]
+fn earlier_evidence_never_moves_a_claim_into_a_retraction_of_its_value() {
+    let h = harness(EngineConfig::default());
+    let first = h.write(cand("timezone", "Oslo")).claim;
+    h.clock.advance_days(3.0);
+    let r = run(h.engine.retract(&first.id, &opts("moved away"))).unwrap();
+    h.clock.advance_days(5.0);
+    let again = h.write(cand("timezone", "Oslo")).claim;
+    assert_ne!(again.id, first.id, "a new fact after the retraction");
+    // Corroborated by an observation made while the retracted claim still held.
+    let mut late = from(cand("timezone", "Oslo"), "c", 0.7);
+    late.provenance.as_mut().unwrap().observed_at = Some(first.recorded_at.to_iso());
+    let o = h.write(late);
+    assert_eq!((o.action.as_str(), o.claim.id.as_str()), ("confirmed", again.id.as_str()));
+    assert_eq!(o.claim.provenance.len(), 2, "the observation is kept");
+    assert_eq!(o.claim.valid_from, Some(r.at), "the start moves back only to where the retraction ended");
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}

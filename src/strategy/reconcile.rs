@@ -200,6 +200,7 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
         c.provenance.extend(obs);
         c.stated_confidence = c.stated_confidence.max(stated);
     });
+    keep_clear_of_retractions(txn, &id);
     if existing.status == Status::Superseded {
         set_history_belief(txn, ctx, &id);
     }
@@ -212,6 +213,20 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     let mut affected = post.map(|p| align(txn, ctx, &p)).unwrap_or_default();
     affected.retain(|a| a != &id);
     Applied::stored(Action::Confirmed, Some(Relation::Confirm), id, affected)
+}
+
+/// A claim without `validFrom` starts at its earliest observation, so evidence
+/// observed earlier moves its start back: never into the period a retraction
+/// of its value covers (the start is pinned where that retraction ends, as a
+/// new claim's would be; otherwise two claims would carry one value at once).
+fn keep_clear_of_retractions(txn: &mut SlotTxn, id: &str) {
+    let Some(mut probe) = txn.claim(id).filter(|c| c.valid_from.is_none()).map(|c| (*c).clone()) else { return };
+    let start = probe.effective_from();
+    probe.valid_from = Some(start);
+    if held::after_retractions(txn, &mut probe).is_none() && probe.valid_from != Some(start) {
+        let pinned = probe.valid_from;
+        txn.update_claim(id, |c| c.valid_from = pinned);
+    }
 }
 
 /// A more specific form of a held value takes its place and its evidence; any
