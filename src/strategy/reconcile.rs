@@ -221,9 +221,7 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
 /// new claim's would be; otherwise two claims would carry one value at once).
 fn keep_clear_of_retractions(txn: &mut SlotTxn, id: &str) {
     let Some(mut probe) = txn.claim(id).filter(|c| c.valid_from.is_none()).map(|c| (*c).clone()) else { return };
-    let start = probe.effective_from();
-    probe.valid_from = Some(start);
-    if held::after_retractions(txn, &mut probe).is_none() && probe.valid_from != Some(start) {
+    if held::after_retractions(txn, &mut probe).is_none() && probe.valid_from.is_some() {
         let pinned = probe.valid_from;
         txn.update_claim(id, |c| c.valid_from = pinned);
     }
@@ -243,14 +241,8 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     // this value: its validFrom, or without one its observations, which the
     // refined claim takes over (model seed 554078383: the carried observations
     // made the refined claim overlap a retracted claim of the same value).
-    let implicit = draft.valid_from.is_none();
-    let start = draft.effective_from();
-    draft.valid_from = Some(start);
-    let retracted = held::after_retractions(txn, &mut draft);
-    if implicit && draft.valid_from == Some(start) {
-        draft.valid_from = None;
-    }
-    if let Some(retracted) = retracted {
+    // after_retractions reads the start the claim will have (effective_from).
+    if let Some(retracted) = held::after_retractions(txn, &mut draft) {
         draft.provenance = own;
         return held::corroborate_retracted(txn, &retracted, draft);
     }
