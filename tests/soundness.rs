@@ -9,7 +9,7 @@ use std::cell::Cell;
 use common::*;
 use credence::hooks::{PairRef, PairVerdict};
 use credence::invariants::{check_slot, SlotFacts};
-use credence::model::{Claim, ConflictKind, ConflictStatus, SlotRef, Status};
+use credence::model::{Candidate, Claim, ConflictKind, ConflictStatus, SlotRef, Status};
 use credence::{EngineConfig, ErrorCode, Store, WriteOptions};
 
 fn tz(h: &Harness, object: &str, strategy: Option<&str>) -> credence::model::Outcome {
@@ -206,4 +206,24 @@ fn merge_on_read_consolidates_entries_whose_strategy_came_from_the_call() {
     let read = run(h.engine.recall(None, &opts)).unwrap();
     assert_eq!(read.len(), 1, "{read:?}");
     assert_eq!(read[0].object, "likes tea + likes jazz");
+}
+
+/// Found by the model's wide generator (seed 175): an appended entry of a
+/// value, superseded by evidence for a claim of the same value stated for a
+/// later time, lifted that outweighed claim beside a rival current claim with
+/// the same start: two current values. The rival now loses to it.
+#[test]
+fn a_value_lifted_past_an_entry_does_not_stay_current_beside_a_rival_of_the_same_start() {
+    let h = harness(EngineConfig::default());
+    let at = |c: Candidate, from: &str| Candidate { valid_from: Some(from.into()), ..c };
+    h.write(at(from(cand("timezone", "Oslo, Norway"), "b", 0.8), "2026-06-01"));
+    let lima = h.write(at(from(cand("timezone", "Lima"), "a", 0.9), "2026-06-01"));
+    assert_eq!(lima.affected[0].status, Status::Outweighed, "the same stated time: a contradiction Lima wins");
+    h.write_with(at(from(cand("timezone", "Oslo, Norway"), "a", 0.9), "2025-02-27"), with_strategy("append")).unwrap();
+    let mut c = at(from(cand("timezone", "Oslo, Norway"), "b", 0.8), "2023-06-01");
+    c.valid_to = Some("2026-03-01".into());
+    h.write(c);
+    no_violations(&h);
+    let current = h.current("timezone");
+    assert!(!current.iter().any(|(o, s)| o == "Lima" && s == "active"), "{current:?}");
 }

@@ -7,11 +7,17 @@
 // nothing, every acknowledged write must still be explained by `why`, a
 // re-sent write must replay, and a refused settle/undo must write nothing.
 // The same generator as tests/model_random.rs in spirit; seeds print and replay.
+// `wide: true` draws from a wider generator (a separate family of seeds, so
+// the plain generator's seeds keep their meaning): back-dated observations,
+// stated validTo, a dependent predicate (work_location hangs on works_at),
+// retractions at a past time, erase and calibrate.
 import { mulberry32 } from './mulberry32.mjs';
 
 const SUBJECTS = ['ana', 'bo'];
 const ENTITY_NAMES = ['Acme', 'Initech', 'Globex'];
 const PREDICATES = ['timezone', 'born_on', 'likes', 'notes', 'works_at'];
+// Drawn by the wide generator only: built in, it depends on works_at.
+const DEPENDENT = 'work_location';
 const OBJECTS = ['Oslo', 'oslo', 'Oslo, Norway', 'Rome', 'Lima', 'CET'];
 const SOURCES = [['a', 0.9], ['b', 0.8], ['c', 0.6], ['d', 0.3]];
 const STRATEGIES = [undefined, undefined, undefined, undefined, 'reconcile', 'ask_user', 'append', 'replace', 'confidence_gated', 'llm_merge', 'merge_on_read', 'reject'];
@@ -26,14 +32,20 @@ const eagerJudge = {
   confirmPair: () => ({ sameThing: true, newerInvalidatesEarlier: true, reason: 'the judge says so' }),
 };
 
-function generator(rand) {
+function generator(rand, wide) {
   const below = (n) => Math.floor(rand() * n);
   const write = () => {
     const v = below(6);
     const valid = v < 2 ? null : v < 4 ? { year: 2023 + below(4) } : v === 4 ? { days: -below(400) } : { days: 1 + below(60) };
-    return { s: below(2), p: below(5), o: below(6), src: below(4), valid, strat: below(STRATEGIES.length), key: below(3) === 0 ? below(200) : null, entity: below(5) === 0 };
+    const w = { s: below(2), p: below(5), o: below(6), src: below(4), valid, strat: below(STRATEGIES.length), key: below(3) === 0 ? below(200) : null, entity: below(5) === 0 };
+    if (wide) {
+      if (below(6) === 0) w.p = PREDICATES.length; // work_location
+      if (below(2) === 0) w.obsDaysBack = below(9);
+      if (below(8) === 0) w.validToDays = below(2) ? 1 + below(90) : -below(30);
+    }
+    return w;
   };
-  return () => {
+  const plain = () => {
     const k = below(23);
     if (k >= 20) return k === 22 ? { op: 'undoRetract', n: below(4) } : { op: 'retract', n: below(16) };
     if (k <= 8) return { op: 'write', w: write() };
@@ -46,6 +58,14 @@ function generator(rand) {
     if (k === 17) return { op: 'merge', a: below(3), b: below(3) };
     if (k === 18) return { op: 'undoMerge', n: below(4) };
     return { op: 'wait', days: 1 + below(200) };
+  };
+  if (!wide) return plain;
+  return () => {
+    const k = below(40);
+    if (k === 0) return { op: 'erase', n: below(16), whole: below(2) === 0 };
+    if (k === 1) return { op: 'calibrate', min: 1 + below(6) };
+    if (k === 2) return { op: 'retract', n: below(16), daysBack: 1 + below(20) };
+    return plain();
   };
 }
 
@@ -65,9 +85,11 @@ async function sameOrMoved(memory, first, answer) {
  * store from `openStore(traceIndex)`. Throws with the seed, the step and the
  * trace so far on the first violation (every violation fails); returns counts otherwise.
  */
-export async function runModel({ openStore, seed, ops, traceLength = 50, merge, checkEvery = 1 }) {
+export async function runModel({ openStore, seed, ops, traceLength = 50, merge, checkEvery = 1, wide = false, replay }) {
   const rand = mulberry32(seed);
-  const next = generator(rand);
+  // `replay`: one trace's operations as a failure printed them (for shrinking and regression tests).
+  const next = replay ? ((queue) => () => queue.shift())([...replay]) : generator(rand, wide);
+  if (replay) [ops, traceLength] = [replay.length, replay.length];
   let done = 0;
   let traces = 0;
   while (done < ops) {
@@ -78,6 +100,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
     const acknowledged = [];
     const merges = [];
     const retractions = [];
+    const erased = new Set();
     const trace = [];
     const fail = (step, message) => {
       const err = new Error(`model seed ${seed}, trace ${traces}, step ${step}: ${message}\ntrace: ${JSON.stringify(trace)}`);
@@ -86,11 +109,18 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
     };
     const candidate = (w) => {
       const [sourceId, sourceTrust] = SOURCES[w.src];
-      const c = { predicate: PREDICATES[w.p], object: OBJECTS[w.o], provenance: { sourceId, sourceTrust, observedAt: new Date(t).toISOString() } };
+      const observedAt = new Date(t - (w.obsDaysBack ?? 0) * DAY).toISOString();
+      const c = { predicate: PREDICATES[w.p] ?? DEPENDENT, object: OBJECTS[w.o], provenance: { sourceId, sourceTrust, observedAt } };
       if (w.entity) Object.assign(c, { subject: ENTITY_NAMES[w.s % 3], subjectType: 'org' });
       else c.subject = SUBJECTS[w.s];
       if (w.valid?.year) c.validFrom = `${w.valid.year}-06-01`;
       if (w.valid?.days !== undefined) c.validFrom = new Date(t + w.valid.days * DAY).toISOString();
+      if (w.validToDays !== undefined) {
+        const from = c.validFrom ? Date.parse(c.validFrom) : t;
+        const to = t + w.validToDays * DAY;
+        // A stated validTo at or before validFrom is INVALID_TIME: keep the interval proper.
+        c.validTo = new Date(Math.max(to, from + DAY)).toISOString();
+      }
       if (w.key !== null) c.id = `w${w.key}`;
       return c;
     };
@@ -196,15 +226,35 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const { claim } = await memory.why(id);
             if (!['active', 'disputed', 'outweighed'].includes(claim.status)) break;
             const before = await versions();
+            const at = op.daysBack ? { at: new Date(t - op.daysBack * DAY).toISOString() } : {};
             try {
-              const r = await memory.retract(id, { reason: 'model', by: 'model' });
+              const r = await memory.retract(id, { reason: 'model', by: 'model', ...at });
               if (r.claim.status !== 'retracted') fail(step, `retracting ${id} left it ${r.claim.status}`);
               retractions.push(r.id);
             } catch (e) {
-              // A claim that begins to hold after now (scheduled) cannot end now.
+              // A claim that begins to hold after the retraction's time (scheduled) cannot end then.
               if (e.code !== 'INVALID_TIME') throw e;
               if ((await versions()) !== before) fail(step, `a refused retraction of ${id} wrote something`);
             }
+            break;
+          }
+          case 'erase': {
+            if (!acknowledged.length) break;
+            const id = acknowledged[op.n % acknowledged.length];
+            const { claim, tombstone } = await memory.why(id);
+            if (tombstone) break;
+            const target = op.whole ? { subject: claim.subject, predicate: claim.predicate } : { subject: claim.subject, claimId: id };
+            const e = await memory.erase(target, { reason: 'model', by: 'model' });
+            if (!e.tombstones.some((x) => x.claimId === id)) fail(step, `erasing ${id} left no tombstone for it`);
+            const after = await memory.why(id);
+            if (!after.tombstone) fail(step, `why(${id}) after erase shows no tombstone`);
+            if (after.claim.object === claim.object && claim.object !== '[erased]') fail(step, `erase of ${id} left its object`);
+            erased.add(id);
+            break;
+          }
+          case 'calibrate': {
+            const c = await memory.calibrate({ minObservations: op.min });
+            if (!(c.version >= 1)) fail(step, `calibrate returned version ${c.version}`);
             break;
           }
           case 'undoRetract': {

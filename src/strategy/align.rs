@@ -220,6 +220,27 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
                     "the newer value became current: this earlier claim is history".into());
                 changed.push(old);
             }
+            // A current claim that starts when the lifted value does cannot be
+            // its history: it is its rival for the same time (a contradiction
+            // the lifted value now wins; `later` was at least as well believed
+            // as the best current claim). Found beside an appended entry.
+            let rivals: Vec<String> = match from {
+                Some(from) => txn
+                    .slot
+                    .claims
+                    .iter()
+                    .filter(|c| !changed.contains(&c.id) && c.status.is_current() && c.effective_from() == from)
+                    .map(|c| c.id.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            for rival in rivals {
+                txn.update_claim(&rival, |c| c.status = Status::Outweighed);
+                close_disputes(txn, &rival, "another value is better believed");
+                txn.log_change("outweighed", &[&rival, &later], None, None,
+                    "the value lifted to current is better believed for the same time; this one is kept inactive".into());
+                changed.push(rival);
+            }
             changed
         }
         Step::Outweigh { winner, loser, dispute } => {
