@@ -10,7 +10,7 @@
 // `wide: true` draws from a wider generator (a separate family of seeds, so
 // the plain generator's seeds keep their meaning): back-dated observations,
 // stated validTo, a dependent predicate (work_location hangs on works_at),
-// retractions at a past time, erase and calibrate.
+// retractions at a past time, erase, calibrate, and two agents writing at once.
 import { mulberry32 } from './mulberry32.mjs';
 
 const SUBJECTS = ['ana', 'bo'];
@@ -65,6 +65,8 @@ function generator(rand, wide) {
     if (k === 0) return { op: 'erase', n: below(16), whole: below(2) === 0 };
     if (k === 1) return { op: 'calibrate', min: 1 + below(6) };
     if (k === 2) return { op: 'retract', n: below(16), daysBack: 1 + below(20) };
+    if (k <= 5) return { op: 'race', ws: [write(), write()] };
+    if (k <= 7) return { op: 'expect', w: write(), stale: below(3) === 0 };
     return plain();
   };
 }
@@ -95,12 +97,16 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
   while (done < ops) {
     const store = await openStore(traces);
     let t = Date.UTC(2026, 0, 1);
-    const memory = new Memory({ store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge });
+    const config = { store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge };
+    const memory = new Memory(config);
+    // A second agent on the same store (the wide generator's `race`).
+    const other = new Memory(config);
     const keyed = [];
     const acknowledged = [];
     const merges = [];
     const retractions = [];
-    const erased = new Set();
+    // The slot version each slot was last seen at (from outcomes), for `expect`.
+    const seen = new Map();
     const trace = [];
     const fail = (step, message) => {
       const err = new Error(`model seed ${seed}, trace ${traces}, step ${step}: ${message}\ntrace: ${JSON.stringify(trace)}`);
@@ -124,7 +130,10 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
       if (w.key !== null) c.id = `w${w.key}`;
       return c;
     };
-    const stored = (o) => o.action !== 'skipped' && o.action !== 'rejected';
+    const stored = (o) => {
+      seen.set(`${o.claim.subject}\u001f${o.claim.predicate}`, o.slotVersion);
+      return o.action !== 'skipped' && o.action !== 'rejected';
+    };
     const versions = async () => JSON.stringify(await memory.conflicts());
     const resend = async (entry, step) => {
       const o = await memory.remember(entry.candidate, entry.options);
@@ -159,6 +168,35 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const strategy = STRATEGIES[op.ws[0].strat];
             const outs = await memory.rememberMany(cs, strategy ? { strategy } : undefined);
             for (const o of outs) if (stored(o)) acknowledged.push(o.claim.id);
+            break;
+          }
+          case 'expect': {
+            // A compare-and-swap write at the slot version last seen (or one behind it).
+            const c = { ...candidate(op.w), id: undefined };
+            const key = `${c.subject}\u001f${c.predicate}`;
+            if (!seen.has(key)) break;
+            const expectedVersion = Math.max(0, seen.get(key) - (op.stale ? 1 : 0));
+            const before = await versions();
+            const beforeSlot = JSON.stringify(await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true }));
+            try {
+              const o = await memory.remember(c, { expectedVersion });
+              if (stored(o)) acknowledged.push(o.claim.id);
+            } catch (e) {
+              if (e.code !== 'CONCURRENCY') throw e;
+              if ((await versions()) !== before) fail(step, `a refused compare-and-swap write to ${key} wrote a conflict`);
+              const afterSlot = JSON.stringify(await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true }));
+              if (afterSlot !== beforeSlot) fail(step, `a refused compare-and-swap write to ${key} changed the slot`);
+            }
+            break;
+          }
+          case 'race': {
+            // Two agents write at once (different keys: a shared key is a re-send, above).
+            const cs = op.ws.map((w) => ({ ...candidate(w), id: undefined }));
+            const outs = await Promise.allSettled([memory.remember(cs[0]), other.remember(cs[1])]);
+            for (const r of outs) {
+              if (r.status === 'fulfilled') { if (stored(r.value)) acknowledged.push(r.value.claim.id); }
+              else if (r.reason?.code !== 'CONCURRENCY') throw r.reason;
+            }
             break;
           }
           case 'settle': {
@@ -249,7 +287,6 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const after = await memory.why(id);
             if (!after.tombstone) fail(step, `why(${id}) after erase shows no tombstone`);
             if (after.claim.object === claim.object && claim.object !== '[erased]') fail(step, `erase of ${id} left its object`);
-            erased.add(id);
             break;
           }
           case 'calibrate': {

@@ -45,6 +45,9 @@ function freshIds(before, next) {
   };
 }
 
+/** A file's identity and content version (a bigint stat): a commit renames a new file in, so every commit's file has its own. */
+const stampOf = (stat) => `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function invalid(field, message) {
@@ -183,7 +186,9 @@ export class OkfStore {
       const index = indexOf(commit);
       await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
       const text = await write({ ref, slot, name, file, current });
-      this.#remember(name, { text, ref: { ...ref }, slot: structuredClone(slot) });
+      // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
+      const written = await fs.stat(file, { bigint: true }).catch(() => null);
+      this.#remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
       await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
       return true;
     });
@@ -414,7 +419,7 @@ export class OkfStore {
       throw err;
     });
     const cached = this.#files.get(name);
-    const stamp = stat && `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    const stamp = stat && stampOf(stat);
     if (cached && stamp && cached.stamp === stamp) return cached;
     const text = stat && (await readText(file));
     if (text === null) {
@@ -423,7 +428,7 @@ export class OkfStore {
     }
     // Stamped only when the file did not change between the stat and the read.
     const settled = (await fs.stat(file, { bigint: true }).catch(() => null));
-    const keep = settled && `${settled.ino}:${settled.size}:${settled.mtimeNs}:${settled.ctimeNs}` === stamp ? stamp : null;
+    const keep = settled && stampOf(settled) === stamp ? stamp : null;
     if (cached && cached.text === text) {
       cached.stamp = keep;
       return cached;
