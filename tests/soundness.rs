@@ -227,3 +227,26 @@ fn a_value_lifted_past_an_entry_does_not_stay_current_beside_a_rival_of_the_same
     let current = h.current("timezone");
     assert!(!current.iter().any(|(o, s)| o == "Lima" && s == "active"), "{current:?}");
 }
+
+/// Found by the model's wide generator (seed 6129): a newer value superseded
+/// every current claim, including one whose stated validTo had already ended
+/// it, and set that claim's end to its own start, stretching it over an
+/// earlier claim of the same value (duplicate_value). A claim that ended
+/// before the newcomer begins is no rival of it, and history never outlives
+/// its stated end.
+#[test]
+fn a_newer_value_never_stretches_a_claim_whose_stated_end_came_first() {
+    let h = harness(EngineConfig { max_entries: Some(3), ..Default::default() });
+    let at = |c: Candidate, from: &str| Candidate { valid_from: Some(from.into()), ..c };
+    h.write(from(cand("work_location", "Lima"), "d", 0.3));
+    h.write_with(from(cand("work_location", "oslo"), "b", 0.8), with_strategy("replace")).unwrap();
+    h.write_with(at(from(cand("work_location", "Rome"), "c", 0.6), "2024-06-01"), with_strategy("replace")).unwrap();
+    let mut lima = at(from(cand("work_location", "Lima"), "a", 0.9), "2025-03-01");
+    lima.valid_to = Some("2025-12-25".into());
+    let ended = h.write_with(lima, with_strategy("ask_user")).unwrap().claim.id;
+    no_violations(&h);
+    h.write(from(cand("work_location", "Oslo"), "a", 0.9));
+    no_violations(&h);
+    let lima = run(h.engine.why(&ended)).unwrap().claim;
+    assert_eq!(lima.valid_to.map(|t| t.to_iso()).as_deref(), Some("2025-12-25T00:00:00.000Z"), "its stated end stands");
+}

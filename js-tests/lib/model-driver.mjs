@@ -10,7 +10,8 @@
 // `wide: true` draws from a wider generator (a separate family of seeds, so
 // the plain generator's seeds keep their meaning): back-dated observations,
 // stated validTo, a dependent predicate (work_location hangs on works_at),
-// retractions at a past time, erase, calibrate, and two agents writing at once.
+// retractions at a past time, erase, calibrate, and two agents writing at
+// once, the second with a clock up to two days off.
 import { mulberry32 } from './mulberry32.mjs';
 
 const SUBJECTS = ['ana', 'bo'];
@@ -67,6 +68,7 @@ function generator(rand, wide) {
     if (k === 2) return { op: 'retract', n: below(16), daysBack: 1 + below(20) };
     if (k <= 5) return { op: 'race', ws: [write(), write()] };
     if (k <= 7) return { op: 'expect', w: write(), stale: below(3) === 0 };
+    if (k === 8) return { op: 'skew', hours: below(97) - 48 };
     return plain();
   };
 }
@@ -99,8 +101,9 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
     let t = Date.UTC(2026, 0, 1);
     const config = { store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge };
     const memory = new Memory(config);
-    // A second agent on the same store (the wide generator's `race`).
-    const other = new Memory(config);
+    // A second agent on the same store (the wide generator's `race`), its clock `skew` off.
+    let skew = 0;
+    const other = new Memory({ ...config, now: () => new Date(t + skew).toISOString() });
     const keyed = [];
     const acknowledged = [];
     const merges = [];
@@ -111,6 +114,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
     const fail = (step, message) => {
       const err = new Error(`model seed ${seed}, trace ${traces}, step ${step}: ${message}\ntrace: ${JSON.stringify(trace)}`);
       err.seed = seed;
+      err.memory = memory; // for a debugger to look at the state that failed
       throw err;
     };
     const candidate = (w) => {
@@ -189,6 +193,9 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             }
             break;
           }
+          case 'skew':
+            skew = op.hours * 3_600_000;
+            break;
           case 'race': {
             // Two agents write at once (different keys: a shared key is a re-send, above).
             const cs = op.ws.map((w) => ({ ...candidate(w), id: undefined }));

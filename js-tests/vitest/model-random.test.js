@@ -54,6 +54,15 @@ const FOUND_TRACES = [
       { op: 'write', w: { s: 0, p: 0, o: 2, src: 1, valid: { year: 2023 }, strat: 3, key: null, entity: false, validToDays: 63 } },
     ],
   },
+  {
+    why: 'a newer value stretched a claim whose stated validTo had ended it over an earlier claim of its value (duplicate_value)',
+    trace: [
+      { op: 'race', ws: [{ s: 0, p: 5, o: 4, src: 3, valid: null, strat: 2, key: 48, entity: false }, { s: 1, p: 3, o: 2, src: 2, valid: { year: 2024 }, strat: 8, key: null, entity: true, obsDaysBack: 3 }] },
+      { op: 'batch', ws: [{ s: 0, p: 1, o: 3, src: 0, valid: null, strat: 7, key: 95, entity: false, obsDaysBack: 2 }, { s: 0, p: 4, o: 3, src: 2, valid: null, strat: 9, key: 187, entity: false, obsDaysBack: 2 }, { s: 0, p: 5, o: 1, src: 1, valid: null, strat: 3, key: 190, entity: false }, { s: 0, p: 5, o: 3, src: 2, valid: { year: 2024 }, strat: 5, key: 2, entity: false }] },
+      { op: 'write', w: { s: 0, p: 5, o: 4, src: 0, valid: { days: -304 }, strat: 5, key: 153, entity: false, validToDays: -7 } },
+      { op: 'expect', w: { s: 0, p: 5, o: 0, src: 0, valid: null, strat: 5, key: 32, entity: false }, stale: false },
+    ],
+  },
 ];
 
 describe('model-based random interleavings: seeds that once failed', () => {

@@ -8,6 +8,7 @@ use super::posterior::SlotPosterior;
 use super::reconcile::refresh_from;
 use super::same_value;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
+use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 use super::super::engine::WriteCtx;
@@ -165,6 +166,15 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     None
 }
 
+/// A superseded claim ends where its successor begins, or earlier if a stated
+/// `validTo` already ended it: history never outlives what was said of it.
+fn ended_by(stated: Option<Timestamp>, successor_from: Option<Timestamp>) -> Option<Timestamp> {
+    match (stated, successor_from) {
+        (Some(end), Some(from)) => Some(end.min(from)),
+        (end, from) => from.or(end),
+    }
+}
+
 fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: String) {
     if let Some(cf) = dispute {
         txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
@@ -187,7 +197,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             let from = txn.claim(&later).map(|c| c.effective_from());
             txn.update_claim(&earlier, |c| {
                 c.status = Status::Superseded;
-                c.valid_to = from;
+                c.valid_to = ended_by(c.valid_to, from);
                 c.superseded_by = Some(later.clone());
             });
             txn.update_claim(&later, |c| c.supersedes = Some(earlier.clone()));
@@ -212,7 +222,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             for old in older {
                 txn.update_claim(&old, |c| {
                     c.status = Status::Superseded;
-                    c.valid_to = from;
+                    c.valid_to = ended_by(c.valid_to, from);
                     c.superseded_by = Some(later.clone());
                 });
                 close_disputes(txn, &old, "superseded by a newer claim");

@@ -164,7 +164,13 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             format!("{} is multi-valued: the new value coexists with {} others", ctx.spec.name, live.len()));
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
-    let current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
+    let mut current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
+    if ctx.spec.time_varying {
+        // A claim whose stated validTo ended before the draft begins is no
+        // rival of it: superseding it would stretch its end to the draft's start.
+        let from = draft.effective_from();
+        current.retain(|c| c.valid_to.is_none_or(|end| end > from));
+    }
     if current.is_empty() {
         let id = draft.id.clone();
         txn.add_claim(draft);
