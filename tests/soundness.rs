@@ -231,8 +231,7 @@ fn a_value_lifted_past_an_entry_does_not_stay_current_beside_a_rival_of_the_same
 /// Found by the model's wide generator (seed 6129): a newer value superseded
 /// every current claim, including one whose stated validTo had already ended
 /// it, and set that claim's end to its own start, stretching it over an
-/// earlier claim of the same value (duplicate_value). A claim that ended
-/// before the newcomer begins is no rival of it, and history never outlives
+/// earlier claim of the same value (duplicate_value). History never outlives
 /// its stated end.
 #[test]
 fn a_newer_value_never_stretches_a_claim_whose_stated_end_came_first() {
@@ -249,4 +248,28 @@ fn a_newer_value_never_stretches_a_claim_whose_stated_end_came_first() {
     no_violations(&h);
     let lima = run(h.engine.why(&ended)).unwrap().claim;
     assert_eq!(lima.valid_to.map(|t| t.to_iso()).as_deref(), Some("2025-12-25T00:00:00.000Z"), "its stated end stands");
+}
+
+/// Found by the model's wide generator (seed 8040): a claim without validFrom
+/// starts at its earliest observation, and a back-dated confirmation moved
+/// that start into the period a history claim of the same value covered
+/// (duplicate_value). The start stays where it was.
+#[test]
+fn a_back_dated_confirmation_does_not_stretch_a_claim_over_its_own_value_history() {
+    let h = harness(EngineConfig::default());
+    let mut first = from(cand("work_location", "CET"), "d", 0.3);
+    first.valid_from = Some("2025-08-07".into());
+    h.write(first);
+    h.write(from(cand("work_location", "oslo"), "a", 0.9));
+    let again = h.write_with(from(cand("work_location", "CET"), "b", 0.8), with_strategy("ask_user")).unwrap().claim;
+    no_violations(&h);
+    let mut late = from(cand("work_location", "CET"), "d", 0.3);
+    late.valid_from = Some("2026-01-24".into());
+    if let Some(p) = late.provenance.as_mut() {
+        p.observed_at = Some("2025-12-25".into());
+    }
+    let o = h.write(late);
+    assert_eq!(o.claim.id, again.id, "confirms the CET stated again");
+    no_violations(&h);
+    assert_eq!(o.claim.valid_from.map(|t| t.to_iso()), Some(again.effective_from().to_iso()), "its start stays put");
 }

@@ -63,6 +63,24 @@ const FOUND_TRACES = [
       { op: 'expect', w: { s: 0, p: 5, o: 0, src: 0, valid: null, strat: 5, key: 32, entity: false }, stale: false },
     ],
   },
+  {
+    why: 'an expired claim left current beside a newer value met a refinement stated for its time (two_current_values)',
+    trace: [
+      { op: 'wait', days: 195 },
+      { op: 'write', w: { s: 1, p: 0, o: 5, src: 3, valid: { year: 2026 }, strat: 5, key: null, entity: false, obsDaysBack: 4, validToDays: -3 } },
+      { op: 'write', w: { s: 1, p: 0, o: 1, src: 1, valid: null, strat: 0, key: null, entity: false } },
+      { op: 'race', ws: [{ s: 1, p: 0, o: 2, src: 1, valid: { year: 2025 }, strat: 4, key: null, entity: false, obsDaysBack: 3 }, { s: 1, p: 5, o: 4, src: 2, valid: { days: 58 }, strat: 7, key: 45, entity: false, obsDaysBack: 3 }] },
+    ],
+  },
+  {
+    why: 'a back-dated confirmation stretched a claim over the history of its own value (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 5, o: 5, src: 3, valid: { days: -147 }, strat: 5, key: null, entity: false, obsDaysBack: 3 } },
+      { op: 'race', ws: [{ s: 1, p: 5, o: 1, src: 0, valid: null, strat: 3, key: null, entity: false }, { s: 0, p: 1, o: 1, src: 0, valid: null, strat: 7, key: null, entity: false }] },
+      { op: 'write', w: { s: 1, p: 5, o: 5, src: 1, valid: null, strat: 5, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 5, o: 5, src: 3, valid: { days: 23 }, strat: 2, key: 151, entity: false, obsDaysBack: 8 } },
+    ],
+  },
 ];
 
 describe('model-based random interleavings: seeds that once failed', () => {

@@ -164,13 +164,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             format!("{} is multi-valued: the new value coexists with {} others", ctx.spec.name, live.len()));
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
-    let mut current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
-    if ctx.spec.time_varying {
-        // A claim whose stated validTo ended before the draft begins is no
-        // rival of it: superseding it would stretch its end to the draft's start.
-        let from = draft.effective_from();
-        current.retain(|c| c.valid_to.is_none_or(|end| end > from));
-    }
+    let current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
     if current.is_empty() {
         let id = draft.id.clone();
         txn.add_claim(draft);
@@ -202,11 +196,13 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     let before = existing.confidence;
     let obs = draft.provenance;
     let stated = draft.stated_confidence;
+    let start = existing.effective_from();
     txn.update_claim(&id, |c| {
         c.provenance.extend(obs);
         c.stated_confidence = c.stated_confidence.max(stated);
     });
     keep_clear_of_retractions(txn, &id);
+    keep_clear_of_its_value(txn, &id, start);
     if existing.status == Status::Superseded {
         set_history_belief(txn, ctx, &id);
     }
@@ -230,6 +226,22 @@ fn keep_clear_of_retractions(txn: &mut SlotTxn, id: &str) {
     if held::after_retractions(txn, &mut probe).is_none() && probe.valid_from.is_some() {
         let pinned = probe.valid_from;
         txn.update_claim(id, |c| c.valid_from = pinned);
+    }
+}
+
+/// Likewise never into the period another claim of its value covers (history
+/// of the value from before a change): the start stays where it was (model
+/// seed 8040: a back-dated confirmation stretched a claim over its own
+/// value's history, two claims of one value at once).
+fn keep_clear_of_its_value(txn: &mut SlotTxn, id: &str, start: Timestamp) {
+    let Some(claim) = txn.claim(id).filter(|c| c.valid_from.is_none() && c.effective_from() < start) else { return };
+    let (from, to) = txn.slot.validity(claim);
+    let overlaps = txn.slot.claims.iter().any(|o| {
+        let (o_from, o_to) = txn.slot.validity(o);
+        o.id != id && o.status != Status::Retired && !o.object.is_empty() && same_value(o, claim) && o_from < to && from < o_to && o_from < o_to
+    });
+    if overlaps {
+        txn.update_claim(id, |c| c.valid_from = Some(start));
     }
 }
 
@@ -318,7 +330,10 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     for old in current {
         txn.update_claim(&old.id, |c| {
             c.status = Status::Superseded;
-            c.valid_to = Some(from);
+            // A stated validTo that ended it earlier stands: history never
+            // outlives what was said of it (stretched, it could overlap an
+            // earlier claim of its value).
+            c.valid_to = Some(c.valid_to.map_or(from, |end| end.min(from)));
             c.superseded_by = Some(id.clone());
         });
         close_disputes(txn, &old.id, "superseded by a newer claim");
