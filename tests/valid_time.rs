@@ -120,3 +120,27 @@ fn late_evidence_can_give_the_slot_back_to_the_value_a_weak_report_replaced() {
     assert_eq!(h.current("located_in")[0].0, "Lisbon");
     assert_eq!(h.current("located_in").len(), 1);
 }
+
+/// "Rome" was superseded by "oslo", which a back-dated "Oslo, Norway" then
+/// refined: the refinement carries an observation from before "oslo" began,
+/// so it starts inside Rome's period. An as-of read there shows one value
+/// (the refinement, which stands for the claim that ended Rome), not both.
+#[test]
+fn an_as_of_read_follows_a_successor_that_was_refined() {
+    let h = harness(EngineConfig::default());
+    let observed = |object: &str, day: &str| {
+        let mut c = from(cand("located_in", object), "a", 0.9);
+        if let Some(p) = c.provenance.as_mut() {
+            p.observed_at = Some(format!("2026-01-{day}"));
+        }
+        c
+    };
+    h.clock.advance_days(30.0);
+    h.write(observed("Oslo, Norway", "01"));
+    h.write(observed("Rome", "11"));
+    h.write(observed("oslo", "21"));
+    let refined = h.write(observed("Oslo, Norway", "16"));
+    assert_eq!(refined.action, Action::Refined);
+    assert_eq!(objects(&at(&h, "located_in", "2026-01-12")), vec!["Rome"]);
+    assert_eq!(objects(&at(&h, "located_in", "2026-01-18")), vec!["Oslo, Norway"], "one value at a time");
+}

@@ -101,14 +101,29 @@ fn visible(c: &Claim, at: Option<Timestamp>, history: bool, now: Timestamp) -> b
 /// way to a visible claim that superseded it (a refinement), and to a visible
 /// history claim that started later (history recorded in between). Current
 /// claims (active, disputed) are always kept, so disputes stay visible.
-fn one_value_at_a_time(claims: Vec<Claim>) -> Vec<Claim> {
+///
+/// The successor is followed through claims not visible themselves: a claim
+/// superseded by one that was then refined gives way to the refinement (which
+/// may start earlier than the claim it refined, by carried observations).
+fn one_value_at_a_time(claims: Vec<Claim>, slot: &Slot) -> Vec<Claim> {
+    let visible_successor = |c: &Claim| {
+        let mut next = c.superseded_by.as_deref();
+        for _ in 0..slot.claims.len() {
+            let Some(id) = next else { return false };
+            if id == c.id {
+                return false;
+            }
+            if claims.iter().any(|o| o.id == id) {
+                return true;
+            }
+            next = slot.claim(id).and_then(|o| o.superseded_by.as_deref());
+        }
+        false
+    };
     let shadowed = |c: &Claim| {
         c.status == Status::Superseded
-            && claims.iter().any(|o| {
-                o.id != c.id
-                    && (c.superseded_by.as_deref() == Some(o.id.as_str())
-                        || (o.status == Status::Superseded && o.effective_from() > c.effective_from()))
-            })
+            && (visible_successor(c)
+                || claims.iter().any(|o| o.id != c.id && o.status == Status::Superseded && o.effective_from() > c.effective_from()))
     };
     let keep: Vec<bool> = claims.iter().map(|c| !shadowed(c)).collect();
     claims.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
@@ -140,7 +155,7 @@ impl Engine {
                 .map(|c| Claim::clone(c)).collect();
             let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
-                claims = one_value_at_a_time(claims);
+                claims = one_value_at_a_time(claims, &slot);
             }
             if options.consolidate && at.is_none() && !options.include_history && claims.len() > 1 {
                 claims = self.consolidate_merged(&slot_ref, claims).await?;
