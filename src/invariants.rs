@@ -188,8 +188,8 @@ fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<St
     }
 }
 
-/// Two non-empty intervals share an instant.
-fn overlap(a: (Timestamp, Timestamp), b: (Timestamp, Timestamp)) -> bool {
+/// Two half-open periods share a moment (an empty period shares none).
+pub(crate) fn overlap(a: (Timestamp, Timestamp), b: (Timestamp, Timestamp)) -> bool {
     a.0 < a.1 && b.0 < b.1 && a.0 < b.1 && b.0 < a.1
 }
 

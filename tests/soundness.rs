@@ -263,11 +263,8 @@ fn a_back_dated_confirmation_does_not_stretch_a_claim_over_its_own_value_history
     h.write(from(cand("work_location", "oslo"), "a", 0.9));
     let again = h.write_with(from(cand("work_location", "CET"), "b", 0.8), with_strategy("ask_user")).unwrap().claim;
     no_violations(&h);
-    let mut late = from(cand("work_location", "CET"), "d", 0.3);
+    let mut late = observed(from(cand("work_location", "CET"), "d", 0.3), "2025-12-25");
     late.valid_from = Some("2026-01-24".into());
-    if let Some(p) = late.provenance.as_mut() {
-        p.observed_at = Some("2025-12-25".into());
-    }
     let o = h.write(late);
     assert_eq!(o.claim.id, again.id, "confirms the CET stated again");
     no_violations(&h);

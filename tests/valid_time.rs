@@ -128,13 +128,7 @@ fn late_evidence_can_give_the_slot_back_to_the_value_a_weak_report_replaced() {
 #[test]
 fn an_as_of_read_follows_a_successor_that_was_refined() {
     let h = harness(EngineConfig::default());
-    let observed = |object: &str, day: &str| {
-        let mut c = from(cand("located_in", object), "a", 0.9);
-        if let Some(p) = c.provenance.as_mut() {
-            p.observed_at = Some(format!("2026-01-{day}"));
-        }
-        c
-    };
+    let observed = |object: &str, day: &str| observed(from(cand("located_in", object), "a", 0.9), &format!("2026-01-{day}"));
     h.clock.advance_days(30.0);
     h.write(observed("Oslo, Norway", "01"));
     h.write(observed("Rome", "11"));

@@ -134,9 +134,11 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
       if (w.key !== null) c.id = `w${w.key}`;
       return c;
     };
-    const stored = (o) => {
+    const stored = (o) => o.action !== 'skipped' && o.action !== 'rejected';
+    /** Notes the slot version an outcome left, and its claim if it stored one. */
+    const acknowledge = (o) => {
       seen.set(`${o.claim.subject}\u001f${o.claim.predicate}`, o.slotVersion);
-      return o.action !== 'skipped' && o.action !== 'rejected';
+      if (stored(o)) acknowledged.push(o.claim.id);
     };
     const versions = async () => JSON.stringify(await memory.conflicts());
     const resend = async (entry, step) => {
@@ -160,7 +162,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const same = c.id && keyed.find((k) => k.candidate.id === c.id);
             if (same) { await resend(same, step); break; }
             const o = await memory.remember(c, options);
-            if (stored(o)) acknowledged.push(o.claim.id);
+            acknowledge(o);
             if (c.id) keyed.push({ candidate: c, options, claimId: stored(o) ? o.claim.id : null });
             break;
           }
@@ -171,7 +173,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const cs = op.ws.map((w) => ({ ...candidate(w), id: undefined }));
             const strategy = STRATEGIES[op.ws[0].strat];
             const outs = await memory.rememberMany(cs, strategy ? { strategy } : undefined);
-            for (const o of outs) if (stored(o)) acknowledged.push(o.claim.id);
+            outs.forEach(acknowledge);
             break;
           }
           case 'expect': {
@@ -183,8 +185,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const before = await versions();
             const beforeSlot = JSON.stringify(await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true }));
             try {
-              const o = await memory.remember(c, { expectedVersion });
-              if (stored(o)) acknowledged.push(o.claim.id);
+              acknowledge(await memory.remember(c, { expectedVersion }));
             } catch (e) {
               if (e.code !== 'CONCURRENCY') throw e;
               if ((await versions()) !== before) fail(step, `a refused compare-and-swap write to ${key} wrote a conflict`);
@@ -201,7 +202,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const cs = op.ws.map((w) => ({ ...candidate(w), id: undefined }));
             const outs = await Promise.allSettled([memory.remember(cs[0]), other.remember(cs[1])]);
             for (const r of outs) {
-              if (r.status === 'fulfilled') { if (stored(r.value)) acknowledged.push(r.value.claim.id); }
+              if (r.status === 'fulfilled') acknowledge(r.value);
               else if (r.reason?.code !== 'CONCURRENCY') throw r.reason;
             }
             break;
@@ -341,7 +342,7 @@ const ENTRY_RULES = new Set(['append', 'merge_on_read', 'replace', 'ask_user', '
 const SINGLE = new Set(['timezone', 'born_on', 'works_at', 'work_location', 'notes']);
 
 /**
- * `asOf: true` (exploratory, off in the suites): an as-of read of a
+ * `asOf: true` (exploratory: off in the suites unless CREDENCE_MODEL_ASOF=1): an as-of read of a
  * single-valued slot should show what held then, never a history claim
  * (superseded, retracted) beside another value, entries aside. Checked at
  * every stated start, end and observation time of the slot's claims at the
@@ -358,16 +359,16 @@ async function historyBesideAnother(memory) {
       const claims = all.filter((c) => c.predicate === predicate);
       const times = new Set(claims.flatMap((c) => [c.validFrom, c.validTo, ...c.provenance.map((p) => p.observedAt)].filter(Boolean)));
       for (const at of times) {
-        const seen = await memory.recall(subject, { predicate, at });
+        const shown = await memory.recall(subject, { predicate, at });
         let entry = false;
-        for (const c of seen) {
+        for (const c of shown) {
           const first = (await memory.why(c.id)).log.find((l) => (l.claimIds ?? []).includes(c.id));
           if (ENTRY_RULES.has(first?.rule)) entry = true;
         }
         if (entry) continue;
-        const values = new Set(seen.map((c) => c.object.toLowerCase().split(',')[0]));
-        if (values.size > 1 && seen.some((c) => c.status === 'superseded' || c.status === 'retracted')) {
-          return `as of ${at}, ${subject}/${predicate} shows ${seen.map((c) => `${c.object} (${c.status})`).join(', ')}`;
+        const values = new Set(shown.map((c) => c.object.toLowerCase().split(',')[0]));
+        if (values.size > 1 && shown.some((c) => c.status === 'superseded' || c.status === 'retracted')) {
+          return `as of ${at}, ${subject}/${predicate} shows ${shown.map((c) => `${c.object} (${c.status})`).join(', ')}`;
         }
       }
     }

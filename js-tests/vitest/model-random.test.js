@@ -1,7 +1,8 @@
 // The model-based random test (js-tests/lib/model-driver.mjs) through the
 // packed package on every store: ≥ 2,000 random operations per store per run,
 // invariants checked after every step. The seed is printed; replay with
-// CREDENCE_MODEL_SEED=<n>; CREDENCE_MODEL_OPS=<n> sets operations per store.
+// CREDENCE_MODEL_SEED=<n>; CREDENCE_MODEL_OPS=<n> sets operations per store;
+// CREDENCE_MODEL_ASOF=1 adds the exploratory as-of check (model-driver.mjs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -13,6 +14,7 @@ import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 useMemory(Memory);
 const seed = modelSeed();
 const ops = Number(process.env.CREDENCE_MODEL_OPS) || 2000;
+const asOf = process.env.CREDENCE_MODEL_ASOF === '1';
 console.log(`model seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${ops} operations per store`);
 
 const { root, db } = tempRootAndPglite('credence-model-');
@@ -97,7 +99,7 @@ describe('model-based random interleavings: seeds that once failed', () => {
 // engine decides, so the store does not matter, and its seeds are their own family.
 describe('model-based random interleavings, wide generator', () => {
   it(`MemoryStore: ${ops} random operations, 0 violations`, async () => {
-    const result = await runModel({ openStore: () => new MemoryStore(), seed, ops, merge: joiningMerge, wide: true });
+    const result = await runModel({ openStore: () => new MemoryStore(), seed, ops, merge: joiningMerge, wide: true, asOf });
     expect(result.ops).toBe(ops);
   }, 600000);
   for (const { trace, why } of FOUND_TRACES) {
@@ -111,7 +113,7 @@ describe('model-based random interleavings, wide generator', () => {
 describe('model-based random interleavings keep the invariants', () => {
   for (const [name, { open, checkEvery }] of Object.entries(stores)) {
     it(`${name}: ${ops} random operations, 0 violations`, async () => {
-      const result = await runModel({ openStore: open, seed, ops, merge: joiningMerge, checkEvery });
+      const result = await runModel({ openStore: open, seed, ops, merge: joiningMerge, checkEvery, asOf });
       console.log(`model ${name}: ${result.ops} operations in ${result.traces} traces, 0 violations`);
       expect(result.ops).toBe(ops);
     }, 600000);

@@ -255,11 +255,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
     txn.add_claim(claim);
     let now = txn.now;
     for old in &previous {
-        txn.update_claim(old, |c| {
-            c.status = Status::Superseded;
-            c.valid_to = Some(now);
-            c.superseded_by = Some(id.clone());
-        });
+        txn.update_claim(old, |c| c.end_as_history(&id, Some(now)));
     }
     let summary: BTreeMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
     txn.log_change("calibrate", &[&id], None, None, format!("calibration version {}: half-lives {summary:?}, {} sources", record.version, record.sources.len()));

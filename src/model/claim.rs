@@ -119,6 +119,19 @@ impl Claim {
             .unwrap_or(self.recorded_at)
     }
 
+    /// Makes this claim history of `successor`, which begins at `from`: it
+    /// ends there, or earlier if a stated `validTo` already ended it (history
+    /// never outlives what was said of it; stretched, it could overlap an
+    /// earlier claim of its value).
+    pub fn end_as_history(&mut self, successor: &str, from: Option<Timestamp>) {
+        self.status = Status::Superseded;
+        self.valid_to = match (self.valid_to, from) {
+            (Some(end), Some(from)) => Some(end.min(from)),
+            (end, from) => from.or(end),
+        };
+        self.superseded_by = Some(successor.to_string());
+    }
+
     pub fn note_conflict(&mut self, conflict_id: &str) {
         if !self.conflict_ids.iter().any(|c| c == conflict_id) {
             self.conflict_ids.push(conflict_id.to_string());

@@ -8,7 +8,6 @@ use super::posterior::SlotPosterior;
 use super::reconcile::refresh_from;
 use super::same_value;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
-use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 use super::super::engine::WriteCtx;
@@ -166,15 +165,6 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
     None
 }
 
-/// A superseded claim ends where its successor begins, or earlier if a stated
-/// `validTo` already ended it: history never outlives what was said of it.
-fn ended_by(stated: Option<Timestamp>, successor_from: Option<Timestamp>) -> Option<Timestamp> {
-    match (stated, successor_from) {
-        (Some(end), Some(from)) => Some(end.min(from)),
-        (end, from) => from.or(end),
-    }
-}
-
 fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: String) {
     if let Some(cf) = dispute {
         txn.update_conflict(&cf, |c| c.status = ConflictStatus::ResolvedByEvidence);
@@ -195,11 +185,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             let (bl, be) = (b(txn, &later), b(txn, &earlier));
             resolve(txn, dispute, [&later, &earlier], format!("the newer value's belief reached the older one's ({bl:.2} vs {be:.2})"));
             let from = txn.claim(&later).map(|c| c.effective_from());
-            txn.update_claim(&earlier, |c| {
-                c.status = Status::Superseded;
-                c.valid_to = ended_by(c.valid_to, from);
-                c.superseded_by = Some(later.clone());
-            });
+            txn.update_claim(&earlier, |c| c.end_as_history(&later, from));
             txn.update_claim(&later, |c| c.supersedes = Some(earlier.clone()));
             activate(txn, &later);
             close_disputes(txn, &earlier, "superseded by a newer claim");
@@ -208,43 +194,30 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             // Every other claim current before it becomes history too, as on a
             // write (`newer_value`): one left current (an ask_user pair's other
             // side) would overlap the new value once its conflict goes moot.
+            // One that starts when it does cannot be its history: it is its
+            // rival for the same time, a contradiction the lifted value wins
+            // (`later` was at least as well believed as the best current
+            // claim; found beside an appended entry).
             let mut changed = vec![later.clone(), earlier];
-            let older: Vec<String> = match from {
+            let not_later: Vec<(String, bool)> = match from {
                 Some(from) => txn
                     .slot
                     .claims
                     .iter()
-                    .filter(|c| c.id != later && !changed.contains(&c.id) && c.status.is_current() && c.effective_from() < from)
-                    .map(|c| c.id.clone())
+                    .filter(|c| !changed.contains(&c.id) && c.status.is_current() && c.effective_from() <= from)
+                    .map(|c| (c.id.clone(), c.effective_from() < from))
                     .collect(),
                 None => Vec::new(),
             };
-            for old in older {
-                txn.update_claim(&old, |c| {
-                    c.status = Status::Superseded;
-                    c.valid_to = ended_by(c.valid_to, from);
-                    c.superseded_by = Some(later.clone());
-                });
+            let (older, rivals): (Vec<_>, Vec<_>) = not_later.into_iter().partition(|(_, before)| *before);
+            for (old, _) in older {
+                txn.update_claim(&old, |c| c.end_as_history(&later, from));
                 close_disputes(txn, &old, "superseded by a newer claim");
                 txn.log_change("supersede", &[&old, &later], None, None,
                     "the newer value became current: this earlier claim is history".into());
                 changed.push(old);
             }
-            // A current claim that starts when the lifted value does cannot be
-            // its history: it is its rival for the same time (a contradiction
-            // the lifted value now wins; `later` was at least as well believed
-            // as the best current claim). Found beside an appended entry.
-            let rivals: Vec<String> = match from {
-                Some(from) => txn
-                    .slot
-                    .claims
-                    .iter()
-                    .filter(|c| !changed.contains(&c.id) && c.status.is_current() && c.effective_from() == from)
-                    .map(|c| c.id.clone())
-                    .collect(),
-                None => Vec::new(),
-            };
-            for rival in rivals {
+            for (rival, _) in rivals {
                 txn.update_claim(&rival, |c| c.status = Status::Outweighed);
                 close_disputes(txn, &rival, "another value is better believed");
                 txn.log_change("outweighed", &[&rival, &later], None, None,

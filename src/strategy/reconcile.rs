@@ -6,6 +6,7 @@ use super::align::{align, close_disputes, close_moot_disputes, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::{held, refines, same_value};
 use crate::belief::set_belief;
+use crate::invariants::overlap;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -237,8 +238,7 @@ fn keep_clear_of_its_value(txn: &mut SlotTxn, id: &str, start: Timestamp) {
     let Some(claim) = txn.claim(id).filter(|c| c.valid_from.is_none() && c.effective_from() < start) else { return };
     let (from, to) = txn.slot.validity(claim);
     let overlaps = txn.slot.claims.iter().any(|o| {
-        let (o_from, o_to) = txn.slot.validity(o);
-        o.id != id && o.status != Status::Retired && !o.object.is_empty() && same_value(o, claim) && o_from < to && from < o_to && o_from < o_to
+        o.id != id && o.status != Status::Retired && !o.object.is_empty() && same_value(o, claim) && overlap(txn.slot.validity(o), (from, to))
     });
     if overlaps {
         txn.update_claim(id, |c| c.valid_from = Some(start));
@@ -328,14 +328,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     txn.add_claim(draft);
     let mut affected = Vec::new();
     for old in current {
-        txn.update_claim(&old.id, |c| {
-            c.status = Status::Superseded;
-            // A stated validTo that ended it earlier stands: history never
-            // outlives what was said of it (stretched, it could overlap an
-            // earlier claim of its value).
-            c.valid_to = Some(c.valid_to.map_or(from, |end| end.min(from)));
-            c.superseded_by = Some(id.clone());
-        });
+        txn.update_claim(&old.id, |c| c.end_as_history(&id, Some(from)));
         close_disputes(txn, &old.id, "superseded by a newer claim");
         let object = txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default();
         txn.log_change("supersede", &[&old.id, &id], None, None,

@@ -87,6 +87,14 @@ pub fn from(mut c: Candidate, source: &str, trust: f64) -> Candidate {
     c
 }
 
+/// `c` (already given a source by `from`) observed at `at`.
+pub fn observed(mut c: Candidate, at: &str) -> Candidate {
+    if let Some(p) = c.provenance.as_mut() {
+        p.observed_at = Some(at.into());
+    }
+    c
+}
+
 pub fn with_strategy(s: &str) -> WriteOptions {
     WriteOptions { strategy: Some(s.into()), expected_version: None }
 }
