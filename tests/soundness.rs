@@ -270,3 +270,29 @@ fn a_back_dated_confirmation_does_not_stretch_a_claim_over_its_own_value_history
     no_violations(&h);
     assert_eq!(o.claim.valid_from.map(|t| t.to_iso()), Some(again.effective_from().to_iso()), "its start stays put");
 }
+
+/// Found by the model's wide generator (seed 1135): a back-dated value whose
+/// stated `validTo` reaches past the current claim's start was recorded as
+/// history with that end, overlapping what followed it; when evidence later
+/// gave the slot back to a claim of the same value, the two overlapped
+/// (duplicate_value). History now ends where the next claim begins.
+#[test]
+fn history_with_a_stated_end_past_the_next_claim_ends_where_that_claim_begins() {
+    let h = harness(EngineConfig::default());
+    // One batch: both at the same instant, arrival order decides.
+    let both = [from(cand("works_at", "oslo"), "d", 0.3), from(cand("works_at", "Rome"), "b", 0.8)];
+    let outs = run(h.engine.remember_many(&both, &credence::WriteOptions::default())).unwrap();
+    assert_eq!(outs[1].action, credence::model::Action::Superseded);
+    let first = outs[0].claim.clone();
+    let mut back = from(cand("works_at", "oslo"), "c", 0.6);
+    back.valid_from = Some("2025-01-11".into());
+    back.valid_to = Some("2026-02-09".into());
+    let history = h.write(back);
+    assert_eq!(history.action, credence::model::Action::Historical);
+    assert_eq!(history.claim.valid_to.map(|t| t.to_iso()), Some(first.effective_from().to_iso()), "ends where the next claim begins");
+    no_violations(&h);
+    let mut again = from(cand("works_at", "Oslo"), "a", 0.9);
+    again.valid_from = Some("2025-03-01".into());
+    h.write(again);
+    no_violations(&h);
+}

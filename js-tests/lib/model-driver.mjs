@@ -342,14 +342,15 @@ const ENTRY_RULES = new Set(['append', 'merge_on_read', 'replace', 'ask_user', '
 const SINGLE = new Set(['timezone', 'born_on', 'works_at', 'work_location', 'notes']);
 
 /**
- * `asOf: true` (exploratory: off in the suites unless CREDENCE_MODEL_ASOF=1): an as-of read of a
- * single-valued slot should show what held then, never a history claim
- * (superseded, retracted) beside another value, entries aside. Checked at
- * every stated start, end and observation time of the slot's claims at the
- * end of each trace. On 2026-12-02 it flagged 38 of 40 plain seeds (500
- * operations each), mostly a retracted claim beside the value current at
- * its time: stored intervals overlap where the SPEC's read (every claim
- * whose interval contains `at`) shows both. Open work, not yet a rule.
+ * `asOf: true` (on in the suites; CREDENCE_MODEL_ASOF=0 leaves it out): an
+ * as-of read of a single-valued slot shows one value at a time (SPEC §6),
+ * never a history claim (superseded, retracted) beside another value; only
+ * disputed claims and active ones a person kept together stand side by side,
+ * entries aside. Checked at every stated start, end and observation time of
+ * the slot's claims, and halfway between each two, at the end of each trace.
+ * Before the read rule of 2026-12-02 (read.rs `one_value_at_a_time`) it
+ * flagged 38 of 40 plain seeds: a retracted claim beside a value stated for
+ * part of its period.
  */
 async function historyBesideAnother(memory) {
   for (const subject of await memory.subjects()) {
@@ -357,8 +358,10 @@ async function historyBesideAnother(memory) {
     for (const predicate of new Set(all.map((c) => c.predicate))) {
       if (!SINGLE.has(predicate)) continue;
       const claims = all.filter((c) => c.predicate === predicate);
-      const times = new Set(claims.flatMap((c) => [c.validFrom, c.validTo, ...c.provenance.map((p) => p.observedAt)].filter(Boolean)));
-      for (const at of times) {
+      const stated = [...new Set(claims.flatMap((c) => [c.validFrom, c.validTo, ...c.provenance.map((p) => p.observedAt)].filter(Boolean)))];
+      const ms = stated.map((t) => Date.parse(t)).sort((a, b) => a - b);
+      const between = ms.slice(1).map((t, i) => new Date((t + ms[i]) / 2).toISOString());
+      for (const at of [...stated, ...between]) {
         const shown = await memory.recall(subject, { predicate, at });
         let entry = false;
         for (const c of shown) {
@@ -366,8 +369,10 @@ async function historyBesideAnother(memory) {
           if (ENTRY_RULES.has(first?.rule)) entry = true;
         }
         if (entry) continue;
-        const values = new Set(shown.map((c) => c.object.toLowerCase().split(',')[0]));
-        if (values.size > 1 && shown.some((c) => c.status === 'superseded' || c.status === 'retracted')) {
+        // Disputed claims and active ones a person kept together may stand side by side.
+        const undisputed = shown.filter((c) => c.status !== 'disputed');
+        const values = new Set(undisputed.map((c) => c.object.toLowerCase().split(',')[0]));
+        if (values.size > 1 && undisputed.some((c) => c.status !== 'active')) {
           return `as of ${at}, ${subject}/${predicate} shows ${shown.map((c) => `${c.object} (${c.status})`).join(', ')}`;
         }
       }

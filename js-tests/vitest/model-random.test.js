@@ -2,7 +2,7 @@
 // packed package on every store: ≥ 2,000 random operations per store per run,
 // invariants checked after every step. The seed is printed; replay with
 // CREDENCE_MODEL_SEED=<n>; CREDENCE_MODEL_OPS=<n> sets operations per store;
-// CREDENCE_MODEL_ASOF=1 adds the exploratory as-of check (model-driver.mjs).
+// CREDENCE_MODEL_ASOF=0 leaves out the as-of check (model-driver.mjs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -14,7 +14,7 @@ import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 useMemory(Memory);
 const seed = modelSeed();
 const ops = Number(process.env.CREDENCE_MODEL_OPS) || 2000;
-const asOf = process.env.CREDENCE_MODEL_ASOF === '1';
+const asOf = process.env.CREDENCE_MODEL_ASOF !== '0';
 console.log(`model seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${ops} operations per store`);
 
 const { root, db } = tempRootAndPglite('credence-model-');
@@ -47,6 +47,34 @@ const FOUND = [
 
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
+  {
+    why: 'two values recorded at one instant before a scheduled change both showed in as-of reads (as-of check)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 4, o: 1, src: 0, valid: { days: 44 }, strat: 6, key: null, entity: false, obsDaysBack: 4 } },
+      { op: 'race', ws: [{ s: 0, p: 4, o: 4, src: 2, valid: null, strat: 11, key: null, entity: false }, { s: 0, p: 4, o: 2, src: 1, valid: null, strat: 8, key: null, entity: false }] },
+    ],
+  },
+  {
+    why: "history with a stated validTo past the next claim's start overlapped a later claim of its value (duplicate_value)",
+    trace: [
+      { op: 'batch', ws: [{ s: 0, p: 4, o: 0, src: 0, valid: null, strat: 3, key: null, entity: false, obsDaysBack: 8, validToDays: 47 }, { s: 1, p: 4, o: 1, src: 3, valid: null, strat: 1, key: null, entity: false }, { s: 1, p: 4, o: 3, src: 1, valid: null, strat: 7, key: null, entity: false }] },
+      { op: 'expect', w: { s: 1, p: 4, o: 1, src: 2, valid: { days: -355 }, strat: 6, key: 165, entity: false, validToDays: 39 }, stale: false },
+      { op: 'write', w: { s: 1, p: 4, o: 0, src: 0, valid: { year: 2024 }, strat: 0, key: 168, entity: false } },
+    ],
+  },
+  {
+    why: 'claims a merge replaced (no validTo of their own) came back in as-of reads once the merge was retracted (as-of check)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 0, o: 1, src: 2, valid: { year: 2023 }, strat: 3, key: null, entity: false, obsDaysBack: 4 } },
+      { op: 'write', w: { s: 0, p: 3, o: 0, src: 0, valid: { year: 2024 }, strat: 7, key: 175, entity: false, obsDaysBack: 4 } },
+      { op: 'batch', ws: [{ s: 0, p: 4, o: 5, src: 0, valid: { year: 2026 }, strat: 1, key: null, entity: false, obsDaysBack: 3 }, { s: 1, p: 0, o: 3, src: 0, valid: null, strat: 8, key: null, entity: false }, { s: 0, p: 5, o: 4, src: 2, valid: { days: 26 }, strat: 3, key: null, entity: false, obsDaysBack: 2 }] },
+      { op: 'write', w: { s: 1, p: 4, o: 3, src: 3, valid: null, strat: 11, key: 96, entity: true } },
+      { op: 'race', ws: [{ s: 1, p: 4, o: 1, src: 0, valid: { year: 2023 }, strat: 9, key: null, entity: false }, { s: 1, p: 4, o: 5, src: 0, valid: { year: 2023 }, strat: 5, key: null, entity: false }] },
+      { op: 'write', w: { s: 0, p: 4, o: 5, src: 1, valid: { days: 18 }, strat: 1, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 4, o: 1, src: 1, valid: { year: 2023 }, strat: 9, key: null, entity: false, obsDaysBack: 5 } },
+      { op: 'retract', n: 9 },
+    ],
+  },
   {
     why: 'a value lifted past an appended entry stayed current beside a rival of the same start (two_current_values)',
     trace: [
@@ -104,7 +132,7 @@ describe('model-based random interleavings, wide generator', () => {
   }, 600000);
   for (const { trace, why } of FOUND_TRACES) {
     it(`a trace that once failed: ${why}`, async () => {
-      const result = await runModel({ openStore: () => new MemoryStore(), seed: 1, merge: joiningMerge, replay: trace });
+      const result = await runModel({ openStore: () => new MemoryStore(), seed: 1, merge: joiningMerge, replay: trace, asOf });
       expect(result.ops).toBe(trace.length);
     });
   }

@@ -96,16 +96,28 @@ fn visible(c: &Claim, at: Option<Timestamp>, history: bool, now: Timestamp) -> b
     }
 }
 
-/// An as-of view of a single-valued slot shows what held then, not every
-/// history claim whose interval covers the moment: a superseded claim gives
-/// way to a visible claim that superseded it (a refinement), and to a visible
-/// history claim that started later (history recorded in between). Current
-/// claims (active, disputed) are always kept, so disputes stay visible.
+/// An as-of view of a single-valued slot shows what held then: one value at a
+/// time (SPEC §6), not every claim whose interval covers the moment.
 ///
-/// The successor is followed through claims not visible themselves: a claim
-/// superseded by one that was then refined gives way to the refinement (which
-/// may start earlier than the claim it refined, by carried observations).
-fn one_value_at_a_time(claims: Vec<Claim>, slot: &Slot) -> Vec<Claim> {
+/// - A history claim (superseded, retracted) gives way to a visible claim that
+///   superseded it, followed through claims not visible themselves (a claim
+///   superseded by one that was then refined gives way to the refinement,
+///   which may start earlier than the claim it refined, by carried
+///   observations).
+/// - A superseded claim has given way once its successor started, even when
+///   the successor is not visible itself (merged claims keep no `validTo`; the
+///   merge that replaced them may since have been retracted).
+/// - A history claim gives way to any visible claim that started later: the
+///   world changed then (a value stated from 2024 ends, for reads, a claim
+///   retracted only in 2026). On the same start a current claim wins, then
+///   the later recorded, then the later to arrive.
+/// - An active claim gives way to a history claim still shown that started
+///   later (history recorded inside its period).
+///
+/// Disputed claims are always kept, so disputes stay visible; two active
+/// claims (kept together by a person) are both kept.
+fn one_value_at_a_time(claims: Vec<Claim>, slot: &Slot, at: Timestamp) -> Vec<Claim> {
+    let history = |c: &Claim| matches!(c.status, Status::Superseded | Status::Retracted);
     let visible_successor = |c: &Claim| {
         let mut next = c.superseded_by.as_deref();
         for _ in 0..slot.claims.len() {
@@ -120,12 +132,29 @@ fn one_value_at_a_time(claims: Vec<Claim>, slot: &Slot) -> Vec<Claim> {
         }
         false
     };
-    let shadowed = |c: &Claim| {
-        c.status == Status::Superseded
-            && (visible_successor(c)
-                || claims.iter().any(|o| o.id != c.id && o.status == Status::Superseded && o.effective_from() > c.effective_from()))
+    let successor_started = |c: &Claim| {
+        let successor = c.superseded_by.as_deref().and_then(|id| slot.claim(id));
+        successor.is_some_and(|n| n.effective_from() <= at)
     };
-    let keep: Vec<bool> = claims.iter().map(|c| !shadowed(c)).collect();
+    // The slot keeps claims in arrival order: the last tie-break.
+    let order: Vec<_> = claims.iter().enumerate().map(|(i, c)| (c.effective_from(), c.status.is_current(), c.recorded_at, i)).collect();
+    let history_shadowed: Vec<bool> = claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            history(c)
+                && ((c.status == Status::Superseded && (visible_successor(c) || successor_started(c)))
+                    || order.iter().any(|o| *o > order[i]))
+        })
+        .collect();
+    let kept_history_after = |c: &Claim| {
+        claims.iter().zip(&history_shadowed).any(|(o, shadowed)| history(o) && !shadowed && o.effective_from() > c.effective_from())
+    };
+    let keep: Vec<bool> = claims
+        .iter()
+        .zip(&history_shadowed)
+        .map(|(c, &shadowed)| if c.status == Status::Active { !kept_history_after(c) } else { !shadowed })
+        .collect();
     claims.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
 }
 
@@ -155,7 +184,7 @@ impl Engine {
                 .map(|c| Claim::clone(c)).collect();
             let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
-                claims = one_value_at_a_time(claims, &slot);
+                claims = one_value_at_a_time(claims, &slot, at.unwrap_or(now));
             }
             if options.consolidate && at.is_none() && !options.include_history && claims.len() > 1 {
                 claims = self.consolidate_merged(&slot_ref, claims).await?;

@@ -385,7 +385,9 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         .map(|c| (c.id.clone(), c.effective_from()));
     draft.status = Status::Superseded;
     if let Some((next_id, next_from)) = &next {
-        draft.valid_to = draft.valid_to.or(Some(*next_from));
+        // History ends where the next claim begins, even when its stated
+        // `validTo` reaches further: it never overlaps what follows it.
+        draft.valid_to = Some(draft.valid_to.map_or(*next_from, |to| to.min(*next_from)));
         draft.superseded_by = Some(next_id.clone());
     }
     let id = draft.id.clone();
