@@ -1,7 +1,8 @@
 //! Times cross the boundary as ISO 8601 strings and live inside as UTC
-//! milliseconds. Parsing accepts a date (`2026-06-01`), a timestamp with an
-//! offset, or a timestamp without one (read as UTC); output is always a full
-//! UTC timestamp such as `2026-06-01T00:00:00.000Z`.
+//! milliseconds. Parsing accepts a date (`2026-06-01`), a year or a month
+//! (`2026`, `2026-06`: their first instant), a timestamp with an offset, or a
+//! timestamp without one (read as UTC); output is always a full UTC timestamp
+//! such as `2026-06-01T00:00:00.000Z`.
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -67,22 +68,29 @@ impl Timestamp {
     }
 }
 
-/// Every accepted shape, through chrono: RFC 3339, a timestamp without an
-/// offset (UTC), a date.
+/// Every accepted shape, through chrono: RFC 3339 (a space for the `T`
+/// too), an offset without its colon (`+0200`), a timestamp without an
+/// offset or without seconds (UTC), a date, and the reduced precisions of
+/// ISO 8601 — a year (`2019`) or a month (`2019-07`), which stand for their
+/// first instant (real data states when a fact began by year more often than
+/// by day).
 fn parse_chrono(t: &str) -> Option<i64> {
+    let spaced = t.as_bytes().get(10) == Some(&b' ');
+    let t = &if spaced { format!("{}T{}", &t[..10], &t[11..]) } else { t.to_string() };
+    let utc = |n: NaiveDateTime| Utc.from_utc_datetime(&n);
     DateTime::parse_from_rfc3339(t)
+        .or_else(|_| DateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f%z"))
         .map(|d| d.with_timezone(&Utc))
         .ok()
+        .or_else(|| NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f").ok().map(utc))
+        .or_else(|| NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M").ok().map(utc))
         .or_else(|| {
-            NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f")
-                .ok()
-                .map(|n| Utc.from_utc_datetime(&n))
-        })
-        .or_else(|| {
-            NaiveDate::parse_from_str(t, "%Y-%m-%d")
-                .ok()
-                .and_then(|d| d.and_hms_opt(0, 0, 0))
-                .map(|n| Utc.from_utc_datetime(&n))
+            let date = match t.len() {
+                4 if t.bytes().all(|b| b.is_ascii_digit()) => format!("{t}-01-01"),
+                7 if t.as_bytes()[4] == b'-' => format!("{t}-01"),
+                _ => t.to_string(),
+            };
+            NaiveDate::parse_from_str(&date, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)).map(utc)
         })
         .map(|d| d.timestamp_millis())
 }
@@ -137,6 +145,26 @@ mod tests {
         assert_eq!(t.to_iso(), "2026-06-01T10:30:00.000Z");
         let n = Timestamp::parse("2026-06-01T10:30:00", "t").unwrap();
         assert_eq!(n, t);
+    }
+
+    /// ISO 8601's reduced precisions and the spellings databases and other
+    /// languages print; each reads as the instant it names (UTC when no offset).
+    #[test]
+    fn reads_reduced_precision_and_common_spellings() {
+        for (text, iso) in [
+            ("2019", "2019-01-01T00:00:00.000Z"),
+            ("2019-07", "2019-07-01T00:00:00.000Z"),
+            ("0000", "0000-01-01T00:00:00.000Z"),
+            ("2024-03-05T10:00", "2024-03-05T10:00:00.000Z"),
+            ("2024-03-05 10:00:00", "2024-03-05T10:00:00.000Z"),
+            ("2024-03-05 10:00:00.5+02:00", "2024-03-05T08:00:00.500Z"),
+            ("2024-03-05T10:00:00-0500", "2024-03-05T15:00:00.000Z"),
+        ] {
+            assert_eq!(Timestamp::parse(text, "t").map(Timestamp::to_iso).ok().as_deref(), Some(iso), "{text}");
+        }
+        for bad in ["19", "201", "20190", "2019-13", "2019-7", "2019-07-", "2024-02-30", "2024-03-05T25:00", "-2019", "1e10", "March 2019"] {
+            assert!(Timestamp::parse(bad, "t").is_err(), "{bad}");
+        }
     }
 
     #[test]

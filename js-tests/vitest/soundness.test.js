@@ -49,6 +49,29 @@ describe('strict input (SPEC §11)', () => {
     expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
   });
 
+  it('refuses a subject that is not a string instead of reading the default subject', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ predicate: 'timezone', object: 'CET' });
+    for (const subject of [123, { predicate: 'timezone' }, ['user'], true]) {
+      expect((await refused(memory.recall(subject), 'INVALID_INPUT')).field).toBe('subject');
+    }
+    expect((await refused(memory.entity('acme', { type: 7 }), 'INVALID_INPUT')).field).toBe('options.type');
+    expect(await memory.recall(undefined)).toHaveLength(1);
+    expect(await memory.recall(null, { predicate: 'timezone' })).toHaveLength(1);
+  });
+
+  it('reads a year or a month (ISO 8601 reduced precision) as its first instant', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme', validFrom: '2019' });
+    const moved = await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Globex', validFrom: '2023-07' });
+    expect(moved.action).toBe('superseded');
+    expect(moved.claim.validFrom).toBe('2023-07-01T00:00:00.000Z');
+    expect((await memory.recall('ana', { at: '2021' })).map((c) => c.object)).toEqual(['Acme']);
+    expect((await memory.recall('ana', { at: '2023-07-01 00:00:00' })).map((c) => c.object)).toEqual(['Globex']);
+    const e = await refused(memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Initech', validFrom: 'July 2024' }), 'INVALID_TIME');
+    expect(e.field).toBe('validFrom');
+  });
+
   it('refuses times outside years 0–9999 (a millisecond timestamp read as seconds)', async () => {
     const memory = new Memory({ now: clock() });
     const e = await refused(memory.importBlob({ key: 'notes', content: 'a', confidence: 0.7, timestamp: Date.UTC(2026, 0, 1) }), 'INVALID_TIME');

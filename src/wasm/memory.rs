@@ -174,6 +174,15 @@ fn rejected(e: Error) -> Promise {
     Promise::reject(&to_js_error(e))
 }
 
+/// An optional string argument: absent (undefined, null) or a string, never
+/// something else read as absent (`recall(123)` must not read the default subject).
+fn optional_string(v: &JsValue, field: &str) -> Result<Option<String>> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_string().map(Some).ok_or_else(|| Error::invalid(field, "must be a string"))
+}
+
 pub(super) fn string_arg(v: &JsValue, field: &str) -> Result<String> {
     v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))
 }
@@ -247,9 +256,9 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "string")] subject: Option<JsValue>,
         #[wasm_bindgen(unchecked_param_type = "RecallOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let subject = subject.and_then(|s| s.as_string());
-        let options = from_js_or_default::<RecallOptions>(options.unwrap_or(JsValue::UNDEFINED), "options");
-        self.spawn(options, move |engine, options| async move { engine.recall(subject.as_deref(), &options).await })
+        let subject = optional_string(&subject.unwrap_or(JsValue::UNDEFINED), "subject");
+        let args = subject.and_then(|s| Ok((s, from_js_or_default::<RecallOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
+        self.spawn(args, move |engine, (subject, options)| async move { engine.recall(subject.as_deref(), &options).await })
     }
 
     /// Every subject memory holds facts about (entity ids included), sorted.
@@ -346,7 +355,10 @@ impl Memory {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let ty = only_keys(&options, &["type"], "options").and_then(|_| get_field(&options, "type", "options"));
         let (args, ty) = match ty {
-            Ok(t) => (string_arg(&id_or_name, "idOrName"), t.as_string()),
+            Ok(t) => match optional_string(&t, "options.type") {
+                Ok(t) => (string_arg(&id_or_name, "idOrName"), t),
+                Err(e) => (Err(e), None),
+            },
             Err(e) => (Err(e), None),
         };
         self.spawn(args, move |engine, name| async move { engine.entity(&name, ty.as_deref()).await })
