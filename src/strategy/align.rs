@@ -32,8 +32,11 @@ enum Step {
     Supersede { later: String, earlier: String, dispute: Option<String> },
     /// `winner` becomes current, `loser` is outweighed.
     Outweigh { winner: String, loser: String, dispute: Option<String> },
-    /// A history claim takes the slot back from the claim that ended it (the mirror of `Supersede`).
-    Revert { history: String, current: String },
+    /// A history claim takes the slot back from the claim that ended it (the
+    /// mirror of `Supersede`): outright (`disputed: false`, the newer claim is
+    /// outweighed), or, within the margin, both disputed — the state the same
+    /// two reports reach when they arrive in time order.
+    Revert { history: String, current: String, disputed: bool },
     /// Two claims within the margin: both disputed.
     Dispute { earlier: String, newer: String },
     /// A disputed claim whose disputes all closed and that nothing beats.
@@ -159,7 +162,9 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
                 && belief(post, s) > bc + EPS
         });
         if let Some(s) = history.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b))) {
-            return Some(Step::Revert { history: s.id.clone(), current: current.id.clone() });
+            // A pair is disputed once; after that the better-believed value is current.
+            let disputed = belief(post, s) <= bc + margin && !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &s.id));
+            return Some(Step::Revert { history: s.id.clone(), current: current.id.clone(), disputed });
         }
     }
     None
@@ -260,16 +265,25 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             losers.push(winner);
             losers
         }
-        Step::Revert { history, current } => {
+        Step::Revert { history, current, disputed } => {
             let (bh, bc) = (b(txn, &history), b(txn, &current));
+            let (status, outcome) = if disputed {
+                (Status::Disputed, "too close to call: both are disputed")
+            } else {
+                (Status::Outweighed, "the newer one is kept inactive")
+            };
             txn.update_claim(&history, |c| {
-                c.status = Status::Active;
+                c.status = if disputed { Status::Disputed } else { Status::Active };
                 c.valid_to = None;
                 c.superseded_by = None;
             });
-            txn.update_claim(&current, |c| c.status = Status::Outweighed);
+            txn.update_claim(&current, |c| c.status = status);
             txn.log_change("supersede_reverted", &[&history, &current], None, None,
-                format!("later evidence says the earlier value still holds ({bh:.2} vs {bc:.2} log-odds): the newer one is kept inactive"));
+                format!("later evidence says the earlier value still holds ({bh:.2} vs {bc:.2} log-odds): {outcome}"));
+            if disputed {
+                let reason = format!("late evidence for the earlier value brings it within the margin of the newer one ({bh:.2} vs {bc:.2} log-odds)");
+                txn.open_conflict(ConflictKind::Dispute, &history, &current, reason);
+            }
             vec![history, current]
         }
         Step::Activate { id } => {
