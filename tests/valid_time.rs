@@ -173,3 +173,27 @@ fn claims_a_retracted_merge_replaced_stay_replaced_on_read() {
     assert_eq!(objects(&at(&h, "works_at", &now)), Vec::<&str>::new(), "what the merge replaced does not come back");
     assert_eq!(objects(&at(&h, "works_at", "2023-07-01")).len(), 1, "the merged claim held then");
 }
+
+/// Five heads of government from one source, written in time order and
+/// newest first: either way the last two are too close to call after five
+/// values (a new value starts with little prior), so both end disputed — a
+/// late report of the earlier one no longer silently takes the slot back
+/// from the later one (which left the later one outweighed).
+#[test]
+fn late_history_within_the_margin_disputes_as_time_order_does() {
+    let terms = [("Brown", "2007-06-27"), ("Cameron", "2010-05-11"), ("May", "2016-07-13"), ("Truss", "2022-09-06"), ("Sunak", "2022-10-25")];
+    let statuses = |order: &[usize]| {
+        let h = harness(EngineConfig::default());
+        for &i in order {
+            h.write(from(valid(cand("head_of_government", terms[i].0), terms[i].1), "news", 0.8));
+        }
+        let mut all: Vec<(String, Status)> = h.all("head_of_government").into_iter().map(|c| (c.object, c.status)).collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    };
+    let in_time_order = statuses(&[0, 1, 2, 3, 4]);
+    let newest_first = statuses(&[4, 2, 1, 0, 3]);
+    assert_eq!(in_time_order, newest_first);
+    let disputed: Vec<&str> = newest_first.iter().filter(|(_, s)| *s == Status::Disputed).map(|(o, _)| o.as_str()).collect();
+    assert_eq!(disputed, vec!["Sunak", "Truss"]);
+}
