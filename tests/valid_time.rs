@@ -197,3 +197,20 @@ fn late_history_within_the_margin_disputes_as_time_order_does() {
     let disputed: Vec<&str> = newest_first.iter().filter(|(_, s)| *s == Status::Disputed).map(|(o, _)| o.as_str()).collect();
     assert_eq!(disputed, vec!["Sunak", "Truss"]);
 }
+
+/// History recorded newest first: each earlier report that lands inside a
+/// history claim's period ends that claim where it begins, so the stored
+/// timeline has no overlaps (May ended at Sunak's start before Truss arrived).
+#[test]
+fn history_recorded_inside_history_ends_it_where_it_begins() {
+    let h = harness(EngineConfig::default());
+    h.write(from(valid(cand("head_of_government", "Sunak"), "2022-10-25"), "news", 0.9));
+    h.write(from(valid(cand("head_of_government", "May"), "2016-07-13"), "news", 0.9));
+    let truss = h.write(from(valid(cand("head_of_government", "Truss"), "2022-09-06"), "news", 0.9));
+    let all = h.all("head_of_government");
+    let may = all.iter().find(|c| c.object == "May").unwrap();
+    assert_eq!(may.valid_to.map(|t| t.to_iso()).as_deref(), Some("2022-09-06T00:00:00.000Z"));
+    assert_eq!(may.superseded_by.as_deref(), Some(truss.claim.id.as_str()));
+    assert!(truss.affected.iter().any(|c| c.id == may.id), "the outcome reports the change");
+    assert_eq!(objects(&at(&h, "head_of_government", "2020-01-01")), vec!["May"]);
+}

@@ -390,15 +390,33 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         draft.valid_to = Some(draft.valid_to.map_or(*next_from, |to| to.min(*next_from)));
         draft.superseded_by = Some(next_id.clone());
     }
+    // History already covering this start (recorded before this earlier
+    // report arrived) ends where it begins: a timeline without overlaps. A
+    // claim a refinement replaced (no `validTo`) is not history of a period.
+    let covering: Vec<String> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| c.status == Status::Superseded && c.effective_from() < from && c.valid_to.is_some_and(|end| end > from) && !same_value(c, &draft))
+        .map(|c| c.id.clone())
+        .collect();
     let id = draft.id.clone();
     let object = draft.object.clone();
     txn.add_claim(draft);
+    txn.log_change("historical", &[&id], None, None,
+        format!("{object:?} holds from {}, before the current claim: recorded as history", from.to_iso()));
+    for earlier in &covering {
+        txn.update_claim(earlier, |c| c.end_as_history(&id, Some(from)));
+        txn.log_change("supersede", &[earlier, &id], None, None,
+            format!("{object:?} held from {}: this earlier history ends there", from.to_iso()));
+    }
     set_history_belief(txn, ctx, &id);
     let post = posterior(txn, ctx, None, None);
     refresh_from(txn, &post);
-    txn.log_change("historical", &[&id], None, None,
-        format!("{object:?} holds from {}, before the current claim: recorded as history", from.to_iso()));
-    let affected = align(txn, ctx, &post);
+    let mut affected = covering;
+    affected.extend(align(txn, ctx, &post));
+    crate::sort::sort(&mut affected);
+    affected.dedup();
     Applied::stored(Action::Historical, Some(Relation::Supersede), id, affected)
 }
 
