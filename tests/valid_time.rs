@@ -214,3 +214,25 @@ fn history_recorded_inside_history_ends_it_where_it_begins() {
     assert!(truss.affected.iter().any(|c| c.id == may.id), "the outcome reports the change");
     assert_eq!(objects(&at(&h, "head_of_government", "2020-01-01")), vec!["May"]);
 }
+
+/// A weak report of a change loses to the value then current (outweighed);
+/// the slot moves on; a strong report later corroborates the change: weighed
+/// at its start, it now beats the history covering it, so it becomes that
+/// period's history instead of staying outweighed for good.
+#[test]
+fn a_corroborated_report_of_the_past_becomes_the_history_it_fell_inside() {
+    let h = harness(EngineConfig::default());
+    let hog = |name: &str, day: &str, source: &str, trust: f64| from(valid(cand("head_of_government", name), day), source, trust);
+    h.write(hog("Casey", "2012-03-20", "s0", 0.9));
+    h.write(hog("Casey", "2012-03-20", "s1", 0.7));
+    let blake = h.write(hog("Blake", "2012-05-06", "s3", 0.7));
+    assert_eq!(blake.action, Action::Outweighed);
+    h.write(hog("Gray", "2012-12-31", "s3", 0.8));
+    assert_eq!(objects(&at(&h, "head_of_government", "2012-09-01")), vec!["Casey"]);
+    let again = h.write(hog("Blake", "2012-05-06", "s2", 0.95));
+    assert_eq!(again.claim.status, Status::Superseded, "history now");
+    assert_eq!(again.claim.valid_to.map(|t| t.to_iso()).as_deref(), Some("2012-12-31T00:00:00.000Z"));
+    assert_eq!(objects(&at(&h, "head_of_government", "2012-09-01")), vec!["Blake"]);
+    assert_eq!(objects(&at(&h, "head_of_government", "2012-04-01")), vec!["Casey"]);
+    assert_eq!(objects(&at(&h, "head_of_government", "2013-06-01")), vec!["Gray"]);
+}

@@ -5,9 +5,11 @@
 //! claim that ended it takes the slot back.
 
 use super::posterior::SlotPosterior;
-use super::reconcile::refresh_from;
+use super::reconcile::{posterior, refresh_from};
 use super::same_value;
-use crate::model::{Claim, ConflictKind, ConflictStatus, Status};
+use crate::invariants::overlap;
+use crate::model::{Claim, ConflictKind, ConflictStatus, Shared, Status};
+use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 use super::super::engine::WriteCtx;
@@ -41,6 +43,9 @@ enum Step {
     Dispute { earlier: String, newer: String },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
+    /// An outweighed value of the past that evidence now lifts past the
+    /// history claim whose period it fell in: it becomes that period's history.
+    LiftHistory { lifted: String, history: String, until: Option<(String, Timestamp)> },
 }
 
 fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
@@ -53,12 +58,24 @@ fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
 /// (statuses do not move the posterior, so one serves every step); returns
 /// the claims changed.
 pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<String> {
+    align_with(txn, ctx, post, None)
+}
+
+/// `align` after a write corroborated `confirmed`: an outweighed report of
+/// the past it lifts may also become its period's history (`lifted_history`;
+/// only then, as only new evidence for it can lift it, and weighing a past
+/// moment costs a filter pass).
+pub fn align_confirmed(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: &str) -> Vec<String> {
+    align_with(txn, ctx, post, Some(confirmed))
+}
+
+fn align_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Option<&str>) -> Vec<String> {
     let mut changed = Vec::new();
     if ctx.spec.is_multi() {
         return changed;
     }
     for _ in 0..MAX_STEPS {
-        let Some(step) = next_step(txn, ctx, post) else { break };
+        let Some(step) = next_step(txn, ctx, post, confirmed) else { break };
         changed.extend(apply(txn, step, post, ctx.spec.time_varying));
     }
     if !changed.is_empty() {
@@ -74,7 +91,7 @@ fn belief(post: &SlotPosterior, c: &Claim) -> f64 {
     post.log_odds(&c.id).unwrap_or(f64::MIN)
 }
 
-fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step> {
+fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Option<&str>) -> Option<Step> {
     let margin = ctx.settings.dispute_margin;
     let tv = ctx.spec.time_varying;
     let free = |c: &Claim| !pinned(txn, &c.id);
@@ -167,7 +184,40 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Option<Step
             return Some(Step::Revert { history: s.id.clone(), current: current.id.clone(), disputed });
         }
     }
-    None
+    match confirmed {
+        Some(id) if tv => lifted_history(txn, ctx, current, id),
+        _ => None,
+    }
+}
+
+/// An outweighed report of the past (it arrived while another value was
+/// current and lost to it) that later evidence lifts past the history claim
+/// covering its start, weighed at that start: the history claim ends there
+/// and the lifted value holds until the next claim begins (a report that came
+/// too weak and was corroborated after the slot had moved on).
+fn lifted_history(txn: &SlotTxn, ctx: &WriteCtx, current: &Claim, confirmed: &str) -> Option<Step> {
+    let claims = &txn.slot.claims;
+    let o = txn.claim(confirmed).filter(|c| c.status == Status::Outweighed && !pinned(txn, &c.id) && c.effective_from() < current.effective_from())?;
+    let from = o.effective_from();
+    let covering = |h: &&Shared<Claim>| {
+        h.status == Status::Superseded && !pinned(txn, &h.id) && h.effective_from() < from && h.valid_to.is_some_and(|end| end > from) && !same_value(h, o)
+    };
+    let history = claims.iter().find(covering)?;
+    let then = posterior(txn, ctx, None, Some(from));
+    if belief(&then, o) < belief(&then, history) - EPS {
+        return None;
+    }
+    let until = claims
+        .iter()
+        .filter(|c| c.id != o.id && c.status != Status::Retired && c.status != Status::Outweighed && c.effective_from() > from)
+        .min_by_key(|c| c.effective_from())
+        .map(|c| (c.id.clone(), c.effective_from()));
+    let end = match (o.valid_to, until.as_ref().map(|u| u.1)) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b).unwrap_or(current.effective_from()),
+    };
+    let own_value_then = claims.iter().any(|c| c.id != o.id && c.status != Status::Retired && same_value(c, o) && overlap(txn.slot.validity(c), (from, end)));
+    (!own_value_then).then(|| Step::LiftHistory { lifted: o.id.clone(), history: history.id.clone(), until })
 }
 
 fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: String) {
@@ -285,6 +335,20 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
                 txn.open_conflict(ConflictKind::Dispute, &history, &current, reason);
             }
             vec![history, current]
+        }
+        Step::LiftHistory { lifted, history, until } => {
+            let from = txn.claim(&lifted).map(|c| c.effective_from());
+            txn.update_claim(&history, |c| c.end_as_history(&lifted, from));
+            txn.update_claim(&lifted, |c| {
+                c.status = Status::Superseded;
+                c.supersedes = Some(history.clone());
+                if let Some((next, start)) = &until {
+                    c.end_as_history(next, Some(*start));
+                }
+            });
+            txn.log_change("history_lifted", &[&lifted, &history], None, None,
+                "later evidence lifts this value past the history it fell inside, as of its start: it is that period's history".into());
+            vec![lifted, history]
         }
         Step::Activate { id } => {
             txn.update_claim(&id, |c| c.status = Status::Active);

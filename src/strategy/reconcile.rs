@@ -2,7 +2,7 @@
 //! against the slot's claims, with the forward filter's posterior (§4)
 //! deciding between a newer value and the current one, and contradictions.
 
-use super::align::{align, close_disputes, close_moot_disputes, pinned, EPS};
+use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::{held, refines, same_value};
 use crate::belief::set_belief;
@@ -213,7 +213,7 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     let period = if existing.status == Status::Superseded { " for the period it already covers" } else { "" };
     txn.log_change("confirm", &[&id], Some((before, after)), None,
         format!("{:?} corroborates {:?}{period}", draft.object, existing.object));
-    let mut affected = post.map(|p| align(txn, ctx, &p)).unwrap_or_default();
+    let mut affected = post.map(|p| align_confirmed(txn, ctx, &p, &id)).unwrap_or_default();
     affected.retain(|a| a != &id);
     Applied::stored(Action::Confirmed, Some(Relation::Confirm), id, affected)
 }
