@@ -236,3 +236,27 @@ fn a_corroborated_report_of_the_past_becomes_the_history_it_fell_inside() {
     assert_eq!(objects(&at(&h, "head_of_government", "2012-04-01")), vec!["Casey"]);
     assert_eq!(objects(&at(&h, "head_of_government", "2013-06-01")), vec!["Gray"]);
 }
+
+/// A claim whose stated validTo has passed is no rival for a value that
+/// begins after it: a weak report of what came next still becomes current
+/// (it was outweighed by the ended claim, and nothing was current after it).
+#[test]
+fn a_value_beginning_after_a_stated_end_follows_it_without_a_contest() {
+    let h = harness(EngineConfig::default());
+    let mut noel = from(valid(cand("head_of_government", "Noel"), "2007-08-12"), "s2", 0.95);
+    noel.valid_to = Some("2007-10-30".into());
+    let noel = h.write(noel).claim;
+    let lane = h.write(from(valid(cand("head_of_government", "Lane"), "2007-10-30"), "s2", 0.7));
+    assert_eq!(lane.action, Action::Added);
+    assert_eq!(lane.claim.status, Status::Active);
+    let now = credence::time::Timestamp::from_millis(h.clock.0.get()).to_iso();
+    assert_eq!(objects(&at(&h, "head_of_government", &now)), vec!["Lane"]);
+    let ended = run(h.engine.why(&noel.id)).unwrap().claim;
+    assert_eq!(ended.valid_to.map(|t| t.to_iso()).as_deref(), Some("2007-10-30T00:00:00.000Z"), "its stated end stands");
+    h.write(from(valid(cand("head_of_government", "Noel"), "2007-08-12"), "s1", 0.9));
+    let now = credence::time::Timestamp::from_millis(h.clock.0.get()).to_iso();
+    assert_eq!(objects(&at(&h, "head_of_government", &now)), vec!["Lane"], "more evidence for the ended claim does not revive it");
+    assert_eq!(objects(&at(&h, "head_of_government", "2007-09-01")), vec!["Noel"]);
+    let v = run(h.engine.check_invariants()).unwrap();
+    assert!(v.is_empty(), "{v:?}");
+}

@@ -166,6 +166,13 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
     let current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
+    // Current claims whose stated validTo ended them all by the draft's start
+    // are no rivals: nothing held then, so the draft follows without a contest.
+    // (Beside a claim still running, they are superseded with it, as before.)
+    let from = draft.effective_from();
+    if ctx.spec.time_varying && !current.is_empty() && current.iter().all(|c| c.valid_to.is_some_and(|end| end <= from)) {
+        return after_expiry(txn, ctx, draft, &current);
+    }
     if current.is_empty() {
         let id = draft.id.clone();
         txn.add_claim(draft);
@@ -338,6 +345,32 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     refresh_from(txn, &post);
     affected.extend(align(txn, ctx, &post));
     Applied::stored(Action::Superseded, Some(Relation::Supersede), id, affected)
+}
+
+/// The draft begins once the current claims' stated ends have passed: it is
+/// added as current with no contest, and they become history as they were
+/// stated — no successor link, so later evidence for them never reverts the
+/// slot to them (a revert would undo an end someone stated), and no claim of
+/// theirs stays current for a refinement to meet (wide model seed 8018).
+fn after_expiry(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, ended: &[&Claim]) -> Applied {
+    let id = draft.id.clone();
+    txn.add_claim(draft);
+    let mut affected = Vec::new();
+    for old in ended {
+        txn.update_claim(&old.id, |c| c.status = Status::Superseded);
+        close_disputes(txn, &old.id, "ended as stated");
+        let end = old.valid_to.map(Timestamp::to_iso).unwrap_or_default();
+        txn.log_change("expired", &[&old.id, &id], None, None, format!("{:?} ended as stated ({end}) before the new claim begins: history", old.object));
+        affected.push(old.id.clone());
+    }
+    let post = posterior(txn, ctx, None, None);
+    refresh_from(txn, &post);
+    affected.extend(align(txn, ctx, &post));
+    crate::sort::sort(&mut affected);
+    affected.dedup();
+    let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
+    txn.log_change("add", &[&id], Some((0.0, after)), None, "the current claims had ended as stated before it begins".into());
+    Applied::stored(Action::Added, None, id, affected)
 }
 
 fn strongest<'a>(post: &SlotPosterior, current: &[&'a Claim]) -> Option<(&'a Claim, f64)> {
