@@ -260,3 +260,23 @@ fn a_value_beginning_after_a_stated_end_follows_it_without_a_contest() {
     let v = run(h.engine.check_invariants()).unwrap();
     assert!(v.is_empty(), "{v:?}");
 }
+
+/// History reported with its own end is never revived by evidence: the
+/// report itself says the value ended (newest first, with stated ends, the
+/// last two prime ministers of five were disputed and the earlier one's
+/// stated end was cleared).
+#[test]
+fn history_that_ends_as_stated_is_not_reverted_to() {
+    let terms = [("Brown", "2007-06-27"), ("Cameron", "2010-05-11"), ("May", "2016-07-13"), ("Truss", "2022-09-06"), ("Sunak", "2022-10-25")];
+    let h = harness(EngineConfig::default());
+    for i in [4, 2, 1, 0, 3] {
+        let mut c = from(valid(cand("head_of_government", terms[i].0), terms[i].1), "news", 0.8);
+        c.valid_to = terms.get(i + 1).map(|t| t.1.to_string());
+        h.write(c);
+    }
+    let all = h.all("head_of_government");
+    let status = |name: &str| all.iter().find(|c| c.object == name).map(|c| (c.status, c.valid_to.map(|t| t.to_iso())));
+    assert_eq!(status("Sunak"), Some((Status::Active, None)));
+    assert_eq!(status("Truss"), Some((Status::Superseded, Some("2022-10-25T00:00:00.000Z".into()))));
+    assert_eq!(objects(&at(&h, "head_of_government", "2023-08-30")), vec!["Sunak"]);
+}

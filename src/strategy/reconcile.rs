@@ -419,9 +419,14 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     draft.status = Status::Superseded;
     if let Some((next_id, next_from)) = &next {
         // History ends where the next claim begins, even when its stated
-        // `validTo` reaches further: it never overlaps what follows it.
+        // `validTo` reaches further: it never overlaps what follows it. One
+        // that ends as stated by then has no successor to revert: later
+        // evidence for it never undoes an end someone stated.
+        let ended_as_stated = draft.valid_to.is_some_and(|to| to <= *next_from);
         draft.valid_to = Some(draft.valid_to.map_or(*next_from, |to| to.min(*next_from)));
-        draft.superseded_by = Some(next_id.clone());
+        if !ended_as_stated {
+            draft.superseded_by = Some(next_id.clone());
+        }
     }
     // History already covering this start (recorded before this earlier
     // report arrived) ends where it begins: a timeline without overlaps. A
