@@ -1,8 +1,10 @@
 //! Later evidence settles a single-valued slot (SPEC §3): after each write the
 //! posterior decides whether an outweighed newer value now reaches the
 //! current one (it supersedes), whether a dispute's gap has passed
-//! `disputeMargin`, and whether history the filter now believes more than the
-//! claim that ended it takes the slot back.
+//! `disputeMargin`, whether history the filter now believes more than the
+//! claim that ended it takes the slot back (within the margin: both
+//! disputed), and whether a corroborated outweighed report of the past
+//! becomes the history of its period.
 
 use super::posterior::SlotPosterior;
 use super::reconcile::{posterior, refresh_from};
