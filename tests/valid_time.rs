@@ -280,3 +280,27 @@ fn history_that_ends_as_stated_is_not_reverted_to() {
     assert_eq!(status("Truss"), Some((Status::Superseded, Some("2022-10-25T00:00:00.000Z".into()))));
     assert_eq!(objects(&at(&h, "head_of_government", "2023-08-30")), vec!["Sunak"]);
 }
+
+/// A later report of a running value that states when it ended ends the
+/// claim, as it would had that report come first (a knowledge base's later
+/// snapshot adds the end time of a term).
+#[test]
+fn a_corroborating_report_with_a_stated_end_ends_a_running_claim() {
+    let h = harness(EngineConfig::default());
+    h.write(from(valid(cand("position_held", "Chair"), "2019-01-01"), "snapshot-1", 0.9));
+    let mut ended = from(valid(cand("position_held", "Chair"), "2019-01-01"), "snapshot-2", 0.9);
+    ended.valid_to = Some("2023-06-01".into());
+    let o = h.write(ended);
+    assert_eq!(o.action, Action::Confirmed);
+    assert_eq!(o.claim.valid_to.map(|t| t.to_iso()).as_deref(), Some("2023-06-01T00:00:00.000Z"));
+    let now = credence::time::Timestamp::from_millis(h.clock.0.get()).to_iso();
+    assert!(at(&h, "position_held", &now).is_empty(), "it no longer holds");
+    assert_eq!(objects(&at(&h, "position_held", "2021-01-01")), vec!["Chair"]);
+    // Time order gives the same claim: the end stated first.
+    let h2 = harness(EngineConfig::default());
+    let mut first = from(valid(cand("position_held", "Chair"), "2019-01-01"), "snapshot-2", 0.9);
+    first.valid_to = Some("2023-06-01".into());
+    h2.write(first);
+    h2.write(from(valid(cand("position_held", "Chair"), "2019-01-01"), "snapshot-1", 0.9));
+    assert_eq!(h2.all("position_held")[0].valid_to, o.claim.valid_to);
+}

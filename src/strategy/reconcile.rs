@@ -205,9 +205,13 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     let obs = draft.provenance;
     let stated = draft.stated_confidence;
     let start = existing.effective_from();
+    // A report that states when a running value ended tells what the first
+    // did not: the claim ends there (as it would had that report come first).
+    let ends = draft.valid_to.filter(|end| existing.status.is_current() && existing.valid_to.is_none() && *end > start);
     txn.update_claim(&id, |c| {
         c.provenance.extend(obs);
         c.stated_confidence = c.stated_confidence.max(stated);
+        c.valid_to = c.valid_to.or(ends);
     });
     keep_clear_of_retractions(txn, &id);
     keep_clear_of_its_value(txn, &id, start);
@@ -218,8 +222,9 @@ fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) ->
     refresh_with(txn, ctx, post.as_ref());
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(before);
     let period = if existing.status == Status::Superseded { " for the period it already covers" } else { "" };
+    let until = ends.map(|end| format!(", and says it ended at {}", end.to_iso())).unwrap_or_default();
     txn.log_change("confirm", &[&id], Some((before, after)), None,
-        format!("{:?} corroborates {:?}{period}", draft.object, existing.object));
+        format!("{:?} corroborates {:?}{period}{until}", draft.object, existing.object));
     let mut affected = post.map(|p| align_confirmed(txn, ctx, &p, &id)).unwrap_or_default();
     affected.retain(|a| a != &id);
     Applied::stored(Action::Confirmed, Some(Relation::Confirm), id, affected)
