@@ -304,3 +304,24 @@ fn a_corroborating_report_with_a_stated_end_ends_a_running_claim() {
     h2.write(from(valid(cand("position_held", "Chair"), "2019-01-01"), "snapshot-1", 0.9));
     assert_eq!(h2.all("position_held")[0].valid_to, o.claim.valid_to);
 }
+
+/// A weak report of the next value loses to the running one; a later report
+/// states that the running one ended when the next began: the waiting value
+/// has no rival left and becomes current (nothing was current after the end).
+#[test]
+fn a_waiting_value_becomes_current_once_the_claim_it_lost_to_ends_as_stated() {
+    let h = harness(EngineConfig::default());
+    h.write(from(valid(cand("position_held", "Harper"), "2025-05-22"), "s1", 0.95));
+    h.write(from(valid(cand("position_held", "Harper"), "2025-05-22"), "s2", 0.9));
+    let lane = h.write(from(valid(cand("position_held", "Lane"), "2025-11-10"), "s0", 0.6));
+    assert_eq!(lane.action, Action::Outweighed);
+    let mut ended = from(valid(cand("position_held", "Harper"), "2025-05-22"), "s0", 0.95);
+    ended.valid_to = Some("2025-11-10".into());
+    let o = h.write(ended);
+    assert!(o.affected.iter().any(|c| c.id == lane.claim.id && c.status == Status::Active), "{:?}", o.affected);
+    let now = credence::time::Timestamp::from_millis(h.clock.0.get()).to_iso();
+    assert_eq!(objects(&at(&h, "position_held", &now)), vec!["Lane"]);
+    assert_eq!(objects(&at(&h, "position_held", "2025-08-01")), vec!["Harper"]);
+    let v = run(h.engine.check_invariants()).unwrap();
+    assert!(v.is_empty(), "{v:?}");
+}

@@ -45,6 +45,9 @@ enum Step {
     Dispute { earlier: String, newer: String },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
+    /// `id` (outweighed) begins after every current claim ended as stated:
+    /// it is current, they are history as stated (no successor link).
+    FollowEnded { id: String, ended: Vec<String> },
     /// An outweighed value of the past that evidence now lifts past the
     /// history claim whose period it fell in: it becomes that period's history.
     LiftHistory { lifted: String, history: String, until: Option<(String, Timestamp)> },
@@ -165,6 +168,15 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
             if bo > bc + EPS {
                 return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
             }
+        }
+    }
+    // Every current claim has ended as stated: an outweighed value that
+    // begins by then has no rival left (`after_expiry` on a write).
+    if tv {
+        let ended_by = |t: Timestamp| currents.iter().all(|c| c.valid_to.is_some_and(|end| end <= t));
+        let waiting = txn.slot.claims.iter().filter(|o| o.status == Status::Outweighed && free(o) && ended_by(o.effective_from()));
+        if let Some(o) = waiting.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)).then(a.effective_from().cmp(&b.effective_from()))) {
+            return Some(Step::FollowEnded { id: o.id.clone(), ended: currents.iter().map(|c| c.id.clone()).collect() });
         }
     }
     // History that the evidence now prefers to the claim that ended it. Only
@@ -351,6 +363,17 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             txn.log_change("history_lifted", &[&lifted, &history], None, None,
                 "later evidence lifts this value past the history it fell inside, as of its start: it is that period's history".into());
             vec![lifted, history]
+        }
+        Step::FollowEnded { id, mut ended } => {
+            for old in &ended {
+                txn.update_claim(old, |c| c.status = Status::Superseded);
+                close_disputes(txn, old, "ended as stated");
+                txn.log_change("expired", &[old, &id], None, None, "ended as stated before a waiting value begins: history".into());
+            }
+            activate(txn, &id);
+            txn.log_change("active", &[&id], None, None, "every current claim ended as stated before it begins: no rival left".into());
+            ended.push(id);
+            ended
         }
         Step::Activate { id } => {
             txn.update_claim(&id, |c| c.status = Status::Active);
