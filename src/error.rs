@@ -69,15 +69,29 @@ pub struct Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// Messages quote ids and values; a hostile one (a 5 MB "id") is cut, so an
+/// error stays readable and cheap to log.
+const MESSAGE_MAX: usize = 2_000;
+
+fn bounded(mut message: String) -> String {
+    if message.len() > MESSAGE_MAX {
+        let cut = (0..=MESSAGE_MAX).rev().find(|&i| message.is_char_boundary(i)).unwrap_or(0);
+        let rest = message.len() - cut;
+        message.truncate(cut);
+        message.push_str(&format!("… ({rest} more bytes)"));
+    }
+    message
+}
+
 impl Error {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), field: None, cause: None }
+        Error { code, message: bounded(message.into()), field: None, cause: None }
     }
 
     pub fn invalid(field: &str, message: impl fmt::Display) -> Self {
         Error {
             code: ErrorCode::InvalidInput,
-            message: format!("{field}: {message}"),
+            message: bounded(format!("{field}: {message}")),
             field: Some(field.to_string()),
             cause: None,
         }
@@ -111,3 +125,18 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_on_a_char_boundary() {
+        let id = "é".repeat(5_000);
+        let e = Error::new(ErrorCode::ClaimNotFound, format!("no claim with id {id:?}"));
+        assert!(e.message.len() < MESSAGE_MAX + 40, "{}", e.message.len());
+        assert!(e.message.starts_with("no claim with id \"éé"));
+        assert!(e.message.ends_with("more bytes)"));
+        assert_eq!(Error::new(ErrorCode::ClaimNotFound, "short").message, "short");
+    }
+}

@@ -60,6 +60,18 @@ describe('strict input (SPEC §11)', () => {
     expect(await memory.recall(null, { predicate: 'timezone' })).toHaveLength(1);
   });
 
+  it('refuses a function or symbol where data belongs, naming the field, and cuts huge ids in messages', async () => {
+    const memory = new Memory({ now: clock() });
+    for (const object of [() => 'x', Symbol('x')]) {
+      const e = await refused(memory.remember({ predicate: 'timezone', object }), 'INVALID_INPUT');
+      expect(e.field).toBe('object');
+      expect(e.message).toContain('candidate.object');
+    }
+    const e = await refused(memory.why('x'.repeat(1_000_000)), 'CLAIM_NOT_FOUND');
+    expect(e.message.length).toBeLessThan(2100);
+    expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
+  });
+
   it('reads a year or a month (ISO 8601 reduced precision) as its first instant', async () => {
     const memory = new Memory({ now: clock() });
     await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme', validFrom: '2019' });
