@@ -17,6 +17,10 @@ pub struct SlotTxn {
     pub cause: LogCause,
     expected_version: u64,
     changed_claims: Vec<String>,
+    /// Claims whose belief alone moved: the slot document carries it, but no
+    /// per-claim row is rewritten for it (belief is a snapshot that time moves
+    /// anyway; every read computes it anew).
+    beliefs_moved: bool,
     changed_conflicts: Vec<String>,
     log: Vec<LogEntry>,
     ids: Rc<dyn IdSource>,
@@ -34,6 +38,7 @@ impl SlotTxn {
             now,
             cause,
             changed_claims: Vec::new(),
+            beliefs_moved: false,
             changed_conflicts: Vec::new(),
             log: Vec::new(),
             ids,
@@ -56,7 +61,7 @@ impl SlotTxn {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.changed_claims.is_empty() && self.changed_conflicts.is_empty() && self.log.is_empty()
+        self.changed_claims.is_empty() && !self.beliefs_moved && self.changed_conflicts.is_empty() && self.log.is_empty()
     }
 
     pub fn new_id(&self, prefix: &str) -> String {
@@ -96,6 +101,17 @@ impl SlotTxn {
             self.mark_claim(id);
         } else {
             self.slot.claims[i] = before;
+        }
+    }
+
+    /// Sets a claim's belief (and nothing else): the slot changes, but the
+    /// claim is not listed among the commit's changed claims unless something
+    /// else about it changed too.
+    pub fn update_belief(&mut self, id: &str, log_odds: f64) {
+        let Some(i) = self.slot.claims.iter().position(|c| c.id == id) else { return };
+        if self.slot.claims[i].log_odds != log_odds {
+            crate::belief::set_belief(&mut self.slot.claims[i], log_odds);
+            self.beliefs_moved = true;
         }
     }
 

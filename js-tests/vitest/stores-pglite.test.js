@@ -54,6 +54,24 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect((await db.query("SELECT count(*)::int AS n FROM memory_claims WHERE scope = 'custom'")).rows[0].n).toBe(0);
   });
 
+  it('rewrites a claim row when the claim changes, not when only its belief moves', async () => {
+    let t = Date.UTC(2026, 0, 1);
+    const memory = new Memory({ store: new PostgresStore(db, { scope: 'beliefs' }), now: () => new Date(t).toISOString() });
+    const oslo = await memory.remember({ predicate: 'located_in', object: 'Oslo', provenance: { sourceId: 'a', sourceTrust: 0.9 } });
+    const row = async (id) => (await db.query("SELECT xmin::text AS x, confidence FROM memory_claims WHERE scope = 'beliefs' AND id = $1", [id])).rows[0];
+    const before = await row(oslo.claim.id);
+    t += 86_400_000;
+    // A weak rival: outweighed, and Oslo's belief moves (it now shares the slot's mass).
+    expect((await memory.remember({ predicate: 'located_in', object: 'Rome', provenance: { sourceId: 'b', sourceTrust: 0.3 } })).action).toBe('outweighed');
+    const slot = (await db.query("SELECT slot FROM memory_slots WHERE scope = 'beliefs'")).rows[0].slot;
+    const inSlot = slot.claims.find((c) => c.id === oslo.claim.id).confidence;
+    expect(inSlot).not.toBeCloseTo(before.confidence, 6); // the slot document carries the moved belief
+    expect(await row(oslo.claim.id)).toEqual(before); // the row was not rewritten for it
+    const again = await memory.remember({ predicate: 'located_in', object: 'Oslo', provenance: { sourceId: 'c' } });
+    expect(again.action).toBe('confirmed');
+    expect((await row(oslo.claim.id)).x).not.toBe(before.x); // a new observation rewrites it
+  });
+
   it('refuses bad options with CredenceError naming the field', () => {
     const field = (f) => {
       try {

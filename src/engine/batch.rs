@@ -108,11 +108,12 @@ impl Engine {
                     }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
                 }
-                if !txn.is_empty() {
+                let dirty = !txn.is_empty();
+                if dirty {
                     self.archive_overflow(&mut txn, &slot_ref).await?;
                 }
                 let commit = txn.into_commit(slot_ref.clone());
-                let changed = !commit.changed_claims.is_empty() || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
+                let changed = dirty || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
                 let (slot, version) = if !changed {
                     let version = commit.expected_version;
                     (Rc::new(commit.slot), version)

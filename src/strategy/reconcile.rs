@@ -5,7 +5,6 @@
 use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::{held, refines, same_value};
-use crate::belief::set_belief;
 use crate::invariants::overlap;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::time::Timestamp;
@@ -68,7 +67,7 @@ pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
         .filter_map(|c| now.log_odds(&c.id).filter(|l| belief_moves(c, *l)).map(|l| (c.id.clone(), l)))
         .collect();
     for (id, l) in live {
-        txn.update_claim(&id, |c| set_belief(c, l));
+        txn.update_belief(&id, l);
     }
 }
 
@@ -99,7 +98,7 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
     let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
     for (id, l) in beliefs {
         if txn.slot.claim(&id).is_some_and(|c| belief_moves(c, l)) {
-            txn.update_claim(&id, |c| set_belief(c, l));
+            txn.update_belief(&id, l);
         }
     }
 }
@@ -408,7 +407,7 @@ fn set_history_belief(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) {
     let Some(from) = txn.claim(id).map(|c| c.effective_from()) else { return };
     let post = posterior(txn, ctx, None, Some(from));
     if let Some(l) = post.log_odds(id) {
-        txn.update_claim(id, |c| set_belief(c, l));
+        txn.update_belief(id, l);
     }
 }
 
