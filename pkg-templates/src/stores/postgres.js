@@ -6,8 +6,9 @@
 //                     snapshot as jsonb, so loadSlot is one query; `unreviewed`
 //                     (generated from the snapshot) feeds a partial index of
 //                     the slots the review pass must visit
-//   memory_claims     one row per claim (kept in step with the snapshot) for
-//                     look-ups by id and for SQL readers
+//   memory_claims     one row per claim (rewritten when the claim changes,
+//                     not when only its belief moves) for look-ups by id and
+//                     for SQL readers
 //   memory_conflicts  one row per conflict, likewise; indexed by
 //                     (scope, status, opened_at, id) for listConflicts
 //   memory_claim_log  the append-only log, one row per entry
