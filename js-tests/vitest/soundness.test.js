@@ -72,6 +72,20 @@ describe('strict input (SPEC §11)', () => {
     expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
   });
 
+  it('refuses an array where an object belongs (serde would read it by position), naming the place', async () => {
+    const memory = new Memory({ now: clock() });
+    const cases = [
+      [() => memory.remember(['alice', null, 'likes', 'tea']), 'candidate'],
+      [() => memory.remember({ predicate: 'likes', object: 'tea', provenance: ['a', 0.9] }), 'provenance'],
+      [() => memory.rememberMany([{ predicate: 'likes', object: 'tea' }, ['bob', null, 'likes', 'tea']]), '[1]'],
+      [() => memory.remember({ predicate: 'likes', object: 'tea' }, ['append']), 'options'],
+      [() => memory.recall('alice', ['likes']), 'options'],
+    ];
+    for (const [call, field] of cases) expect((await refused(call(), 'INVALID_INPUT')).field).toBe(field);
+    expect(await memory.recall('alice', { includeHistory: true })).toEqual([]);
+    expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
+  });
+
   it('reads a year or a month (ISO 8601 reduced precision) as its first instant', async () => {
     const memory = new Memory({ now: clock() });
     await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme', validFrom: '2019' });

@@ -47,6 +47,43 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str, code: ErrorCode)
     from_json(&text, what, code)
 }
 
+/// Reads a JS value that holds no arrays (a candidate, or with `list` a list
+/// of them) as `T`. serde reads a struct from an array too, by position
+/// (`["alice", null, "likes", "tea"]` would be a candidate): refused here,
+/// naming the place, before serde sees it.
+pub fn from_js_plain<T: DeserializeOwned>(value: JsValue, what: &str, list: bool) -> Result<T, Error> {
+    let text = json_text(&value, what)?.unwrap_or_else(|| "null".into());
+    if let Some(at) = array_inside(&text, list) {
+        let path = path_at(&text, at);
+        let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
+        let err = Error::new(ErrorCode::InvalidInput, format!("{shown}: must be an object, not an array"));
+        return Err(if path.is_empty() { err.with_field(what) } else { err.with_field(&path) });
+    }
+    from_json(&text, what, ErrorCode::InvalidInput)
+}
+
+/// The byte offset of the first `[` outside a string (after the opening one
+/// of a `list`), if any.
+fn array_inside(text: &str, list: bool) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let first = bytes.iter().position(|b| !b.is_ascii_whitespace())?;
+    let mut i = if list && bytes[first] == b'[' { first + 1 } else { first };
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
     serde_json::from_str(text).map_err(|e| {
         let inner = e.to_string();
@@ -166,6 +203,8 @@ pub fn get_field(value: &JsValue, key: &str, what: &str) -> Result<JsValue, Erro
 pub fn from_js_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, Error> {
     if value.is_undefined() || value.is_null() {
         Ok(T::default())
+    } else if js_sys::Array::is_array(&value) {
+        Err(Error::invalid(what, "must be an object, not an array"))
     } else {
         from_js(value, what, ErrorCode::InvalidInput)
     }

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::bridge::{JsClock, JsJudge, JsMerge, JsStore};
-use super::convert::{from_js, from_js_or_default, get_field, only_keys, to_js};
+use super::convert::{from_js, from_js_or_default, from_js_plain, get_field, only_keys, to_js};
 use super::errors::to_js_error;
 use super::memory_store::native_store_of;
 use crate::config::EngineConfig;
@@ -231,7 +231,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "Candidate")] candidate: JsValue,
         #[wasm_bindgen(unchecked_param_type = "WriteOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let parsed = from_js::<Candidate>(candidate, "candidate", ErrorCode::InvalidInput)
+        let parsed = from_js_plain::<Candidate>(candidate, "candidate", false)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
         self.spawn(parsed, move |engine, (candidate, options)| async move { engine.remember(&candidate, &options).await })
     }
@@ -244,7 +244,7 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "Candidate[]")] candidates: JsValue,
         #[wasm_bindgen(unchecked_param_type = "WriteOptions")] options: Option<JsValue>,
     ) -> Promise {
-        let parsed = from_js::<Vec<Candidate>>(candidates, "candidates", ErrorCode::InvalidInput)
+        let parsed = from_js_plain::<Vec<Candidate>>(candidates, "candidates", true)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
         self.spawn(parsed, move |engine, (candidates, options)| async move { engine.remember_many(&candidates, &options).await })
     }
