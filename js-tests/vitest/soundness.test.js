@@ -80,6 +80,8 @@ describe('strict input (SPEC §11)', () => {
       [() => memory.rememberMany([{ predicate: 'likes', object: 'tea' }, ['bob', null, 'likes', 'tea']]), '[1]'],
       [() => memory.remember({ predicate: 'likes', object: 'tea' }, ['append']), 'options'],
       [() => memory.recall('alice', ['likes']), 'options'],
+      [() => memory.erase(['alice'], { reason: 'r', by: 'b' }), 'target'],
+      [() => memory.erase({ subject: 'alice' }, ['r', 'b']), 'options'],
     ];
     for (const [call, field] of cases) expect((await refused(call(), 'INVALID_INPUT')).field).toBe(field);
     expect(await memory.recall('alice', { includeHistory: true })).toEqual([]);

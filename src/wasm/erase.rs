@@ -2,10 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::from_js;
+use super::convert::from_js_plain;
 use super::memory::Memory;
 use crate::engine::{EraseOptions, EraseTarget};
-use crate::error::ErrorCode;
 
 #[wasm_bindgen]
 impl Memory {
@@ -23,8 +22,9 @@ impl Memory {
         // Not named `options`: the declarations make those optional, and this one is required.
         #[wasm_bindgen(unchecked_param_type = "EraseOptions")] request: JsValue,
     ) -> js_sys::Promise {
-        let args = from_js::<EraseTarget>(target, "target", ErrorCode::InvalidInput)
-            .and_then(|t| Ok((t, from_js::<EraseOptions>(request, "options", ErrorCode::InvalidInput)?)));
+        // No arrays: serde would read `erase(["alice"])` as `{ subject: "alice" }`.
+        let args = from_js_plain::<EraseTarget>(target, "target", false)
+            .and_then(|t| Ok((t, from_js_plain::<EraseOptions>(request, "options", false)?)));
         self.spawn(args, move |engine, (target, options)| async move { engine.erase(&target, &options).await })
     }
 }
