@@ -67,6 +67,8 @@ describe('strict input (SPEC §11)', () => {
       expect(e.field).toBe('object');
       expect(e.message).toContain('candidate.object');
     }
+    const lone = await refused(memory.remember({ predicate: 'timezone', object: 'a\ud800b' }), 'INVALID_INPUT');
+    expect(lone.message).toBe('candidate.object: is not valid Unicode text (a lone surrogate)');
     const e = await refused(memory.why('x'.repeat(1_000_000)), 'CLAIM_NOT_FOUND');
     expect(e.message.length).toBeLessThan(2100);
     expect(await memory.recall('user', { includeHistory: true })).toEqual([]);

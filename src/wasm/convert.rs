@@ -104,6 +104,8 @@ pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -
             return Error::new(ErrorCode::InvalidInput, format!("{shown}: unknown key {key:?}{hint}")).with_field(&path);
         }
         let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
+        // JSON.stringify writes a lone surrogate as an escape serde_json refuses, cryptically.
+        let inner = if inner.contains("hex escape") || inner.contains("surrogate") { "is not valid Unicode text (a lone surrogate)".to_string() } else { inner };
         let err = Error::new(code, format!("{shown}: {inner}"));
         if path.is_empty() { err } else { err.with_field(&path) }
     })
