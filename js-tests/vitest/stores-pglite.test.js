@@ -72,6 +72,18 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect((await row(oslo.claim.id)).x).not.toBe(before.x); // a new observation rewrites it
   });
 
+  it('keeps memory_entities in step with the entity registries (SPEC §8, §9)', async () => {
+    const memory = new Memory({ store: new PostgresStore(db, { scope: 'ents' }) });
+    await memory.remember({ subject: 'alice', predicate: 'works_at', object: 'Acme Corp' });
+    await memory.remember({ subject: 'bob', predicate: 'works_at', object: 'Globex' });
+    await memory.remember({ subject: 'carol', predicate: 'works_at', object: 'ACME, Inc.' });
+    const { rows } = await db.query("SELECT id, type, name, aliases, data FROM memory_entities WHERE scope = 'ents' ORDER BY id");
+    const registry = (await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND subject = chr(31) || 'entities' AND predicate = 'org'")).rows[0].slot;
+    expect(rows.map((r) => r.data)).toEqual([...registry.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    expect(rows.map((r) => [r.type, r.name])).toEqual([['org', 'Acme Corp'], ['org', 'Globex']]);
+    expect(rows[0].aliases).toContain('ACME, Inc.');
+  });
+
   it('refuses bad options with CredenceError naming the field', () => {
     const field = (f) => {
       try {

@@ -12,7 +12,8 @@
 //   memory_conflicts  one row per conflict, likewise; indexed by
 //                     (scope, status, opened_at, id) for listConflicts
 //   memory_claim_log  the append-only log, one row per entry
-//   memory_entities   entities (SPEC §9)
+//   memory_entities   one row per entity (SPEC §9), kept in step with its
+//                     type's registry slot by the same commit, for SQL readers
 // Every row carries `scope`; every query filters on it.
 //
 // A commit is one statement, so it is atomic without BEGIN/COMMIT: a
@@ -139,7 +140,12 @@ const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
 /** Idempotent DDL for the default table names (safe to run at every start). */
 export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
 
-/** The row writes of a commit, each joined to the slot CAS (`won`). */
+/**
+ * The row writes of a commit, each joined to the slot CAS (`won`). An entity
+ * registry slot (subject chr(31) + "entities", predicate = the entity type)
+ * also keeps that type's rows of the entities table in step: each entity
+ * written when it changed, removed when it left the registry.
+ */
 function commitRows(t) {
   return `claims_up AS (
       INSERT INTO ${t.claims}
@@ -162,6 +168,18 @@ function commitRows(t) {
       INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
       SELECT $1, $2, (e.value->>'version')::bigint, e.ord::int, (e.value->>'at')::timestamptz, e.value->>'rule', e.value
       FROM won, jsonb_array_elements($9::jsonb) WITH ORDINALITY AS e(value, ord)
+    ), entities_up AS (
+      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data)
+      SELECT $1, e->>'id', e->>'type', e->>'name', COALESCE(e->'aliases', '[]'::jsonb), e
+      FROM won, jsonb_array_elements(COALESCE(won.slot->'entities', '[]'::jsonb)) AS e
+      WHERE $3 = chr(31) || 'entities'
+      ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name,
+        aliases = EXCLUDED.aliases, data = EXCLUDED.data, updated_at = now()
+      WHERE ${t.entities}.data IS DISTINCT FROM EXCLUDED.data
+    ), entities_gone AS (
+      DELETE FROM ${t.entities} AS d USING won
+      WHERE d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
+        AND NOT COALESCE(won.slot->'entities', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('id', d.id))
     )`;
 }
 
