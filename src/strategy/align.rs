@@ -366,9 +366,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
         }
         Step::FollowEnded { id, mut ended } => {
             for old in &ended {
-                txn.update_claim(old, |c| c.status = Status::Superseded);
-                close_disputes(txn, old, "ended as stated");
-                txn.log_change("expired", &[old, &id], None, None, "ended as stated before a waiting value begins: history".into());
+                end_as_stated(txn, old, &id);
             }
             activate(txn, &id);
             txn.log_change("active", &[&id], None, None, "every current claim ended as stated before it begins: no rival left".into());
@@ -390,6 +388,16 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             vec![earlier, newer]
         }
     }
+}
+
+/// A current claim whose stated `validTo` has passed before `next` begins
+/// becomes history as stated: no successor link, so later evidence for it
+/// never reverts the slot to it and undoes that end.
+pub fn end_as_stated(txn: &mut SlotTxn, id: &str, next: &str) {
+    txn.update_claim(id, |c| c.status = Status::Superseded);
+    close_disputes(txn, id, "ended as stated");
+    let (object, end) = txn.claim(id).map(|c| (c.object.clone(), c.valid_to.map(Timestamp::to_iso).unwrap_or_default())).unwrap_or_default();
+    txn.log_change("expired", &[id, next], None, None, format!("{object:?} ended as stated ({end}) before the next claim begins: history"));
 }
 
 pub fn close_disputes(txn: &mut SlotTxn, claim_id: &str, why: &str) {

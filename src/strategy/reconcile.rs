@@ -2,7 +2,7 @@
 //! against the slot's claims, with the forward filter's posterior (§4)
 //! deciding between a newer value and the current one, and contradictions.
 
-use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, pinned, EPS};
+use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, end_as_stated, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::{held, refines, same_value};
 use crate::invariants::overlap;
@@ -352,19 +352,15 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
 }
 
 /// The draft begins once the current claims' stated ends have passed: it is
-/// added as current with no contest, and they become history as they were
-/// stated — no successor link, so later evidence for them never reverts the
-/// slot to them (a revert would undo an end someone stated), and no claim of
-/// theirs stays current for a refinement to meet (wide model seed 8018).
+/// added as current with no contest, and they become history as stated
+/// (`end_as_stated`), so no claim of theirs stays current for a refinement to
+/// meet (wide model seed 8018).
 fn after_expiry(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, ended: &[&Claim]) -> Applied {
     let id = draft.id.clone();
     txn.add_claim(draft);
     let mut affected = Vec::new();
     for old in ended {
-        txn.update_claim(&old.id, |c| c.status = Status::Superseded);
-        close_disputes(txn, &old.id, "ended as stated");
-        let end = old.valid_to.map(Timestamp::to_iso).unwrap_or_default();
-        txn.log_change("expired", &[&old.id, &id], None, None, format!("{:?} ended as stated ({end}) before the new claim begins: history", old.object));
+        end_as_stated(txn, &old.id, &id);
         affected.push(old.id.clone());
     }
     let post = posterior(txn, ctx, None, None);

@@ -70,18 +70,23 @@ fn array_inside(text: &str, list: bool) -> Option<usize> {
     let mut i = if list && bytes[first] == b'[' { first + 1 } else { first };
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'"' => i = string_end(bytes, i),
             b'[' => return Some(i),
             _ => {}
         }
         i += 1;
     }
     None
+}
+
+/// The index of the quote closing the JSON string that opens at `open`
+/// (`bytes.len()` when unclosed).
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    i
 }
 
 pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
@@ -144,10 +149,7 @@ fn path_at(text: &str, column: usize) -> String {
             },
             b'"' => {
                 let start = i;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
+                i = string_end(bytes, i);
                 if expecting_key {
                     if let Some(Frame::Object(key)) = stack.last_mut() {
                         *key = text.get(start..=i.min(bytes.len() - 1)).and_then(|k| serde_json::from_str(k).ok());
