@@ -17,9 +17,9 @@ pub struct SlotTxn {
     pub cause: LogCause,
     expected_version: u64,
     changed_claims: Vec<String>,
-    /// Claims whose belief alone moved: the slot document carries it, but no
-    /// per-claim row is rewritten for it (belief is a snapshot that time moves
-    /// anyway; every read computes it anew).
+    /// Some claim's belief moved (`update_belief`): the slot document carries
+    /// it, but the claim is not listed as changed, so no per-claim row is
+    /// rewritten for it (belief is a snapshot that time moves anyway).
     beliefs_moved: bool,
     changed_conflicts: Vec<String>,
     log: Vec<LogEntry>,
