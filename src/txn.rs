@@ -125,6 +125,12 @@ impl SlotTxn {
     /// Opens a conflict between two claims unless that pair was ever noted
     /// before (settled or not). Returns the new conflict's id.
     pub fn open_conflict(&mut self, kind: ConflictKind, earlier: &str, newer: &str, reason: String) -> Option<String> {
+        let note = reason.clone();
+        self.open_conflict_noted(kind, earlier, newer, reason, note)
+    }
+
+    /// `open_conflict` with a log note other than the stored reason.
+    pub fn open_conflict_noted(&mut self, kind: ConflictKind, earlier: &str, newer: &str, reason: String, note: String) -> Option<String> {
         if earlier == newer || self.slot.conflicts.iter().any(|c| c.names_pair(earlier, newer)) {
             return None;
         }
@@ -134,7 +140,7 @@ impl SlotTxn {
             kind,
             earlier_id: earlier.to_string(),
             newer_id: newer.to_string(),
-            reason: reason.clone(),
+            reason,
             status: ConflictStatus::Open,
             opened_at: self.now,
             settled_at: None,
@@ -156,7 +162,7 @@ impl SlotTxn {
             self.update_claim(claim_id, |c| c.note_conflict(&cid));
         }
         let rule = format!("{}_opened", kind_name(kind));
-        self.log_change(&rule, &[earlier, newer], None, Some(&id), reason);
+        self.log_change(&rule, &[earlier, newer], None, Some(&id), note);
         Some(id)
     }
 

@@ -53,6 +53,25 @@ fn a_near_name_is_its_own_entity_and_asks() {
 }
 
 #[test]
+fn a_same_entity_question_is_stored_as_its_evidence_and_read_whole() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Boston"));
+    let bank = h.write(about("Acme Bank", "org", "located_in", "Zurich"));
+    let question = bank.conflicts[0].reason.clone();
+    assert!(question.starts_with("\"Acme Bank\" looks like \"Acme\" (they share \"acme\""), "{question}");
+    assert!(question.ends_with("Settle \"same\" to merge org:acme-bank into org:acme, or \"different\" to keep them apart."), "{question}");
+    // The registry keeps the evidence only: hundreds of open questions stay small.
+    let registry = run(credence::store::Store::load_slot(&*h.store, &credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+    let stored = &registry.conflicts[0].reason;
+    assert!(stored.starts_with("they share \"acme\"") && stored.len() < 60, "{stored}");
+    // Every reader sees the whole question: the listing, and the log `why` shows.
+    let listed = run(h.engine.conflicts(None)).unwrap();
+    assert_eq!(listed.iter().find(|c| c.id == bank.conflicts[0].id).map(|c| c.reason.clone()), Some(question.clone()));
+    let why = run(h.engine.why(&bank.conflicts[0].newer.id)).unwrap();
+    assert!(why.log.iter().any(|e| e.note == question), "{:?}", why.log);
+}
+
+#[test]
 fn iceland_never_supersedes_ireland() {
     let h = harness(EngineConfig::default());
     h.write(about("Ireland", "country", "capital", "Dublin"));

@@ -67,6 +67,21 @@ pub(crate) fn registry(entity_type: &str) -> SlotRef {
     SlotRef::new(ENTITY_REGISTRY, entity_type)
 }
 
+/// The question a `same_entity` conflict asks, from its two name claims and
+/// the evidence its record keeps. Records written before the evidence-only
+/// form hold the whole question (it starts with the quoted name): kept as is.
+pub(crate) fn same_entity_question(earlier: &crate::model::Claim, newer: &crate::model::Claim, evidence: &str) -> String {
+    if evidence.starts_with('"') {
+        return evidence.to_string();
+    }
+    let entity_type = type_of(&newer.subject).unwrap_or("entity");
+    format!(
+        "{:?} looks like {:?} ({evidence}) but is not the same name: is it the same {entity_type}? \
+         Settle \"same\" to merge {} into {}, or \"different\" to keep them apart.",
+        newer.object, earlier.object, newer.subject, earlier.subject
+    )
+}
+
 pub(crate) fn type_of(id: &str) -> Option<&str> {
     id.split_once(':').map(|(t, _)| t)
 }
@@ -90,15 +105,19 @@ fn name_claim(txn: &mut SlotTxn, settings: &Settings, entity_id: &str, name: &st
 }
 
 /// Opens one `same_entity` conflict: earlier = the existing entity's name, newer = the new name.
-fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new_id: &str, name: &str, entity_type: &str) -> Result<Option<String>> {
+/// The record keeps only the evidence ("1 letter(s) apart, closeness 0.83");
+/// the question is rendered from the two name claims on read
+/// (`same_entity_question`), so a registry with hundreds of open questions
+/// stays small (every commit and every reload carries it).
+fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new_id: &str, name: &str) -> Result<Option<String>> {
     let earlier = name_claim(txn, settings, &near.entity_id, &near.name)?;
     let newer = name_claim(txn, settings, new_id, name)?;
-    let reason = format!(
-        "{name:?} looks like {:?} ({}, closeness {:.2}) but is not the same name: is it the same {entity_type}? \
-         Settle \"same\" to merge {new_id} into {}, or \"different\" to keep them apart.",
-        near.name, near.why, near.score, near.entity_id
-    );
-    Ok(txn.open_conflict(ConflictKind::SameEntity, &earlier, &newer, reason))
+    let evidence = format!("{}, closeness {:.2}", near.why, near.score);
+    let question = match (txn.slot.claim(&earlier), txn.slot.claim(&newer)) {
+        (Some(e), Some(n)) => same_entity_question(e, n, &evidence),
+        _ => evidence.clone(),
+    };
+    Ok(txn.open_conflict_noted(ConflictKind::SameEntity, &earlier, &newer, evidence, question))
 }
 
 /// A name a write resolved before its slot was chosen. The registry is not
@@ -264,7 +283,7 @@ impl Engine {
                 }
                 txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
                 for near in &r.near_matches {
-                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name, entity_type)? {
+                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name)? {
                         r.conflict_ids.push(cf);
                     }
                 }

@@ -59,14 +59,16 @@ pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Opt
     } else {
         (slot_ref.subject.clone(), slot_ref.predicate.clone())
     };
+    let earlier = slot.claim(&r.earlier_id)?;
+    let reason = if r.kind == crate::model::ConflictKind::SameEntity { super::entity::same_entity_question(earlier, newer, &r.reason) } else { r.reason.clone() };
     Some(Conflict {
         id: r.id.clone(),
         kind: r.kind,
         subject,
         predicate,
-        earlier: slot.claim(&r.earlier_id)?.clone(),
+        earlier: earlier.clone(),
         newer: newer.clone(),
-        reason: r.reason.clone(),
+        reason,
         status: r.status,
         opened_at: r.opened_at,
         settled_at: r.settled_at,
