@@ -102,6 +102,20 @@ for (const [name, open] of Object.entries(stores)) {
       expect(await again.slotTag(r)).not.toBe(before);
     });
 
+    it('loads the registry once for a write that adds a name to it (the commit copies the snapshot)', async () => {
+      const { store } = open();
+      const { wrapped, counts } = counting(store);
+      const memory = new Memory({ store: wrapped });
+      await memory.remember({ subject: 'p0', predicate: 'works_at', object: 'Acme' });
+      for (const [i, org] of ['Globex', 'Initech', 'Umbrella'].entries()) {
+        counts.registryLoads = 0;
+        const o = await memory.remember({ subject: `p${i + 1}`, predicate: 'works_at', object: org });
+        expect(o.resolutions[0].rule).toBe('new');
+        expect(counts.registryLoads).toBe(1);
+      }
+      expect((await new Memory({ store }).entity('Umbrella', { type: 'org' }))?.entity.aliases).toEqual(['Umbrella']);
+    });
+
     it('lets the engine keep a registry between writes, and never serve a stale one', async () => {
       const { store, wipe, reopen } = open();
       const { wrapped, counts } = counting(store);

@@ -73,6 +73,18 @@ impl JsStore {
         }
     }
 
+    /// Entity registries (one slot per type, read by every write that names
+    /// one) are kept with their tag; other slots are read when asked for.
+    fn keeps_snapshot(&self, slot: &SlotRef) -> bool {
+        self.tagged && slot.subject == crate::entities::ENTITY_REGISTRY
+    }
+
+    /// The slot as the store holds it now.
+    async fn fetch_slot(&self, slot: &SlotRef) -> Result<Slot> {
+        let v = self.call("loadSlot", &[arg(slot)?]).await?;
+        if absent(&v) { Ok(Slot::default()) } else { self.read(v, "loadSlot") }
+    }
+
     async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue> {
         call(&self.target, method, args, ErrorCode::StoreFailed, &format!("store.{method}")).await
     }
@@ -88,29 +100,34 @@ impl JsStore {
 
 #[async_trait(?Send)]
 impl Store for JsStore {
+    /// An entity registry (every entity of its type) is copied from its
+    /// tagged snapshot while the tag has not moved: a copy in wasm costs far
+    /// less than fetching and parsing it again.
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
-        let v = self.call("loadSlot", &[arg(slot)?]).await?;
-        if absent(&v) { Ok(Slot::default()) } else { self.read(v, "loadSlot") }
+        if self.keeps_snapshot(slot) {
+            return Ok(Rc::unwrap_or_clone(self.read_slot(slot).await?));
+        }
+        self.fetch_slot(slot).await
     }
 
-    /// A reserved slot whose tag has not moved is answered from the snapshot
+    /// A registry whose tag has not moved is answered from the snapshot
     /// read at that tag. Tags never repeat for other content, so a hit is the
     /// current content; a snapshot loaded after a tag that then moved is only
     /// ever reloaded, never served.
     async fn read_slot(&self, slot: &SlotRef) -> Result<Rc<Slot>> {
-        if !self.tagged || !crate::engine::is_reserved_subject(&slot.subject) {
-            return self.load_slot(slot).await.map(Rc::new);
+        if !self.keeps_snapshot(slot) {
+            return self.fetch_slot(slot).await.map(Rc::new);
         }
         let Some(tag) = self.slot_tag(slot).await? else {
             self.snapshots.borrow_mut().remove(&slot.key);
-            return self.load_slot(slot).await.map(Rc::new);
+            return self.fetch_slot(slot).await.map(Rc::new);
         };
         if let Some((seen, snapshot)) = self.snapshots.borrow().get(&slot.key) {
             if *seen == tag {
                 return Ok(snapshot.clone());
             }
         }
-        let loaded = Rc::new(self.load_slot(slot).await?);
+        let loaded = Rc::new(self.fetch_slot(slot).await?);
         self.snapshots.borrow_mut().insert(slot.key.clone(), (tag, loaded.clone()));
         Ok(loaded)
     }
