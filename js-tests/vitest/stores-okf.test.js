@@ -1,7 +1,7 @@
 // OkfStore: the conformance suite, then what only a markdown bundle has —
 // readable files, a fresh reader, broken files, atomic writes.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -238,6 +238,37 @@ describe('OkfStore — the bundle on disk', () => {
     const quiet = { ref: r, expectedVersion: 2, slot: { ...current, version: 3, reviewed: 2 }, changedClaims: [], changedConflicts: [], log: [] };
     expect(await store.commitSlot(quiet)).toBe(true);
     expect((await new OkfStore(dir).readLog(r)).map((e) => e.version)).toEqual([1, 2]);
+  });
+
+  it("a long-lived reader sees every log entry after another store's erasure rewrote log.md, even under the old inode number", async () => {
+    // Found by a concurrency fuzz: three agents on one bundle, a checker on a
+    // fourth store object. An erasure rewrites log.md (new file, renamed in);
+    // two rewrites can hand the file its old inode number back, and a reader
+    // that trusted the inode kept parsing at its old offset of different text.
+    const dir = bundle();
+    const writer = new Memory({ store: new OkfStore(dir) });
+    const reader = new Memory({ store: new OkfStore(dir) });
+    const logFile = path.join(dir, 'log.md');
+    const tea = await writer.remember({ subject: 'bo', predicate: 'likes', object: 'tea' });
+    const long = 'a value long enough that its history outweighs a block or two of log.md: '.repeat(8);
+    const cake = await writer.remember({ subject: 'cy', predicate: 'likes', object: long });
+    const one = await writer.remember({ subject: 'ana', predicate: 'notes', object: 'one' });
+    await writer.erase({ subject: 'bo', claimId: tea.claim.id }, { by: 'test', reason: 'test' });
+    expect((await reader.why(one.claim.id)).log.map((e) => e.rule)).toEqual(['add']); // the reader has parsed log.md
+    const two = await writer.remember({ subject: 'ana', predicate: 'notes', object: 'two' }, { strategy: 'append' });
+    // Another erasure moves the erased slot's (earlier, long) history to the end, so `two`'s block lands before the
+    // reader's offset; the rewrite is then put back under the inode the reader knows (as a reused inode number would be).
+    const inode = statSync(logFile).ino;
+    linkSync(logFile, `${logFile}.keep`);
+    await writer.erase({ subject: 'cy', claimId: cake.claim.id }, { by: 'test', reason: 'test' });
+    writeFileSync(`${logFile}.keep`, readFileSync(logFile));
+    renameSync(`${logFile}.keep`, logFile);
+    expect(statSync(logFile).ino).toBe(inode);
+    const reached = statSync(logFile).size;
+    await writer.remember({ subject: 'dee', predicate: 'likes', object: 'a value that makes log.md outgrow the offset the reader reached. '.repeat(40) });
+    expect(statSync(logFile).size).toBeGreaterThan(reached + 2000);
+    expect((await reader.why(two.claim.id)).log.map((e) => e.rule)).toEqual(['append']);
+    expect(await reader.checkInvariants()).toEqual([]);
   });
 
   it('breaks a lock left by a dead process, waits for a live one, and gives up with STORE_FAILED', async () => {

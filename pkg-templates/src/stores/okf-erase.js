@@ -13,8 +13,8 @@
 // readers only ever see the old state or the erased one.
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
-import { parseLogLines } from './okf-format.js';
-import { syncDir, writeSynced } from './okf-fs.js';
+import { parseLogLines, withGeneration } from './okf-format.js';
+import { randomToken, syncDir, writeSynced } from './okf-fs.js';
 
 export const PENDING = '.erase-pending.json';
 const SLOT_TEMP_SUFFIX = '.erase';
@@ -35,7 +35,8 @@ function keyOfBlock(block, file) {
 
 /**
  * log.md without `key`'s blocks, with `blocks` (the scrubbed history, then the
- * erasure's own block) appended. Torn blocks left by dead writers are dropped:
+ * erasure's own block) appended, under a new generation (readers that parsed
+ * the old file start over). Torn blocks left by dead writers are dropped:
  * they are unreadable anyway and may quote the text.
  */
 export function rewriteLog(text, key, blocks, file) {
@@ -47,7 +48,7 @@ export function rewriteLog(text, key, blocks, file) {
       return k !== null && k !== key;
     });
   const body = kept.map((b) => (b.endsWith('\n') ? b : `${b}\n`)).join('');
-  return `${head.endsWith('\n') ? head : `${head}\n`}${body}${blocks.join('')}`;
+  return `${withGeneration(head, randomToken())}${body}${blocks.join('')}`;
 }
 
 /** Steps 1–4 for one slot: `slotFile` gets `slotText`, `logFile` gets `logText`. */

@@ -322,6 +322,25 @@ export function parseSlotFile(text, file) {
 
 const RECORD_OPEN = '<!-- credence:log ';
 const RECORD_CLOSE = ' -->';
+// A rewrite of log.md (an erasure) gives its head a new generation, so a
+// reader that parsed the file up to some offset knows to start over even
+// when the new file reuses the old one's inode number (file systems do).
+const GENERATION = /^<!-- credence:generation ([0-9a-f]{1,64}) -->$/m;
+
+/** The generation named in log.md's head (the text before its first block); '' for a file never rewritten. */
+export function logGeneration(text) {
+  const cut = text.indexOf('\n### ');
+  return GENERATION.exec(cut < 0 ? text : text.slice(0, cut))?.[1] ?? '';
+}
+
+/** `head` (log.md's text before its first block) naming `generation`. */
+export function withGeneration(head, generation) {
+  const line = `<!-- credence:generation ${generation} -->`;
+  if (GENERATION.test(head)) return head.replace(GENERATION, line);
+  const body = head.endsWith('\n') ? head : `${head}\n`;
+  return `${body}\n${line}\n`;
+}
+
 export const LOG_HEADER =
   '# credence log\n\nAppend-only. Each write adds a block: what changed, by which rule, and why. ' +
   'The `credence:log` comments carry the same entries as data.\n';

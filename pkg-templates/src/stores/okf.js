@@ -25,7 +25,7 @@ import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { CredenceError } from '../errors.js';
 import {
-  LOG_HEADER, compareKeys, fileNameOf, malformed, parseLogLines, parseSlotFile,
+  LOG_HEADER, compareKeys, fileNameOf, logGeneration, malformed, parseLogLines, parseSlotFile,
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
@@ -78,7 +78,7 @@ export class OkfStore {
   #files = new Map();
   #claims = new Map();
   #conflicts = new Map();
-  #log = { ino: null, offset: 0, line: 1, byKey: new Map() };
+  #log = { ino: null, generation: '', offset: 0, line: 1, byKey: new Map() };
   #index;
   #journal;
   #journalRecovered = null;
@@ -533,12 +533,18 @@ export class OkfStore {
       handle = await fs.open(this.#logFile, 'r');
     } catch (err) {
       if (err.code !== 'ENOENT') throw err;
-      Object.assign(log, { ino: null, offset: 0, line: 1, byKey: new Map() });
+      Object.assign(log, { ino: null, generation: '', offset: 0, line: 1, byKey: new Map() });
       return;
     }
     try {
       const stat = await handle.stat();
-      if (stat.ino !== log.ino || stat.size < log.offset) Object.assign(log, { ino: stat.ino, offset: 0, line: 1, byKey: new Map() });
+      // Parsed so far only while it is the same file: same inode, not shorter, and the same generation
+      // in its head (an erasure's rewrite may reuse the old inode number).
+      const head = Buffer.alloc(Math.min(stat.size, 4096));
+      const generation = logGeneration(head.subarray(0, (await handle.read(head, 0, head.length, 0)).bytesRead).toString('utf8'));
+      if (stat.ino !== log.ino || stat.size < log.offset || generation !== log.generation) {
+        Object.assign(log, { ino: stat.ino, generation, offset: 0, line: 1, byKey: new Map() });
+      }
       if (stat.size <= log.offset) return;
       const buffer = Buffer.alloc(stat.size - log.offset);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, log.offset);
