@@ -30,7 +30,7 @@ fi
 step "vitest: PostgresStore on the server, on each Node line"
 with_each_node node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js
 
-step "vitest: the model-based random test, including the server"
-node_modules/.bin/vitest run js-tests/vitest/model-random.test.js
+step "vitest: the model-based and concurrent-agents random tests, including the server"
+node_modules/.bin/vitest run js-tests/vitest/model-random.test.js js-tests/vitest/concurrency-random.test.js
 
 step "stores on PostgreSQL passed in $(( $(date +%s) - START )) s"

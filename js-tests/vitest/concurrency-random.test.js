@@ -1,0 +1,54 @@
+// Random concurrent use by several agents (js-tests/lib/concurrency-driver.mjs)
+// through the packed package on every store: each agent its own store object
+// on the same data, store calls yielding at random, invariants and
+// acknowledged writes checked after every round. The seed is printed; replay
+// with CREDENCE_MODEL_SEED=<n>; CREDENCE_CONCURRENCY_RUNS=<n> sets runs per store.
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import path from 'node:path';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import pg from 'pg';
+import { IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { runConcurrent } from '../lib/concurrency-driver.mjs';
+import { modelSeed } from '../lib/model-driver.mjs';
+import { tempRootAndPglite } from '../lib/temp-stores.mjs';
+
+const seed = modelSeed();
+const runs = Number(process.env.CREDENCE_CONCURRENCY_RUNS) || 6;
+const ROUNDS = 30;
+console.log(`concurrency seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${runs} runs of ${ROUNDS} rounds per store`);
+
+const { root, db } = tempRootAndPglite('credence-concurrency-');
+const idb = new IDBFactory();
+
+// Each: a function of the run's seed that gives `openStore` (a new store object on that run's data per call).
+// The in-memory store is shared by the agents (one object, as in one process); it is fast, so it runs 5× as many.
+const stores = {
+  MemoryStore: () => {
+    const shared = new MemoryStore();
+    return () => shared;
+  },
+  OkfStore: (s) => () => new OkfStore(path.join(root, `okf-${s}`)),
+  'PostgresStore (PGlite)': (s) => () => new PostgresStore(db, { scope: `concurrency-${s}` }),
+  'IndexedDbStore (fake-indexeddb)': (s) => () => new IndexedDbStore(`credence-concurrency-${s}`, { indexedDB: idb, IDBKeyRange }),
+};
+
+// The real server, when scripts/test-extra-stores.sh provides one.
+const url = process.env.DATABASE_URL;
+const server = url ? new pg.Pool({ connectionString: url, max: 8 }) : null;
+if (server) {
+  beforeAll(() => server.query(POSTGRES_SCHEMA), 60000);
+  afterAll(() => server.end());
+  stores['PostgresStore (server)'] = (s) => () => new PostgresStore(server, { scope: `concurrency-${s}` });
+}
+
+for (const [name, opener] of Object.entries(stores)) {
+  describe(`concurrent agents — ${name}`, () => {
+    const count = name === 'MemoryStore' ? runs * 5 : runs;
+    it(`${count} random runs of ${ROUNDS} rounds keep every invariant and every acknowledged write`, async () => {
+      for (let i = 0; i < count; i++) {
+        const s = seed + i;
+        await runConcurrent({ Memory, openStore: opener(s), seed: s, rounds: ROUNDS });
+      }
+    }, 600_000);
+  });
+}
