@@ -6,7 +6,9 @@
 // review, calibrate, and one keyed write sent by two agents at once. Store
 // calls yield at random, so the operations interleave at every await. After
 // each round a fourth store object checks `checkInvariants()` and that every
-// acknowledged write is still explained by `why`.
+// acknowledged write is still explained by `why`. A neighbour on another
+// tenant's store (another scope, or another store) writes the same subjects
+// meanwhile: none of its claims may show through.
 //
 // An operation may lose a race: it must then fail with one of the codes in
 // RACE_CODES and write nothing it should not (the invariants say so). Any
@@ -53,8 +55,9 @@ function yielding(inner, rand) {
 }
 
 /**
- * One run of `rounds` rounds. `openStore()` returns a new store object on the
- * run's data (called once per agent and once for the checker).
+ * One run of `rounds` rounds. `openStore(tenant)` returns a new store object on
+ * the run's data of tenant 0 or 1 (called once per agent and once for the
+ * checker, with 0; once for the neighbour, with 1).
  */
 export async function runConcurrent({ Memory, openStore, seed, rounds }) {
   const rand = mulberry32(seed);
@@ -62,8 +65,10 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
   const pauses = mulberry32(seed * 7 + 1);
   let t = Date.UTC(2026, 0, 1);
   const now = () => new Date(t).toISOString();
-  const agents = [0, 1, 2].map(() => new Memory({ store: yielding(openStore(), pauses), now, maxEntries: 3, merge, judge }));
-  const checker = new Memory({ store: openStore(), now, merge, judge });
+  const agents = [0, 1, 2].map(() => new Memory({ store: yielding(openStore(0), pauses), now, maxEntries: 3, merge, judge }));
+  const checker = new Memory({ store: openStore(0), now, merge, judge });
+  const neighbour = new Memory({ store: yielding(openStore(1), pauses), now, merge, judge });
+  const theirs = new Set();
   const acknowledged = [];
   const merges = [];
   const retractions = [];
@@ -89,7 +94,7 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
   const pick = (list) => list[below(list.length)];
 
   const operation = async (memory, conflicts) => {
-    const k = below(21);
+    const k = below(23);
     if (k <= 7) {
       const c = candidate();
       const strategy = pick(STRATEGIES);
@@ -167,6 +172,11 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
       if (a.claim.id !== b.claim.id && a.action !== 'skipped' && b.action !== 'skipped') {
         throw new Error(`one keyed write sent by two agents at once made two claims: ${a.claim.id} (${a.action}) and ${b.claim.id} (${b.action})`);
       }
+    } else if (k === 20) {
+      const c = { ...candidate(), id: undefined };
+      trace.push(['neighbour', c]);
+      const o = await neighbour.remember(c);
+      if (o.action !== 'skipped' && o.action !== 'rejected') theirs.add(o.claim.id);
     } else if (k === 19 && below(3) === 0) {
       trace.push(['calibrate']);
       await memory.calibrate({ minObservations: 2 });
@@ -190,6 +200,14 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
       } catch {
         fail(round, `acknowledged claim ${id} is gone`);
       }
+    }
+    for (const subject of [...SUBJECTS, ...NAMES]) {
+      const leaked = (await checker.recall(subject, { includeHistory: true, subjectType: NAMES.includes(subject) ? 'org' : undefined })).filter((c) => theirs.has(c.id));
+      if (leaked.length) fail(round, `the neighbour's claim ${leaked[0].id} shows in this tenant's recall(${subject})`);
+    }
+    for (const id of [...theirs].slice(-3)) {
+      const seen = await checker.why(id).then(() => true, (e) => (e.code === 'CLAIM_NOT_FOUND' ? false : Promise.reject(e)));
+      if (seen) fail(round, `the neighbour's claim ${id} is explained by this tenant's why`);
     }
   }
 }

@@ -20,16 +20,17 @@ console.log(`concurrency seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${
 const { root, db } = tempRootAndPglite('credence-concurrency-');
 const idb = new IDBFactory();
 
-// Each: a function of the run's seed that gives `openStore` (a new store object on that run's data per call).
-// The in-memory store is shared by the agents (one object, as in one process); it is fast, so it runs 5× as many.
+// Each: a function of the run's seed that gives `openStore(tenant)` (a new store object on that run's data of
+// tenant 0 or 1 per call; tenants are scopes of one bundle, database or table set). The in-memory store is
+// shared by the agents (one object, as in one process); it is fast, so it runs 5× as many.
 const stores = {
   MemoryStore: () => {
-    const shared = new MemoryStore();
-    return () => shared;
+    const shared = [new MemoryStore(), new MemoryStore()];
+    return (tenant) => shared[tenant];
   },
-  OkfStore: (s) => () => new OkfStore(path.join(root, `okf-${s}`)),
-  'PostgresStore (PGlite)': (s) => () => new PostgresStore(db, { scope: `concurrency-${s}` }),
-  'IndexedDbStore (fake-indexeddb)': (s) => () => new IndexedDbStore(`credence-concurrency-${s}`, { indexedDB: idb, IDBKeyRange }),
+  OkfStore: (s) => (tenant) => new OkfStore(path.join(root, `okf-${s}`), { scope: `t${tenant}` }),
+  'PostgresStore (PGlite)': (s) => (tenant) => new PostgresStore(db, { scope: `concurrency-${s}-${tenant}` }),
+  'IndexedDbStore (fake-indexeddb)': (s) => (tenant) => new IndexedDbStore(`credence-concurrency-${s}`, { scope: `t${tenant}`, indexedDB: idb, IDBKeyRange }),
 };
 
 // The real server, when scripts/test-extra-stores.sh provides one.
@@ -38,7 +39,7 @@ const server = url ? new pg.Pool({ connectionString: url, max: 8 }) : null;
 if (server) {
   beforeAll(() => server.query(POSTGRES_SCHEMA), 60000);
   afterAll(() => server.end());
-  stores['PostgresStore (server)'] = (s) => () => new PostgresStore(server, { scope: `concurrency-${s}` });
+  stores['PostgresStore (server)'] = (s) => (tenant) => new PostgresStore(server, { scope: `concurrency-${s}-${tenant}` });
 }
 
 for (const [name, opener] of Object.entries(stores)) {
