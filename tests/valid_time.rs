@@ -325,3 +325,53 @@ fn a_waiting_value_becomes_current_once_the_claim_it_lost_to_ends_as_stated() {
     let v = run(h.engine.check_invariants()).unwrap();
     assert!(v.is_empty(), "{v:?}");
 }
+
+#[test]
+fn a_value_that_comes_back_reads_the_same_in_every_arrival_order() {
+    // Wikidata-style reports: X since 2001, Y since 2010, X again since 2016.
+    let reports = [("X", "2001-01-01"), ("Y", "2010-01-01"), ("X", "2016-01-01")];
+    let orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    for order in orders {
+        let h = harness(EngineConfig::default());
+        for i in order {
+            let (value, from_) = reports[i];
+            h.write(from(valid(cand("elo_rating", value), from_), "wikidata", 0.9));
+        }
+        for (when, want) in [("2005-07-01", "X"), ("2012-07-01", "Y"), ("2018-07-01", "X")] {
+            assert_eq!(objects(&at(&h, "elo_rating", when)), vec![want], "order {order:?} at {when}: {:?}", h.all("elo_rating"));
+        }
+        assert_eq!(h.current("elo_rating"), vec![("X".into(), "active".into())], "order {order:?}");
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "order {order:?}");
+    }
+}
+
+#[test]
+fn a_report_of_the_current_value_from_an_earlier_start_covers_that_period_too() {
+    for order in [[0, 1], [1, 0]] {
+        let h = harness(EngineConfig::default());
+        let reports = [("2345", "2001-01-01"), ("2345", "2016-01-01")];
+        for i in order {
+            h.write(from(valid(cand("elo_rating", reports[i].0), reports[i].1), "wikidata", 0.9));
+        }
+        for when in ["2005-07-01", "2018-07-01"] {
+            assert_eq!(objects(&at(&h, "elo_rating", when)), vec!["2345"], "order {order:?} at {when}");
+        }
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "order {order:?}");
+    }
+}
+
+#[test]
+fn one_value_reported_with_many_starts_reads_from_the_earliest_in_every_order() {
+    let starts = ["2001-01-01", "2004-01-01", "2009-01-01"];
+    for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+        let h = harness(EngineConfig::default());
+        for i in order {
+            h.write(from(valid(cand("elo_rating", "2345"), starts[i]), "wikidata", 0.9));
+        }
+        for when in ["2002-07-01", "2005-07-01", "2010-07-01"] {
+            assert_eq!(objects(&at(&h, "elo_rating", when)), vec!["2345"], "order {order:?} at {when}: {:?}", h.all("elo_rating"));
+        }
+        assert_eq!(h.current("elo_rating"), vec![("2345".into(), "active".into())], "order {order:?}");
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "order {order:?}");
+    }
+}

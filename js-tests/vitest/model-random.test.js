@@ -48,6 +48,43 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a back-dated report of a scheduled value became a refinement of a value stated between, beside the scheduled claim (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 0, o: 2, src: 0, valid: { days: 56 }, strat: 3, key: null, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 0, src: 1, valid: { days: -29 }, strat: 5, key: null, entity: false } },
+      { op: 'batch', ws: [{ s: 1, p: 2, o: 1, src: 3, valid: null, strat: 11, key: null, entity: false }, { s: 0, p: 0, o: 2, src: 2, valid: { year: 2024 }, strat: 9, key: null, entity: false }, { s: 1, p: 2, o: 2, src: 2, valid: null, strat: 9, key: null, entity: false }, { s: 1, p: 3, o: 1, src: 0, valid: null, strat: 10, key: 172, entity: false }] },
+    ],
+  },
+  {
+    why: 'a merged entry (its start only its first observation) was split around a newer value, its history copy over the value it merged (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 4, o: 0, src: 3, valid: { year: 2025 }, strat: 11, key: null, entity: false, obsDaysBack: 1 } },
+      { op: 'wait', days: 152 },
+      { op: 'write', w: { s: 1, p: 4, o: 1, src: 1, valid: null, strat: 9, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 4, o: 4, src: 0, valid: null, strat: 1, key: null, entity: false, obsDaysBack: 3 } },
+    ],
+  },
+  {
+    why: 'a back-dated report of a less specific value moved a claim of the value back over a retracted claim of it (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 0, o: 2, src: 2, valid: { days: -184 }, strat: 11, key: null, entity: false } },
+      { op: 'retract', n: 4 },
+      { op: 'write', w: { s: 1, p: 0, o: 2, src: 2, valid: { days: -185 }, strat: 1, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 0, o: 0, src: 1, valid: { year: 2023 }, strat: 3, key: 42, entity: false } },
+    ],
+  },
+  {
+    why: 'a back-dated report of a value moved a claim of it back over a value stated for the same start (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 0, o: 4, src: 3, valid: { year: 2025 }, strat: 11, key: 74, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 0, src: 3, valid: { days: -202 }, strat: 2, key: null, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 4, src: 0, valid: { days: 42 }, strat: 8, key: 47, entity: false } },
+      { op: 'wait', days: 73 },
+      { op: 'retract', n: 2 },
+      { op: 'write', w: { s: 0, p: 0, o: 1, src: 0, valid: { year: 2025 }, strat: 11, key: null, entity: false } },
+    ],
+  },
+  {
     why: 'two values recorded at one instant before a scheduled change both showed in as-of reads (as-of check)',
     trace: [
       { op: 'write', w: { s: 0, p: 4, o: 1, src: 0, valid: { days: 44 }, strat: 6, key: null, entity: false, obsDaysBack: 4 } },

@@ -28,6 +28,10 @@ impl Provenance {
     pub fn extractor(&self) -> f64 {
         self.extractor_conf.unwrap_or(1.0)
     }
+    /// When the source observed it (a stored observation always says; an unreadable time counts as none).
+    pub fn observed(&self) -> Option<crate::time::Timestamp> {
+        self.observed_at.as_deref().and_then(|t| crate::time::Timestamp::parse(t, "observedAt").ok())
+    }
 }
 
 /// The same fields as `Provenance`, read strictly: an input object with an

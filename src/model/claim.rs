@@ -111,11 +111,7 @@ impl Claim {
     }
 
     pub fn first_observed(&self) -> Timestamp {
-        self.provenance
-            .iter()
-            .filter_map(|p| p.observed_at.as_deref())
-            .filter_map(|t| Timestamp::parse(t, "observedAt").ok())
-            .min()
+        self.provenance.iter().filter_map(|p| p.observed()).min()
             .unwrap_or(self.recorded_at)
     }
 

@@ -1,6 +1,7 @@
 //! The eight write strategies (SPEC §5) and the precedence that picks one.
 
 mod align;
+mod arrival;
 mod entries;
 mod held;
 mod posterior;

@@ -4,6 +4,7 @@
 
 use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, end_as_stated, pinned, EPS};
 use super::posterior::SlotPosterior;
+use super::arrival::{self, EarlierStart};
 use super::{held, refines, same_value};
 use crate::invariants::overlap;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
@@ -137,7 +138,10 @@ fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     // confirm: the same value, or a less specific form of a value already held.
     if let Some(existing) = corroborated(txn, &draft).cloned() {
-        return confirm(txn, ctx, &existing, draft);
+        let how = arrival::earlier_start(txn, ctx, &existing, &draft);
+        if !matches!(how, EarlierStart::Separate) {
+            return arrival::confirm_at(txn, ctx, &existing, draft, how);
+        }
     }
     // A retracted value holds again only after its retraction; a draft moved
     // past one may now meet history of its value.
@@ -147,7 +151,10 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     }
     if draft.valid_from != stated_from {
         if let Some(existing) = corroborated(txn, &draft).cloned() {
-            return confirm(txn, ctx, &existing, draft);
+            let how = arrival::earlier_start(txn, ctx, &existing, &draft);
+            if !matches!(how, EarlierStart::Separate) {
+                return arrival::confirm_at(txn, ctx, &existing, draft, how);
+            }
         }
     }
     // Shared copies: the txn changes the slot's claims while these are read.
@@ -189,6 +196,11 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         // only two explicitly equal valid times make a genuine contradiction.
         let implicit_tie = from == latest && draft.valid_from.is_none() && current.iter().all(|c| c.valid_from.is_none());
         if from > latest || implicit_tie {
+            if let [only] = current.as_slice() {
+                if let Some(again) = arrival::reported_again_after(only, &draft) {
+                    return arrival::between_reports(txn, ctx, draft, only, again);
+                }
+            }
             return newer_value(txn, ctx, draft, &current);
         }
         if from < latest {
@@ -198,7 +210,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     contradict(txn, ctx, draft, &current)
 }
 
-fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) -> Applied {
+pub(super) fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) -> Applied {
     let id = existing.id.clone();
     let before = existing.confidence;
     let obs = draft.provenance;
@@ -399,7 +411,7 @@ fn dispute(txn: &mut SlotTxn, post: &SlotPosterior, mut draft: Claim, current: &
 }
 
 /// A history claim's belief is its value's at the start of its period.
-fn set_history_belief(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) {
+pub(super) fn set_history_belief(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) {
     let Some(from) = txn.claim(id).map(|c| c.effective_from()) else { return };
     let post = posterior(txn, ctx, None, Some(from));
     if let Some(l) = post.log_odds(id) {
