@@ -22,7 +22,12 @@ if (mode === 'build') {
   const t0 = now();
   for (let seed = 500; claims.size < target; seed++) {
     for (const group of bySlot(workload(Math.ceil((target - claims.size) / 0.7) + 20, { seed, prefix: `b${seed}_` }))) {
-      for (const o of await memory.rememberMany(group)) claims.add(o.claim.id);
+      // Every claim the bundle holds: each write's own, and any a write made beside it (a history copy
+      // when a value reported between two reports of another splits it) — all named in `affected`.
+      for (const o of await memory.rememberMany(group)) {
+        if (o.action !== 'skipped' && o.action !== 'rejected') claims.add(o.claim.id);
+        for (const c of o.affected) claims.add(c.id);
+      }
       writes += group.length;
       commits++;
       if (claims.size >= target) break;
