@@ -48,6 +48,16 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'an undone entity merge left the ask_user question of a claim its copy had refined naming the retired copy: the claim stood current beside its rival unasked (two_current_values)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 3, o: 3, src: 3, valid: { year: 2024 }, strat: 5, key: null, entity: true } },
+      { op: 'write', w: { s: 0, p: 3, o: 0, src: 1, valid: { year: 2025 }, strat: 5, key: null, entity: true } },
+      { op: 'write', w: { s: 1, p: 3, o: 2, src: 0, valid: { days: -111 }, strat: 3, key: 108, entity: true } },
+      { op: 'merge', a: 0, b: 1 },
+      { op: 'undoMerge', n: 2 },
+    ],
+  },
+  {
     why: 'a back-dated report of a scheduled value became a refinement of a value stated between, beside the scheduled claim (duplicate_value)',
     trace: [
       { op: 'write', w: { s: 0, p: 0, o: 2, src: 0, valid: { days: 56 }, strat: 3, key: null, entity: false } },

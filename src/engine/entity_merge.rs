@@ -288,6 +288,16 @@ impl Engine {
                 restore(c, r);
             }
         }
+        for (cf, copy, back) in conflicts_going_back(&after, &mine) {
+            if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
+                let c = &mut **c;
+                for side in [&mut c.earlier_id, &mut c.newer_id] {
+                    if *side == copy {
+                        *side = back.clone();
+                    }
+                }
+            }
+        }
         let facts = SlotFacts { slot_ref, log: &log, multi: self.spec_of(&slot_ref.predicate).is_multi() };
         let before = invariants::check_slot(slot, &facts);
         Ok(invariants::check_slot(&after, &facts).into_iter().find(|v| {
@@ -362,11 +372,24 @@ impl Engine {
                         }
                     });
                 }
-                for r in happened.iter().rev().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+                let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
+                for r in mine.iter().rev() {
                     if txn.claim(&r.claim_id).is_some_and(|c| is_reverted(r, c)) {
                         continue;
                     }
                     txn.update_claim(&r.claim_id, |c| restore(c, r));
+                }
+                for (cf, copy, back) in conflicts_going_back(&txn.slot, &mine) {
+                    txn.update_conflict(&cf, |c| {
+                        for side in [&mut c.earlier_id, &mut c.newer_id] {
+                            if *side == copy {
+                                *side = back.clone();
+                            }
+                        }
+                    });
+                    txn.update_claim(&back, |c| c.note_conflict(&cf));
+                    txn.log_change("conflict_moved", &[&copy, &back], None, Some(&cf),
+                        "the merge that refined this claim was undone: the conflict names it again".into());
                 }
                 txn.log_change("undo_merge", &[], None, None, format!("entity merge {merge_id} undone"));
                 Ok(())
@@ -456,6 +479,25 @@ fn restore(c: &mut Claim, r: &ClaimRevert) {
         crate::belief::set_belief(c, r.log_odds);
         c.superseded_by = r.superseded_by.clone();
     }
+}
+
+/// Conflicts naming a copy the merge made that refined a claim of the slot
+/// (a refinement carries its claim's conflicts): with the copy retired and the
+/// claim restored, they name the claim again — else a question the claim was
+/// part of would name a retired copy, and the claim would stand current beside
+/// its rival unasked. Read from the slot as restored: (conflict, copy, claim).
+fn conflicts_going_back(slot: &Slot, mine: &[&ClaimRevert]) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for r in mine.iter().filter(|r| r.created) {
+        let Some(back) = slot.claim(&r.claim_id).and_then(|c| c.supersedes.clone()) else { continue };
+        if !slot.claim(&back).is_some_and(|c| c.status.is_live()) {
+            continue;
+        }
+        for cf in slot.conflicts.iter().filter(|c| c.earlier_id == r.claim_id || c.newer_id == r.claim_id) {
+            out.push((cf.id.clone(), r.claim_id.clone(), back.clone()));
+        }
+    }
+    out
 }
 
 /// True when the claim is as it was before the merge.
