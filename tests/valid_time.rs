@@ -375,3 +375,20 @@ fn one_value_reported_with_many_starts_reads_from_the_earliest_in_every_order() 
         assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "order {order:?}");
     }
 }
+
+#[test]
+fn a_first_report_of_a_general_value_meets_history_of_its_specific_form() {
+    // "Oslo, Norway" is history (2023 until CET, since retracted); "oslo" from 2024 is that history's value in
+    // a less specific form: it confirms the history, so a later "Oslo, Norway" never overlaps it.
+    let h = harness(EngineConfig::default());
+    let cet = h.write(from(cand("timezone", "CET"), "c", 0.6));
+    h.clock.advance_days(0.5);
+    let history = h.write(from(valid(cand("timezone", "Oslo, Norway"), "2023-06-01"), "d", 0.3));
+    assert_eq!(history.action, Action::Historical);
+    h.clock.advance_days(1.0);
+    run(h.engine.retract(&cet.claim.id, &Default::default())).unwrap();
+    let general = h.write(from(valid(cand("timezone", "oslo"), "2024-06-01"), "a", 0.9));
+    assert_eq!((general.action, general.claim.id.as_str()), (Action::Confirmed, history.claim.id.as_str()), "{general:?}");
+    h.write(from(cand("timezone", "Oslo, Norway"), "b", 0.8));
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{:?}", h.all("timezone"));
+}

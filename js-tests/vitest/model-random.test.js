@@ -48,6 +48,22 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a first report of a general value (no current claim) was added beside history of its more specific form it should have confirmed, and a refinement then overlapped that history (duplicate_value)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 4, o: 2, src: 0, valid: { days: -15 }, strat: 5, key: null, entity: false } },
+      { op: 'retract', n: 13 },
+      { op: 'write', w: { s: 0, p: 2, o: 3, src: 0, valid: { year: 2024 }, strat: 8, key: null, entity: true } },
+      { op: 'write', w: { s: 0, p: 0, o: 5, src: 2, valid: null, strat: 5, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 1, o: 1, src: 3, valid: null, strat: 11, key: 186, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 2, src: 3, valid: { year: 2023 }, strat: 3, key: 7, entity: false } },
+      { op: 'write', w: { s: 1, p: 4, o: 0, src: 2, valid: null, strat: 11, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 4, o: 5, src: 0, valid: { year: 2026 }, strat: 6, key: null, entity: false } },
+      { op: 'write', w: { s: 1, p: 4, o: 4, src: 0, valid: { days: 2 }, strat: 6, key: null, entity: false } },
+      { op: 'retract', n: 10 },
+      { op: 'batch', ws: [{ s: 0, p: 0, o: 1, src: 0, valid: { year: 2024 }, strat: 1, key: null, entity: false }, { s: 0, p: 0, o: 2, src: 1, valid: null, strat: 1, key: null, entity: false }, { s: 1, p: 2, o: 0, src: 1, valid: { days: -75 }, strat: 1, key: null, entity: false }] },
+    ],
+  },
+  {
     why: 'an undone entity merge left the ask_user question of a claim its copy had refined naming the retired copy: the claim stood current beside its rival unasked (two_current_values)',
     trace: [
       { op: 'write', w: { s: 0, p: 3, o: 3, src: 3, valid: { year: 2024 }, strat: 5, key: null, entity: true } },
