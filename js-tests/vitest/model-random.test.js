@@ -48,6 +48,17 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a merged entry with a stated start (carrying an observation from before it) was split around a newer value, its history copy over the value it merged (duplicate_value)',
+    trace: [
+      { op: 'race', ws: [{ s: 1, p: 4, o: 4, src: 0, valid: { days: 41 }, strat: 8, key: null, entity: false, obsDaysBack: 3 }, { s: 1, p: 4, o: 1, src: 0, valid: null, strat: 2, key: null, entity: true }] },
+      { op: 'wait', days: 169 },
+      { op: 'race', ws: [{ s: 0, p: 1, o: 4, src: 3, valid: { days: -285 }, strat: 11, key: 102, entity: true }, { s: 1, p: 5, o: 0, src: 3, valid: { year: 2024 }, strat: 1, key: null, entity: true }] },
+      { op: 'merge', a: 1, b: 0 },
+      { op: 'write', w: { s: 1, p: 4, o: 3, src: 3, valid: { days: -195 }, strat: 9, key: 103, entity: true } },
+      { op: 'write', w: { s: 0, p: 4, o: 1, src: 1, valid: { days: -129 }, strat: 4, key: 48, entity: true } },
+    ],
+  },
+  {
     why: 'a first report of a general value (no current claim) was added beside history of its more specific form it should have confirmed, and a refinement then overlapped that history (duplicate_value)',
     trace: [
       { op: 'write', w: { s: 1, p: 4, o: 2, src: 0, valid: { days: -15 }, strat: 5, key: null, entity: false } },

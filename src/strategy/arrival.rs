@@ -101,16 +101,25 @@ pub fn confirm_at(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Cl
 /// outweighed, as a newer value would be), or a start is not stated, or the
 /// claim carries what a split could not divide (archived observations,
 /// conflicts, a stated end).
-pub fn reported_again_after(current: &Claim, draft: &Claim) -> Option<Timestamp> {
-    // Stated starts on both sides: a split of a claim whose start is only its first observation (a merged
-    // entry carries the observations of what it replaced) would cut history it never stated.
-    if current.status != Status::Active || current.valid_from.is_none() || draft.valid_from.is_none() {
+pub fn reported_again_after(txn: &SlotTxn, current: &Claim, draft: &Claim) -> Option<Timestamp> {
+    // Stated starts on both sides: a split of a claim whose start is only its first observation would cut
+    // history it never stated.
+    let (Some(start), Some(_)) = (current.valid_from, draft.valid_from) else { return None };
+    if current.status != Status::Active || current.archived_observations > 0 || !current.conflict_ids.is_empty() || current.valid_to.is_some() {
         return None;
     }
-    if current.archived_observations > 0 || !current.conflict_ids.is_empty() || current.valid_to.is_some() {
+    // Only a clean timeline splits: every report of the claim inside its period (a merged entry carries the
+    // observations of what it replaced), and nothing else in the slot held during the part that becomes history.
+    if current.provenance.iter().any(|p| p.observed().is_none_or(|t| t < start)) {
         return None;
     }
     let from = draft.effective_from();
+    if txn.slot.claims.iter().any(|c| {
+        let (f, t) = txn.slot.validity(c);
+        c.id != current.id && f < from && start < t
+    }) {
+        return None;
+    }
     let (later, earlier): (Vec<&Provenance>, Vec<&Provenance>) = current.provenance.iter().partition(|p| p.observed().is_some_and(|t| t > from));
     // A report no better than the one that came after it: a weak guess of a
     // change in between is outweighed, as a newer value would be.

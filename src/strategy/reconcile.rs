@@ -197,7 +197,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         let implicit_tie = from == latest && draft.valid_from.is_none() && current.iter().all(|c| c.valid_from.is_none());
         if from > latest || implicit_tie {
             if let [only] = current.as_slice() {
-                if let Some(again) = arrival::reported_again_after(only, &draft) {
+                if let Some(again) = arrival::reported_again_after(txn, only, &draft) {
                     return arrival::between_reports(txn, ctx, draft, only, again);
                 }
             }
