@@ -69,7 +69,17 @@ impl Engine {
         }
         match slot.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
             Some(m) => {
-                self.undo_entity_merge_reopening(&m.id.clone(), true).await?;
+                // Another writer may undo the merge between this read and ours: a lost race (retrying
+                // finds no merge to undo and reopens the question), not bad input.
+                let merge_id = m.id.clone();
+                self.undo_entity_merge_reopening(&merge_id, true).await.map_err(|e| {
+                    if e.code == ErrorCode::InvalidInput {
+                        Error::new(ErrorCode::UndoStale, format!("conflict {conflict_id:?} can't be undone now: its merge {merge_id:?} changed meanwhile ({}); try again", e.message))
+                            .with_field("conflictId")
+                    } else {
+                        e
+                    }
+                })?;
             }
             None => {
                 let cause = LogCause { op: "undo".into(), ..Default::default() };
