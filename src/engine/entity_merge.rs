@@ -290,12 +290,7 @@ impl Engine {
         }
         for (cf, copy, back) in conflicts_going_back(&after, &mine) {
             if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
-                let c = &mut **c;
-                for side in [&mut c.earlier_id, &mut c.newer_id] {
-                    if *side == copy {
-                        *side = back.clone();
-                    }
-                }
+                c.rename_claim(&copy, &back);
             }
         }
         let facts = SlotFacts { slot_ref, log: &log, multi: self.spec_of(&slot_ref.predicate).is_multi() };
@@ -380,13 +375,7 @@ impl Engine {
                     txn.update_claim(&r.claim_id, |c| restore(c, r));
                 }
                 for (cf, copy, back) in conflicts_going_back(&txn.slot, &mine) {
-                    txn.update_conflict(&cf, |c| {
-                        for side in [&mut c.earlier_id, &mut c.newer_id] {
-                            if *side == copy {
-                                *side = back.clone();
-                            }
-                        }
-                    });
+                    txn.update_conflict(&cf, |c| c.rename_claim(&copy, &back));
                     txn.update_claim(&back, |c| c.note_conflict(&cf));
                     txn.log_change("conflict_moved", &[&copy, &back], None, Some(&cf),
                         "the merge that refined this claim was undone: the conflict names it again".into());

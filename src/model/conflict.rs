@@ -131,6 +131,15 @@ impl ConflictRecord {
         (self.earlier_id == a && self.newer_id == b) || (self.earlier_id == b && self.newer_id == a)
     }
 
+    /// Names `to` wherever it named `from` (a conflict follows its claim to a refinement, and back).
+    pub fn rename_claim(&mut self, from: &str, to: &str) {
+        for side in [&mut self.earlier_id, &mut self.newer_id] {
+            if side == from {
+                *side = to.to_string();
+            }
+        }
+    }
+
     /// The claims of this conflict that live in its own slot. A `dependent`
     /// conflict's newer side is the changed fact of another slot (kept as
     /// `changed`), so only its earlier side can leave this slot's live set.

@@ -310,13 +310,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         .map(|c| c.id.clone())
         .collect();
     for cf in moving {
-        txn.update_conflict(&cf, |c| {
-            for side in [&mut c.earlier_id, &mut c.newer_id] {
-                if *side == gid {
-                    *side = new_id.clone();
-                }
-            }
-        });
+        txn.update_conflict(&cf, |c| c.rename_claim(&gid, &new_id));
         txn.update_claim(&new_id, |c| c.note_conflict(&cf));
         txn.log_change("conflict_moved", &[&gid, &new_id], None, Some(&cf),
             "the claim in conflict was refined: the conflict now names the refined claim".into());
