@@ -48,22 +48,18 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
         let refining = txn.slot.claims.iter().any(|c| c.status.is_live() && refines(c, draft));
         return if later_current && !refining { EarlierStart::Separate } else { EarlierStart::Stands };
     }
-    // Moving back may only end history the claim itself ended, where that history began before the report
-    // and was not reported after it (its later reports say it still held then).
-    let overlapping = others.iter().filter(|c| {
+    let between = |c: &Claim| {
         let (from, to) = txn.slot.validity(c);
         from < theirs && mine < to
-    });
-    // Nor over another claim of the value (a retracted one says it did not hold then).
-    let own = txn.slot.claims.iter().any(|c| {
-        let (from, to) = txn.slot.validity(c);
-        c.id != existing.id && (same_value(c, draft) || same_value(c, existing)) && from < theirs && mine < to
-    });
-    if own {
+    };
+    // Never over another claim of the value (a retracted one says it did not hold then).
+    if txn.slot.claims.iter().any(|c| c.id != existing.id && (same_value(c, draft) || same_value(c, existing)) && between(c)) {
         return EarlierStart::Stands;
     }
+    // Moving back may only end history the claim itself ended, where that history began before the report
+    // and was not reported after it (its later reports say it still held then).
     let reported_after = |c: &Claim| c.provenance.iter().any(|p| p.observed().is_some_and(|t| t > mine));
-    let tidy = overlapping.into_iter().all(|c| {
+    let tidy = others.iter().filter(|c| between(c)).all(|c| {
         c.status == Status::Superseded && c.superseded_by.as_deref() == Some(existing.id.as_str()) && c.effective_from() < mine && !reported_after(c)
     });
     if tidy { EarlierStart::MovesBack } else { EarlierStart::Stands }
@@ -108,26 +104,30 @@ pub fn reported_again_after(txn: &SlotTxn, current: &Claim, draft: &Claim) -> Op
     if current.status != Status::Active || current.archived_observations > 0 || !current.conflict_ids.is_empty() || current.valid_to.is_some() {
         return None;
     }
+    let from = draft.effective_from();
+    let times: Vec<Option<Timestamp>> = current.provenance.iter().map(Provenance::observed).collect();
+    // Most newer values come after every report of the current one: nothing to split (checked first, this
+    // runs on every newer value).
+    let again = times.iter().flatten().filter(|t| **t > from).min().copied()?;
     // Only a clean timeline splits: every report of the claim inside its period (a merged entry carries the
-    // observations of what it replaced), and nothing else in the slot held during the part that becomes history.
-    if current.provenance.iter().any(|p| p.observed().is_none_or(|t| t < start)) {
+    // observations of what it replaced)...
+    if times.iter().any(|t| t.is_none_or(|t| t < start)) {
         return None;
     }
-    let from = draft.effective_from();
-    if txn.slot.claims.iter().any(|c| {
+    // ...some report before the draft's start, and none after it from a better source than the draft's (a
+    // weak guess of a change in between is outweighed, as a newer value would be)...
+    let draft_quality = draft.provenance.iter().map(observation_quality).fold(0.0, f64::max);
+    let later = |t: &Option<Timestamp>| t.is_some_and(|t| t > from);
+    let reports = current.provenance.iter().zip(&times);
+    if !times.iter().any(|t| !later(t)) || reports.filter(|(_, t)| later(t)).any(|(p, _)| observation_quality(p) > draft_quality) {
+        return None;
+    }
+    // ...and nothing else in the slot holding during the part that becomes history.
+    let occupied = txn.slot.claims.iter().any(|c| {
         let (f, t) = txn.slot.validity(c);
         c.id != current.id && f < from && start < t
-    }) {
-        return None;
-    }
-    let (later, earlier): (Vec<&Provenance>, Vec<&Provenance>) = current.provenance.iter().partition(|p| p.observed().is_some_and(|t| t > from));
-    // A report no better than the one that came after it: a weak guess of a
-    // change in between is outweighed, as a newer value would be.
-    let draft_quality = draft.provenance.iter().map(observation_quality).fold(0.0, f64::max);
-    if earlier.is_empty() || later.iter().any(|p| observation_quality(p) > draft_quality) {
-        return None;
-    }
-    later.iter().filter_map(|p| p.observed()).min()
+    });
+    (!occupied).then_some(again)
 }
 
 /// The split `reported_again_after` found room for: `again` is when the current claim's value was reported again.

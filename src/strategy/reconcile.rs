@@ -135,13 +135,20 @@ fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
         .map(|c| &**c)
 }
 
+/// The claim the draft corroborates and how its start is read, unless the
+/// draft states an earlier period of its own (`arrival::earlier_start`).
+fn to_confirm(txn: &SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Option<(Claim, EarlierStart)> {
+    let existing = corroborated(txn, draft)?.clone();
+    match arrival::earlier_start(txn, ctx, &existing, draft) {
+        EarlierStart::Separate => None,
+        how => Some((existing, how)),
+    }
+}
+
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     // confirm: the same value, or a less specific form of a value already held.
-    if let Some(existing) = corroborated(txn, &draft).cloned() {
-        let how = arrival::earlier_start(txn, ctx, &existing, &draft);
-        if !matches!(how, EarlierStart::Separate) {
-            return arrival::confirm_at(txn, ctx, &existing, draft, how);
-        }
+    if let Some((existing, how)) = to_confirm(txn, ctx, &draft) {
+        return arrival::confirm_at(txn, ctx, &existing, draft, how);
     }
     // A retracted value holds again only after its retraction; a draft moved
     // past one may now meet history of its value.
@@ -150,11 +157,8 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         return held::corroborate_retracted(txn, &retracted, draft);
     }
     if draft.valid_from != stated_from {
-        if let Some(existing) = corroborated(txn, &draft).cloned() {
-            let how = arrival::earlier_start(txn, ctx, &existing, &draft);
-            if !matches!(how, EarlierStart::Separate) {
-                return arrival::confirm_at(txn, ctx, &existing, draft, how);
-            }
+        if let Some((existing, how)) = to_confirm(txn, ctx, &draft) {
+            return arrival::confirm_at(txn, ctx, &existing, draft, how);
         }
     }
     // Shared copies: the txn changes the slot's claims while these are read.
