@@ -463,3 +463,49 @@ fn a_name_another_engine_recorded_is_known_at_once() {
     let o = run(a.remember(&about("INITECH", "org", "located_in", "Austin"), &WriteOptions::default())).unwrap();
     assert_eq!((o.action, o.claim.subject.as_str()), (Action::Confirmed, "org:initech"));
 }
+
+#[test]
+fn a_question_asked_after_a_merge_survives_its_undo() {
+    // Model seed 92020: the merge's copy of Globex's value displaced Acme's
+    // (here superseded; there outweighed), a later value asked against the
+    // copy; undo retired the copy and gave Acme's value back, which must now
+    // be the one asked about.
+    let h = harness(EngineConfig::default());
+    h.write(from(observed(about("Acme", "org", "located_in", "Oslo"), "2026-01-01T00:00:00Z"), "a", 0.8));
+    h.write(from(observed(about("Globex", "org", "located_in", "Lima"), "2026-01-02T00:00:00Z"), "a", 0.8));
+    let m = run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    let acme = |h: &Harness| {
+        let opts = RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() };
+        run(h.engine.recall(Some("org:acme"), &opts)).unwrap()
+    };
+    let acme_now = |h: &Harness| acme(h).into_iter().filter(|c| c.status.is_current()).map(|c| c.object).collect::<Vec<_>>();
+    assert_eq!(acme_now(&h), vec!["Lima"], "the copy took the place of Acme's value");
+    let asked = h.write_with(from(about("Acme", "org", "located_in", "Rome"), "b", 0.8), with_strategy("ask_user")).unwrap();
+    assert_eq!(asked.conflicts.len(), 1);
+    run(h.engine.undo_entity_merge(&m.id)).unwrap();
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    let oslo = acme(&h).into_iter().find(|c| c.object == "Oslo").unwrap();
+    assert!(oslo.status.is_current());
+    let q = open.iter().find(|c| c.id == asked.conflicts[0].id).expect("the question stays open");
+    assert!([&q.earlier.id, &q.newer.id].contains(&&oslo.id), "and names the value the undo gave back");
+    assert_eq!(acme_now(&h).len(), 2);
+}
+
+#[test]
+fn a_question_asked_after_a_merge_that_outweighed_survives_its_undo() {
+    let h = harness(EngineConfig::default());
+    h.write(from(observed(about("Globex", "org", "located_in", "Lima"), "2026-01-01T00:00:00Z"), "a", 0.9));
+    h.write(from(observed(about("Acme", "org", "located_in", "Oslo"), "2026-01-02T00:00:00Z"), "d", 0.3));
+    let m = run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    let opts = RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() };
+    let acme = |h: &Harness| run(h.engine.recall(Some("org:acme"), &opts)).unwrap();
+    let oslo = acme(&h).into_iter().find(|c| c.object == "Oslo").unwrap();
+    assert_eq!(oslo.status, credence::model::Status::Outweighed, "the stronger source's copy outweighs Acme's value");
+    let asked = h.write_with(from(about("Acme", "org", "located_in", "Rome"), "c", 0.6), with_strategy("ask_user")).unwrap();
+    assert_eq!(asked.conflicts.len(), 1);
+    run(h.engine.undo_entity_merge(&m.id)).unwrap();
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    let q = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().into_iter().find(|c| c.id == asked.conflicts[0].id).expect("the question stays open");
+    assert!([&q.earlier.id, &q.newer.id].contains(&&oslo.id), "and names the value the undo gave back");
+}

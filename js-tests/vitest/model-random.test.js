@@ -48,6 +48,17 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a question asked after an entity merge against the copy that outweighed a value did not survive the merge\'s undo (two_current_values, plain seed 92020)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 4, o: 4, src: 0, valid: null, strat: 10, key: 0, entity: true } },
+      { op: 'write', w: { s: 0, p: 4, o: 1, src: 3, valid: null, strat: 2, key: null, entity: true } },
+      { op: 'write', w: { s: 1, p: 4, o: 2, src: 2, valid: null, strat: 5, key: null, entity: true } },
+      { op: 'merge', a: 0, b: 1 },
+      { op: 'write', w: { s: 0, p: 4, o: 5, src: 2, valid: { year: 2024 }, strat: 5, key: null, entity: true } },
+      { op: 'undoMerge', n: 0 },
+    ],
+  },
+  {
     why: 'a merged entry with a stated start (carrying an observation from before it) was split around a newer value, its history copy over the value it merged (duplicate_value)',
     trace: [
       { op: 'race', ws: [{ s: 1, p: 4, o: 4, src: 0, valid: { days: 41 }, strat: 8, key: null, entity: false, obsDaysBack: 3 }, { s: 1, p: 4, o: 1, src: 0, valid: null, strat: 2, key: null, entity: true }] },

@@ -470,19 +470,37 @@ fn restore(c: &mut Claim, r: &ClaimRevert) {
     }
 }
 
-/// Conflicts naming a copy the merge made that refined a claim of the slot
-/// (a refinement carries its claim's conflicts): with the copy retired and the
-/// claim restored, they name the claim again — else a question the claim was
-/// part of would name a retired copy, and the claim would stand current beside
-/// its rival unasked. Read from the slot as restored: (conflict, copy, claim).
+/// Conflicts naming a copy the merge made that took the place of a claim of
+/// the slot: with the copy retired and the claim restored, they name the claim
+/// again — else the question would name a retired copy, and the claim would
+/// stand current beside its rival unasked. A refining copy carried its claim's
+/// conflicts (all go back); one that superseded or outweighed a claim may have
+/// been asked about since the merge (open questions go back, model seed 92020). Read from the slot as restored:
+/// (conflict, copy, claim).
 fn conflicts_going_back(slot: &Slot, mine: &[&ClaimRevert]) -> Vec<(String, String, String)> {
+    let live = |id: &str| slot.claim(id).is_some_and(|c| c.status.is_live());
     let mut out = Vec::new();
     for r in mine.iter().filter(|r| r.created) {
-        let Some(back) = slot.claim(&r.claim_id).and_then(|c| c.supersedes.clone()) else { continue };
-        if !slot.claim(&back).is_some_and(|c| c.status.is_live()) {
-            continue;
-        }
+        let refined = slot.claim(&r.claim_id).and_then(|c| c.supersedes.clone()).filter(|b| live(b));
+        // The claim the copy displaced: superseded by it, else outweighed by the merge.
+        let displaced = |o: &&&ClaimRevert, by_copy: bool| {
+            let Some(a) = o.after.as_ref().filter(|_| !o.created) else { return false };
+            let current = slot.claim(&o.claim_id).is_some_and(|c| c.status.is_current());
+            current && if by_copy { a.superseded_by.as_deref() == Some(r.claim_id.as_str()) } else { o.status.is_current() && a.status == Status::Outweighed }
+        };
+        let replaced = || mine.iter().find(|o| displaced(o, true)).or_else(|| mine.iter().find(|o| displaced(o, false))).map(|o| o.claim_id.clone());
+        let (back, only_open) = match refined {
+            Some(b) => (b, false),
+            None => match replaced() {
+                Some(b) => (b, true),
+                None => continue,
+            },
+        };
         for cf in slot.conflicts.iter().filter(|c| c.earlier_id == r.claim_id || c.newer_id == r.claim_id) {
+            let other = if cf.earlier_id == r.claim_id { &cf.newer_id } else { &cf.earlier_id };
+            if (only_open && cf.status != ConflictStatus::Open) || *other == back {
+                continue;
+            }
             out.push((cf.id.clone(), r.claim_id.clone(), back.clone()));
         }
     }
