@@ -509,3 +509,25 @@ fn a_question_asked_after_a_merge_that_outweighed_survives_its_undo() {
     let q = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().into_iter().find(|c| c.id == asked.conflicts[0].id).expect("the question stays open");
     assert!([&q.earlier.id, &q.newer.id].contains(&&oslo.id), "and names the value the undo gave back");
 }
+
+#[test]
+fn settling_same_after_another_writer_merged_the_two_settles_without_a_merge() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Boston"));
+    let bank = h.write(about("Acme Bank", "org", "located_in", "Zurich"));
+    let question = bank.conflicts[0].id.clone();
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    // The settling writer read the registry before another writer merged the two.
+    let before = run(h.store.inner.load_slot(&reg)).unwrap();
+    run(h.engine.merge_entities("org:acme", "org:acme-bank")).unwrap();
+    *h.store.stale.borrow_mut() = Some((reg.clone(), before));
+    let settled = run(h.engine.settle(&question, "same", Some("ann"))).unwrap();
+    assert_eq!(settled.status, ConflictStatus::Settled, "the names are one entity: the answer stands");
+    let registry = run(h.store.inner.load_slot(&reg)).unwrap();
+    assert_eq!(registry.merges.iter().filter(|m| !m.undone).count(), 1, "and no second merge was started");
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    // Undoing the settlement only reopens the question: the merge was another writer's.
+    let undone = run(h.engine.undo(&question)).unwrap();
+    assert_eq!(undone.status, ConflictStatus::Open);
+    assert_eq!(recall_as(&h, "Acme Bank", "org"), recall_as(&h, "Acme", "org"), "the other writer's merge stays");
+}

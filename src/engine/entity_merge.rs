@@ -60,53 +60,72 @@ impl Engine {
     /// `from`'s current claims are reconciled into `into`'s slots through the
     /// normal rules. `undo_entity_merge` puts everything back.
     pub async fn merge_entities(&self, into: &str, from: &str) -> Result<EntityMerge> {
-        self.merge_entities_settling(into, from, None).await
-    }
-
-    pub(super) async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<EntityMerge> {
         let t = type_of(into).ok_or_else(|| unknown(into))?;
         if type_of(from) != Some(t) || into == from {
             return Err(Error::invalid("entities", format!("{into:?} and {from:?} must be two entities of one type")));
         }
+        let merged = self.merge_entities_settling(into, from, None).await?;
+        merged.ok_or_else(|| Error::invalid("entities", format!("{into:?} and {from:?} are already one entity")))
+    }
+
+    /// A merge, or a `same_entity` settlement "same" that merges: the settlement
+    /// takes the two entities as its own commit finds them — merged meanwhile
+    /// by another writer, the names are one entity already and the question is
+    /// settled without a merge (`None`).
+    pub(super) async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<Option<EntityMerge>> {
+        let t = type_of(into).ok_or_else(|| unknown(into))?;
         let reg = registry(t);
         let merge_id = self.ids.next_id("em");
         let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{from} → {into}")), by: settle.as_ref().map(|s| s.by.to_string()), ..Default::default() };
-        self.commit_with_retry(&reg, cause, |txn| {
-            let target = txn.slot.entities.iter().find(|e| e.id == into).ok_or_else(|| unknown(into))?;
-            let source = txn.slot.entities.iter().find(|e| e.id == from).ok_or_else(|| unknown(from))?;
-            if source.merged_into.is_some() || target.merged_into.is_some() {
-                return Err(Error::invalid("entities", format!("{:?} was already merged into another entity", if source.merged_into.is_some() { from } else { into })));
-            }
-            if let Some(s) = &settle {
-                if txn.slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
-                    return Err(already_settled(s.conflict_id));
+        let (started, _) = self
+            .commit_with_retry(&reg, cause, |txn| {
+                let root = |id: &str| {
+                    let i = txn.slot.entities.iter().position(|e| e.id == id).ok_or_else(|| unknown(id))?;
+                    Ok::<usize, Error>(if settle.is_some() { entities::root_of(&txn.slot.entities, i) } else { i })
+                };
+                let (ti, si) = (root(into)?, root(from)?);
+                let (into, from) = (txn.slot.entities[ti].id.clone(), txn.slot.entities[si].id.clone());
+                if let Some(s) = &settle {
+                    if txn.slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
+                        return Err(already_settled(s.conflict_id));
+                    }
+                    if into == from {
+                        settle_in(txn, s)?;
+                        return Ok(false);
+                    }
                 }
-            }
-            let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
-            for e in txn.slot.entities.iter_mut() {
-                if e.id == into {
-                    e.aliases.extend(aliases_added.iter().cloned());
-                } else if e.id == from {
-                    e.merged_into = Some(into.to_string());
+                let (target, source) = (&txn.slot.entities[ti], &txn.slot.entities[si]);
+                if source.merged_into.is_some() || target.merged_into.is_some() {
+                    return Err(Error::invalid("entities", format!("{:?} was already merged into another entity", if source.merged_into.is_some() { &from } else { &into })));
                 }
-            }
-            txn.slot.merges.push(EntityMerge {
-                id: merge_id.clone(),
-                into: into.into(),
-                from: from.into(),
-                aliases_added,
-                reverts: Vec::new(),
-                undone: false,
-                conflict_id: settle.as_ref().map(|s| s.conflict_id.to_string()),
-                state: MergeState::Pending,
-                slots_done: Vec::new(),
-                by: settle.as_ref().map(|s| s.by.to_string()),
-            });
-            txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({merge_id})"));
-            Ok(())
-        })
-        .await?;
-        self.drive_merge(&reg, &merge_id).await
+                let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
+                for e in txn.slot.entities.iter_mut() {
+                    if e.id == into {
+                        e.aliases.extend(aliases_added.iter().cloned());
+                    } else if e.id == from {
+                        e.merged_into = Some(into.to_string());
+                    }
+                }
+                txn.slot.merges.push(EntityMerge {
+                    id: merge_id.clone(),
+                    into: into.clone(),
+                    from: from.clone(),
+                    aliases_added,
+                    reverts: Vec::new(),
+                    undone: false,
+                    conflict_id: settle.as_ref().map(|s| s.conflict_id.to_string()),
+                    state: MergeState::Pending,
+                    slots_done: Vec::new(),
+                    by: settle.as_ref().map(|s| s.by.to_string()),
+                });
+                txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({merge_id})"));
+                Ok(true)
+            })
+            .await?;
+        if !started {
+            return Ok(None);
+        }
+        self.drive_merge(&reg, &merge_id).await.map(Some)
     }
 
     /// Finishes a merge a crash interrupted (a `pending` one); a finished merge is returned as it is.

@@ -123,11 +123,14 @@ pub struct FlakyStore {
     pub inner: Rc<dyn Store>,
     pub fail: RefCell<Option<&'static str>>,
     pub lose_races: Cell<u32>,
+    /// A snapshot the next load of its slot returns, as a writer that read
+    /// before another writer's commit would have seen it.
+    pub stale: RefCell<Option<(SlotRef, Slot)>>,
 }
 
 impl FlakyStore {
     pub fn new(inner: Rc<dyn Store>) -> Self {
-        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0) }
+        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None) }
     }
     fn check(&self, op: &str) -> Result<()> {
         if *self.fail.borrow() == Some(op) {
@@ -141,6 +144,10 @@ impl FlakyStore {
 impl Store for FlakyStore {
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
         self.check("load")?;
+        let stale = self.stale.borrow().as_ref().is_some_and(|(r, _)| r == slot);
+        if let Some((_, old)) = self.stale.borrow_mut().take().filter(|_| stale) {
+            return Ok(old);
+        }
         self.inner.load_slot(slot).await
     }
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
