@@ -531,3 +531,65 @@ fn settling_same_after_another_writer_merged_the_two_settles_without_a_merge() {
     assert_eq!(undone.status, ConflictStatus::Open);
     assert_eq!(recall_as(&h, "Acme Bank", "org"), recall_as(&h, "Acme", "org"), "the other writer's merge stays");
 }
+
+/// A second writer on the same data, reading the org registry as it was
+/// before `h`'s merge (its name resolved before the merge began).
+fn writer_resolved_before(h: &Harness, registry: credence::model::Slot, reads: u32) -> Rc<credence::engine::Engine> {
+    let view = Rc::new(FlakyStore::new(h.store.inner.clone()));
+    *view.stale.borrow_mut() = Some((credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"), registry));
+    view.stale_uses.set(reads);
+    let hooks = credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None };
+    Rc::new(credence::engine::Engine::new(view, &EngineConfig::default(), hooks).unwrap())
+}
+
+fn located(h: &Harness, subject: &str) -> Vec<(String, credence::model::Status)> {
+    let opts = RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() };
+    run(h.engine.recall(Some(subject), &opts)).unwrap().into_iter().map(|c| (c.object, c.status)).collect()
+}
+
+#[test]
+fn a_write_that_resolved_its_name_before_a_merge_follows_the_merge() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    h.write(about("Globex", "org", "likes", "golf"));
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    let before = run(h.store.inner.load_slot(&reg)).unwrap();
+    run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    let late = writer_resolved_before(&h, before, 1);
+    let o = run(late.remember(&about("Globex", "org", "located_in", "Rome"), &WriteOptions::default())).unwrap();
+    assert_eq!(o.claim.subject, "org:acme", "the write lands where the name leads now, not in the merged-away slot");
+    assert!(located(&h, "org:globex").is_empty());
+    assert!(located(&h, "org:acme").iter().any(|(v, _)| v == "Rome"));
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}
+
+#[test]
+fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "likes", "chess"));
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    let before = run(h.store.inner.load_slot(&reg)).unwrap();
+    // As the merge reaches Globex's located_in, a writer that resolved
+    // "Globex" before the merge began commits there (its commit lands just
+    // before the merge's first commit to that slot).
+    let late = writer_resolved_before(&h, before, 2);
+    let write = Box::new(move || {
+        let o = run(late.remember(&about("Globex", "org", "located_in", "Rome"), &WriteOptions::default())).unwrap();
+        assert_eq!(o.claim.subject, "org:globex", "the stale writer lands in the source slot");
+    });
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("org:globex", "located_in"), write));
+    run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    assert!(h.store.before_commit.borrow().is_none(), "the other writer's step ran");
+    assert!(located(&h, "org:globex").iter().all(|(_, s)| !s.is_current()), "nothing current is left behind: {:?}", located(&h, "org:globex"));
+    assert!(located(&h, "org:acme").iter().any(|(v, s)| v == "Rome" && s.is_current()), "{:?}", located(&h, "org:acme"));
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    let m = run(h.engine.unfinished_entity_merges()).unwrap();
+    assert!(m.is_empty());
+    let reg_slot = run(h.store.inner.load_slot(&reg)).unwrap();
+    run(h.engine.undo_entity_merge(&reg_slot.merges[0].id)).unwrap();
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{:?}", located(&h, "org:globex"));
+    let current: Vec<String> = located(&h, "org:globex").into_iter().filter(|(_, s)| s.is_current()).map(|(v, _)| v).collect();
+    assert_eq!(current, vec!["Rome"], "the undo gives Globex its slot as the late write left it");
+    assert!(located(&h, "org:acme").iter().all(|(v, s)| v == "chess" || !s.is_current()));
+}

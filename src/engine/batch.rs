@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use super::entity::PendingName;
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Outcome};
 use crate::strategy::Strategy;
 use crate::txn::SlotTxn;
@@ -92,8 +92,15 @@ impl Engine {
             loop {
                 attempts += 1;
                 let slot = self.store.load_slot(&slot_ref).await?;
-                let current_before = super::dependent::current_ids(&slot);
                 let first = &planned[indices[0]];
+                // Checked after the slot is read: a merge that seals the slot later changes its version.
+                if self.merged_since(first).await? {
+                    return Err(Error::new(
+                        ErrorCode::Concurrency,
+                        format!("{} was merged into another entity while this batch was written; retry with the same candidate ids", slot_ref.subject),
+                    ));
+                }
+                let current_before = super::dependent::current_ids(&slot);
                 let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi()).calibrated(self.calibration_version());
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {

@@ -120,6 +120,16 @@ fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new
     Ok(txn.open_conflict_noted(ConflictKind::SameEntity, &earlier, &newer, evidence, question))
 }
 
+/// Where a name resolved to a known entity: its type, id, the registry version
+/// and the entity's place in that version.
+#[derive(Debug, Clone)]
+pub(crate) struct ResolvedAt {
+    pub entity_type: String,
+    pub entity_id: String,
+    pub registry_version: u64,
+    pub hit: usize,
+}
+
 /// A name a write resolved before its slot was chosen. The registry is not
 /// touched until the write is stored (`record_names`): a refused, rejected,
 /// skipped or lost write leaves no entity behind.
@@ -313,6 +323,7 @@ impl Engine {
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
             planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
+            planned.subject_entity = p.hit.map(|hit| ResolvedAt { entity_type: p.entity_type.clone(), entity_id: p.resolution.entity_id.clone(), registry_version: p.registry_version, hit });
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
@@ -321,6 +332,20 @@ impl Engine {
             out.push(p);
         }
         Ok(out)
+    }
+
+    /// True when the known entity a write's subject resolved to has been merged
+    /// into another since (its slots moved: the write must resolve its name
+    /// again, or it would land in a slot nobody reads). Free while the
+    /// registry stays at the version the name was resolved against.
+    pub(crate) async fn merged_since(&self, planned: &Planned) -> Result<bool> {
+        let Some(at) = &planned.subject_entity else { return Ok(false) };
+        let slot = self.store.read_slot(&registry(&at.entity_type)).await?;
+        if slot.version == at.registry_version {
+            return Ok(false);
+        }
+        let entity = slot.entities.get(at.hit).filter(|e| e.id == at.entity_id).or_else(|| slot.entities.iter().find(|e| e.id == at.entity_id));
+        Ok(entity.is_some_and(|e| e.merged_into.is_some()))
     }
 
     /// Looks an entity up by id (`org:acme`) or by name (with `entity_type`).

@@ -169,9 +169,17 @@ impl Engine {
     async fn drive_merge(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
         self.ensure_calibration().await?;
         let merge = self.merge_record(reg, merge_id).await?;
-        for slot_ref in self.store.list_slots(Some(&merge.from)).await? {
-            if !merge.slots_done.contains(&slot_ref.predicate) {
+        // Listed again until no new slot shows up: a writer that resolved the
+        // name before the merge began may have opened one meanwhile.
+        let mut moved: Vec<String> = merge.slots_done.clone();
+        loop {
+            let todo: Vec<SlotRef> = self.store.list_slots(Some(&merge.from)).await?.into_iter().filter(|s| !moved.contains(&s.predicate)).collect();
+            if todo.is_empty() {
+                break;
+            }
+            for slot_ref in todo {
                 self.move_slot(reg, &merge, &slot_ref).await?;
+                moved.push(slot_ref.predicate);
             }
         }
         let cause = LogCause { op: "merge_entities".into(), by: merge.by.clone(), ..Default::default() };
@@ -199,6 +207,15 @@ impl Engine {
         let spec = self.spec_of(&source_ref.predicate);
         let ctx = WriteCtx { spec: &spec, settings: &self.settings };
         let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{} → {}", merge.from, merge.into)), by: merge.by.clone(), ..Default::default() };
+        // Sealed first: the slot's version moves, so a write under way whose
+        // writer resolved the name before the merge began loses its race, reads
+        // the registry again and follows the merge; one that committed before
+        // the seal is read below and moves with the rest.
+        self.commit_with_retry(source_ref, cause.clone(), |txn| {
+            txn.log_change("entity_merge_sealed", &[], None, None, format!("{} is merging into {}", merge.from, merge.into));
+            Ok(())
+        })
+        .await?;
         let mut attempts = 0;
         loop {
             attempts += 1;

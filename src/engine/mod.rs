@@ -89,6 +89,9 @@ pub(crate) struct Planned {
     /// The same predicate's slots of entities merged into the subject's: a
     /// write that landed there before the merge is found there (SPEC §8).
     merged_slots: Vec<SlotRef>,
+    /// The known entity the subject's name resolved to, where the registry
+    /// had it: a merge of it since planning sends the write to its new home.
+    subject_entity: Option<entity::ResolvedAt>,
 }
 
 impl Planned {
@@ -181,7 +184,7 @@ impl Engine {
             strategy: Some(strategy.name().into()),
             by: None,
         };
-        Ok(Planned { prepared, strategy, source, cause, merged_slots: Vec::new() })
+        Ok(Planned { prepared, strategy, source, cause, merged_slots: Vec::new(), subject_entity: None })
     }
 
     /// Applies one planned write to a loaded slot (calling the merge hook when
@@ -224,21 +227,32 @@ impl Engine {
         self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
-        let mut planned = self.plan(candidate, call_strategy, now)?;
-        let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
-        let (mut outcome, kept) = self.write_planned(&planned, options, now).await?;
-        if kept {
-            outcome.resolutions = self.record_names(&names).await?;
-            outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await?);
-        } else {
-            outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
+        let mut hops = 0;
+        loop {
+            let mut planned = self.plan(candidate, call_strategy, now)?;
+            let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
+            let Some((mut outcome, kept)) = self.write_planned(&planned, options, now).await? else {
+                // The subject's entity was merged after its name was resolved: resolve it again.
+                hops += 1;
+                if hops > self.settings.retries {
+                    return Err(gave_up(&planned.prepared.slot, hops));
+                }
+                continue;
+            };
+            if kept {
+                outcome.resolutions = self.record_names(&names).await?;
+                outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await?);
+            } else {
+                outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
+            }
+            return Ok(outcome);
         }
-        Ok(outcome)
     }
 
     /// One planned write against its slot, retrying lost races. `true` when
-    /// memory keeps the write (stored now, or replayed from before).
-    async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<(Outcome, bool)> {
+    /// memory keeps the write (stored now, or replayed from before); `None`
+    /// when the subject's entity was merged away since planning.
+    async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<Option<(Outcome, bool)>> {
         let slot_ref = &planned.prepared.slot;
         let finish = |o: Outcome| (o, true);
         self.ensure_calibration().await?;
@@ -249,10 +263,14 @@ impl Engine {
             // A write that already landed answers with its recorded outcome,
             // whatever version the caller last read (SPEC §8).
             if let Some(record) = planned.replayed_in(&slot) {
-                return replay(&slot, record, planned.strategy, planned.source).map(finish);
+                return replay(&slot, record, planned.strategy, planned.source).map(finish).map(Some);
             }
             if let Some(replayed) = self.replayed_before_merge(planned).await? {
-                return Ok(finish(replayed));
+                return Ok(Some(finish(replayed)));
+            }
+            // Checked after the slot is read: a merge that seals the slot later changes its version.
+            if self.merged_since(planned).await? {
+                return Ok(None);
             }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
@@ -264,7 +282,7 @@ impl Engine {
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
                 let version = txn.slot.version;
-                return Ok((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false));
+                return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
             }
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
@@ -272,7 +290,7 @@ impl Engine {
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
-                return Ok(done);
+                return Ok(Some(done));
             }
             if let Some(expected) = options.expected_version {
                 return Err(stale(slot_ref, expected, expected + 1));

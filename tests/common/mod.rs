@@ -118,6 +118,9 @@ impl Harness {
     }
 }
 
+/// Another writer's step, run inside a store call.
+pub type Step = Box<dyn FnOnce()>;
+
 /// A store that delegates to another and fails the chosen operation.
 pub struct FlakyStore {
     pub inner: Rc<dyn Store>,
@@ -126,11 +129,16 @@ pub struct FlakyStore {
     /// A snapshot the next load of its slot returns, as a writer that read
     /// before another writer's commit would have seen it.
     pub stale: RefCell<Option<(SlotRef, Slot)>>,
+    /// How many loads of that slot get the snapshot.
+    pub stale_uses: Cell<u32>,
+    /// Runs just before the next commit of its slot reaches the store: another
+    /// writer's step landing between this writer's read and its commit.
+    pub before_commit: RefCell<Option<(SlotRef, Step)>>,
 }
 
 impl FlakyStore {
     pub fn new(inner: Rc<dyn Store>) -> Self {
-        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None) }
+        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None), stale_uses: Cell::new(1), before_commit: RefCell::new(None) }
     }
     fn check(&self, op: &str) -> Result<()> {
         if *self.fail.borrow() == Some(op) {
@@ -144,14 +152,25 @@ impl FlakyStore {
 impl Store for FlakyStore {
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
         self.check("load")?;
-        let stale = self.stale.borrow().as_ref().is_some_and(|(r, _)| r == slot);
-        if let Some((_, old)) = self.stale.borrow_mut().take().filter(|_| stale) {
-            return Ok(old);
+        if self.stale.borrow().as_ref().is_some_and(|(r, _)| r == slot) && self.stale_uses.get() > 0 {
+            self.stale_uses.set(self.stale_uses.get() - 1);
+            let old = self.stale.borrow().as_ref().map(|(_, s)| s.clone());
+            if self.stale_uses.get() == 0 {
+                *self.stale.borrow_mut() = None;
+            }
+            if let Some(old) = old {
+                return Ok(old);
+            }
         }
         self.inner.load_slot(slot).await
     }
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
         self.check("commit")?;
+        let due = self.before_commit.borrow().as_ref().is_some_and(|(r, _)| *r == commit.slot_ref);
+        let step = if due { self.before_commit.borrow_mut().take() } else { None };
+        if let Some((_, step)) = step {
+            step();
+        }
         if self.lose_races.get() > 0 {
             self.lose_races.set(self.lose_races.get() - 1);
             return Ok(false);
