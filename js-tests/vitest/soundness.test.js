@@ -2,7 +2,7 @@
 // write options, a judge answering in the wrong shape, moot conflicts,
 // UNDO_STALE, and memory.checkInvariants().
 import { describe, expect, it } from 'vitest';
-import { Memory, MemoryStore, reconcile } from 'credence';
+import { IndexedDbStore, Memory, MemoryStore, OkfStore, PostgresStore, reconcile } from 'credence';
 
 function clock(start = Date.UTC(2026, 0, 1)) {
   let t = start;
@@ -47,6 +47,30 @@ describe('strict input (SPEC §11)', () => {
     await refused(memory.review({ judge: {}, budgett: 3 }), 'INVALID_INPUT');
     expect(() => new Memory({ disputeMargn: 1 })).toThrow(/disputeMargn/);
     expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
+  });
+
+  it('refuses an unknown key in a store\'s options, naming it, before touching anything', async () => {
+    const queryable = { query: async () => { throw new Error('must not be reached'); } };
+    const idb = { open() { throw new Error('must not be reached'); } };
+    const cases = [
+      [() => new PostgresStore(queryable, { scope: 't', tabels: {} }), 'options.tabels', /PostgresStore: options\.tabels: unknown key "tabels" \(expected one of `scope`, `tables`, `pool`\)/],
+      [() => new OkfStore('/nonexistent/credence-options', { scopes: 't' }), 'options.scopes', /OkfStore: options\.scopes/],
+      [() => new IndexedDbStore('app', { indexedDB: idb, durabilty: 'strict' }), 'options.durabilty', /IndexedDbStore: options\.durabilty/],
+      [() => new OkfStore('/nonexistent/credence-options', 'tenant'), 'options', /OkfStore: options must be an object/],
+      [() => new MemoryStore({ scope: 't' }), 'options.scope', /MemoryStore: options\.scope: unknown key "scope" \(it takes no options\)/],
+    ];
+    for (const [make, field, message] of cases) {
+      let err = null;
+      try { make(); } catch (e) { err = e; }
+      expect(err?.code, String(message)).toBe('INVALID_INPUT');
+      expect(err.field).toBe(field);
+      expect(err.message).toMatch(message);
+    }
+    expect(() => new OkfStore('/nonexistent/credence-options', null)).not.toThrow();
+    // The embedded store is still the engine's own: a Memory over it works.
+    const store = new MemoryStore();
+    expect(store).toBeInstanceOf(MemoryStore);
+    return new Memory({ store }).remember({ predicate: 'timezone', object: 'CET' }).then((o) => expect(o.action).toBe('added'));
   });
 
   it('refuses a subject that is not a string instead of reading the default subject', async () => {

@@ -2,13 +2,14 @@
 import init, * as wasm from './web/credence.js';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
 import { stringify } from './json.js';
+import { strictMemoryStore } from './options.js';
 
 await init();
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
 wasm.setStringify(stringify);
 
 export const Memory = wasm.Memory;
-export const MemoryStore = wasm.MemoryStore;
+export const MemoryStore = strictMemoryStore(wasm.MemoryStore);
 export const reconcile = wasm.reconcile;
 export const upgradeBlob = wasm.upgradeBlob;
 export { CredenceError, ConcurrencyError, isCredenceError };

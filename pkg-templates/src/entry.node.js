@@ -3,12 +3,13 @@
 import * as wasm from './node/credence.cjs';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
 import { stringify } from './json.js';
+import { strictMemoryStore } from './options.js';
 
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
 wasm.setStringify(stringify);
 
 export const Memory = wasm.Memory;
-export const MemoryStore = wasm.MemoryStore;
+export const MemoryStore = strictMemoryStore(wasm.MemoryStore);
 export const reconcile = wasm.reconcile;
 export const upgradeBlob = wasm.upgradeBlob;
 export { CredenceError, ConcurrencyError, isCredenceError };

@@ -21,6 +21,7 @@
 // applies completely, or sees another writer's version and writes nothing.
 // It resolves only once the transaction has completed (is durable).
 import { CredenceError } from '../errors.js';
+import { knownOptions } from '../options.js';
 import { indexOf } from './slot-index.js';
 
 const DB_VERSION = 3;
@@ -108,7 +109,7 @@ export class IndexedDbStore {
     if (!isText(name) || name.trim() === '') {
       throw new CredenceError('IndexedDbStore: name must be a non-empty string', { code: 'INVALID_INPUT', field: 'name' });
     }
-    const { scope = 'default', indexedDB = globalThis.indexedDB, IDBKeyRange: keyRange = globalThis.IDBKeyRange, durability = 'default' } = options ?? {};
+    const { scope = 'default', indexedDB = globalThis.indexedDB, IDBKeyRange: keyRange = globalThis.IDBKeyRange, durability = 'default' } = knownOptions('IndexedDbStore', options, ['scope', 'indexedDB', 'IDBKeyRange', 'durability']);
     if (!isText(scope) || scope === '') {
       throw new CredenceError('IndexedDbStore: scope must be a non-empty string', { code: 'INVALID_INPUT', field: 'scope' });
     }

@@ -24,6 +24,7 @@
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { CredenceError } from '../errors.js';
+import { knownOptions } from '../options.js';
 import {
   LOG_HEADER, compareKeys, fileNameOf, logGeneration, malformed, parseLogLines, parseSlotFile,
   refOfFileName, renderLogBlock, renderSlotFile, slotKey,
@@ -85,7 +86,7 @@ export class OkfStore {
 
   constructor(dir, options = {}) {
     if (typeof dir !== 'string' || dir.length === 0) throw invalid('dir', 'must be a non-empty directory path');
-    const { scope, lockTimeoutMs = 10000, staleLockMs = 30000 } = options ?? {};
+    const { scope, lockTimeoutMs = 10000, staleLockMs = 30000 } = knownOptions('OkfStore', options, ['scope', 'lockTimeoutMs', 'staleLockMs']);
     if (scope !== undefined && (typeof scope !== 'string' || !SCOPE.test(scope))) {
       throw invalid('scope', 'must be 1–128 letters, digits, ".", "_" or "-", starting with a letter or digit');
     }

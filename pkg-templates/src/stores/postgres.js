@@ -27,6 +27,7 @@
 // process); a single connection (pg.Client, PGlite, a checked-out client) is
 // shared, so this store runs its statements on it one at a time, in order.
 import { CredenceError } from '../errors.js';
+import { knownOptions } from '../options.js';
 
 const DEFAULT_TABLES = Object.freeze({
   slots: 'memory_slots',
@@ -287,7 +288,7 @@ export class PostgresStore {
     if (!queryable || typeof queryable.query !== 'function') {
       throw invalid('queryable', 'must have a query(text, values) method (pg.Pool, pg.Client, PGlite)');
     }
-    const { scope, tables, pool } = options ?? {};
+    const { scope, tables, pool } = knownOptions('PostgresStore', options, ['scope', 'tables', 'pool']);
     if (typeof scope !== 'string' || scope.length === 0) {
       throw invalid('scope', 'must be a non-empty string naming the tenant');
     }
