@@ -194,6 +194,12 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
       expect(r.isError, JSON.stringify(args)).toBe(true);
       expect(r.text).toMatch(/validation/i);
     }
+    // So are unknown arguments, named, and nothing is written.
+    for (const [tool, args, key] of [['remember', { object: 'x', predicate: 'likes', valid_from: '2026-01-01' }, 'valid_from'], ['recall', { asOf: '2026-01-01' }, 'asOf'], ['settle', { conflictId: 'cf_x', settlement: 'keep_newer', reason: 'r' }, 'reason']]) {
+      const r = await call(server.client, tool, args);
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.text).toMatch(new RegExp(`Unrecognized key.*${key}`));
+    }
     expect((await call(server.client, 'recall', {})).data.claims).toEqual([]);
     expect((await server.client.listTools()).tools).toHaveLength(7);
   });

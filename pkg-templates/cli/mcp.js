@@ -43,8 +43,10 @@ export function peopleToolsEnabled(env) {
 /** The server with its tools, on an open Memory; `peopleTools: false` leaves out settle, undo and retract. */
 export function createMcpServer({ memory, consolidate = false, version = '0.0.0', peopleTools = true }) {
   const server = new McpServer({ name: 'credence', version });
+  // Strict: an unknown argument (`valid_from`, `asOf`) is a tool error naming it, as the listed
+  // schema (additionalProperties: false) says, not dropped in silence (SPEC §11).
   const tool = (name, config, run) =>
-    server.registerTool(name, config, async (args) => {
+    server.registerTool(name, { ...config, inputSchema: config.inputSchema && z.object(config.inputSchema).strict() }, async (args) => {
       try {
         return ok(await run(args ?? {}));
       } catch (err) {
