@@ -72,7 +72,8 @@ export async function postgres({ quick }) {
         `one pg.Pool for both; ${fmtInt(writes)} writes × ${rounds} round(s), floor and credence alternating, medians. A credence write is ` +
         `a load and a one-statement commit (slot document + every changed claim row + log rows) and, for works_at, the registry's slotTag (a reload only when another write moved it); ` +
         `${p.attemptsPerWrite.toFixed(2)} attempts per write (lost races retried), ${p.reissued} re-issued after CONCURRENCY; Node busy ${(100 * p.nodeCpuShare).toFixed(0)}% of the time. ` +
-        `rememberMany (${p.batch}/call): ${fmtInt(p.batchPerSec)} writes/s (${fmtX(p.batchPerSec / p.floorPerSec)} the floor).`),
+        `rememberMany (${p.batch}/call): ${fmtInt(p.batchPerSec)} writes/s (${fmtX(p.batchPerSec / p.floorPerSec)} the floor). ` +
+        `With \`prepared: true\` (named statements, opt-in): ${fmtInt(p.preparedPerSec)} writes/s (${fmtX(p.preparedPerSec / p.floorPerSec)} the floor, ${fmtX(p.preparedPerSec / p.credencePerSec)} the default).`),
       row('5b', 'PostgreSQL: acknowledged writes missing afterwards', `${p.lost} of ${fmtInt(p.acked)}`, '', '', '0', p.lost === 0 && p.acked === p.expected,
         'every acknowledged write checked: its idempotency record in its slot row and its claim in memory_claims.'),
     ],

@@ -38,8 +38,8 @@ async function floor(candidates, scope) {
 }
 
 /** One Memory per writer (like 8 agents) over one PostgresStore; a write that gives up on a busy slot is re-issued with its id. */
-async function credence(candidates, scope, acks, counters) {
-  const store = new PostgresStore(pool, { scope });
+async function credence(candidates, scope, acks, counters, prepared = false) {
+  const store = new PostgresStore(pool, { scope, prepared });
   const memories = Array.from({ length: WRITERS }, () => new Memory({ store, retries: 10 }));
   return writers(candidates, async (c, k) => {
     for (;;) {
@@ -94,6 +94,7 @@ await credence(warm, `warm_${run}`, [], { attempts: 0, reissued: 0 });
 const floorNs = [];
 const credenceNs = [];
 const batchNs = [];
+const preparedNs = [];
 let lost = 0;
 let acked = 0;
 let claims = 0;
@@ -111,6 +112,12 @@ for (let r = 0; r < rounds; r++) {
   acked += acks.length;
   claims = v.claims;
   batchNs.push(await batched(candidates, `b${r}_${run}`));
+  // The same writes with named prepared statements (`prepared: true`), acknowledged writes checked too.
+  const preparedAcks = [];
+  preparedNs.push(await credence(candidates, `p${r}_${run}`, preparedAcks, { attempts: 0, reissued: 0 }, true));
+  const pv = await verify(`p${r}_${run}`, preparedAcks);
+  lost += pv.lost;
+  acked += preparedAcks.length;
 }
 await pool.end();
 
@@ -122,8 +129,9 @@ console.log(JSON.stringify({
   floorPerSec: writes / (median(floorNs) / 1e9),
   credencePerSec: writes / (median(credenceNs) / 1e9),
   batchPerSec: writes / (median(batchNs) / 1e9),
+  preparedPerSec: writes / (median(preparedNs) / 1e9),
   acked,
-  expected: writes * rounds,
+  expected: writes * rounds * 2,
   lost,
   claims,
   attemptsPerWrite: counters.attempts / acked,

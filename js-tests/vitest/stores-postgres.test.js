@@ -53,6 +53,43 @@ describe.skipIf(!url)('PostgreSQL server', () => {
     raw: () => tableBytes(scope),
   }), { writers: 4, writes: 24 });
 
+  // `prepared: true`: the same contract with named statements, across two pools and a client.
+  runStoreConformance('PostgresStore on pg.Pool, prepared statements', async ({ scope }) => ({
+    store: new PostgresStore(pools[0], { scope, tables, prepared: true }),
+    reopen: () => new PostgresStore(clients[1], { scope, tables, prepared: true }),
+    raw: () => tableBytes(scope),
+  }), { writers: 6, writes: 36 });
+
+  it('prepared: true names every statement but the DDL, one name per text; refused on a queryable that is not node-postgres', async () => {
+    const named = [];
+    const spy = new Proxy(pools[0], {
+      get(pool, key) {
+        if (key !== 'query') return Reflect.get(pool, key);
+        return (config, values) => {
+          named.push(typeof config === 'object' ? config : null);
+          return pool.query(config, values);
+        };
+      },
+    });
+    const store = new PostgresStore(spy, { scope: `named-${Date.now()}`, tables, prepared: true });
+    await store.ensureSchema();
+    expect(named.every((c) => c === null)).toBe(true);
+    named.length = 0;
+    const memory = new Memory({ store });
+    await memory.remember({ predicate: 'likes', object: 'tea' });
+    await memory.remember({ predicate: 'likes', object: 'cake' });
+    expect((await memory.recall('user')).map((c) => c.object).sort()).toEqual(['cake', 'tea']);
+    expect(named.length).toBeGreaterThan(3);
+    const names = new Map();
+    for (const c of named) {
+      expect(c?.name).toMatch(/^credence_[0-9a-f]+$/);
+      expect(names.get(c.name) ?? c.text).toBe(c.text);
+      names.set(c.name, c.text);
+    }
+    expect(() => new PostgresStore({ query: async () => ({ rows: [] }) }, { scope: 'x', prepared: true })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'prepared' }));
+    expect(() => new PostgresStore(pools[0], { scope: 'x', prepared: 'yes' })).toThrow(expect.objectContaining({ field: 'prepared' }));
+  });
+
   it('commits in one statement on the pool, checking out no client', async () => {
     const pool = pools[0];
     let checkedOut = 0;

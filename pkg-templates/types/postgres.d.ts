@@ -24,6 +24,14 @@ export interface PostgresStoreOptions {
    * client; a single connection is used by this store one statement at a time.
    */
   pool?: boolean;
+  /**
+   * Run the store's statements as named prepared statements (node-postgres's
+   * `{ name, text, values }`): PostgreSQL parses and plans each once per
+   * connection instead of once per call. Off by default: PGlite takes no
+   * statement names, and PgBouncer in transaction mode (before 1.21's
+   * `max_prepared_statements`) breaks them.
+   */
+  prepared?: boolean;
 }
 
 /** Idempotent DDL (CREATE ... IF NOT EXISTS) for the default table names. */

@@ -253,6 +253,24 @@ function looksLikePool(q) {
   return typeof q.connect === 'function' && typeof q.release !== 'function' && !('connectionParameters' in q);
 }
 
+const statementNames = new Map();
+/** A name per statement text (two FNV-1a hashes): the same text gets the same name on every connection. */
+function statementName(text) {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193) >>> 0;
+      b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+    }
+    name = `credence_${a.toString(16)}${b.toString(16)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 const json = (value) => (typeof value === 'string' ? JSON.parse(value) : value);
 // timestamptz comes back as a Date (pg, PGlite) or text: the engine reads ISO strings.
 const isoOf = (value) => new Date(value).toISOString();
@@ -283,15 +301,22 @@ export class PostgresStore {
   #tables;
   #sql;
   #pool;
+  #prepared;
 
   constructor(queryable, options = {}) {
     if (!queryable || typeof queryable.query !== 'function') {
       throw invalid('queryable', 'must have a query(text, values) method (pg.Pool, pg.Client, PGlite)');
     }
-    const { scope, tables, pool } = knownOptions('PostgresStore', options, ['scope', 'tables', 'pool']);
+    const { scope, tables, pool, prepared = false } = knownOptions('PostgresStore', options, ['scope', 'tables', 'pool', 'prepared']);
     if (typeof scope !== 'string' || scope.length === 0) {
       throw invalid('scope', 'must be a non-empty string naming the tenant');
     }
+    if (typeof prepared !== 'boolean') throw invalid('prepared', 'must be a boolean');
+    // Named statements are node-postgres's `{ name, text, values }` form; PGlite's query takes text only.
+    if (prepared && !looksLikePool(queryable) && !('connectionParameters' in queryable)) {
+      throw invalid('prepared', 'needs node-postgres (a pg.Pool or pg.Client); leave it off for PGlite and other queryables');
+    }
+    this.#prepared = prepared;
     this.#q = queryable;
     this.#scope = scope;
     this.#tables = resolveTables(tables);
@@ -316,12 +341,12 @@ export class PostgresStore {
   async ensureSchema() {
     for (const statement of schemaStatements(this.#tables)) {
       try {
-        await this.#query(statement, []);
+        await this.#query(statement, [], true);
       } catch (err) {
         // Two processes racing through CREATE ... IF NOT EXISTS: one loses on
         // the catalog's unique index; by now the object exists.
         if (!['23505', '42P07', '42710'].includes(err?.code)) throw err;
-        await this.#query(statement, []);
+        await this.#query(statement, [], true);
       }
     }
   }
@@ -411,9 +436,9 @@ export class PostgresStore {
     return rows.map((row) => json(row.entry));
   }
 
-  /** One statement outside a transaction (queued on a single connection). */
-  async #query(text, values) {
-    const run = () => this.#q.query(text, values);
+  /** One statement outside a transaction (queued on a single connection); named when `prepared`, except DDL. */
+  async #query(text, values, ddl = false) {
+    const run = () => (this.#prepared && !ddl ? this.#q.query({ name: statementName(text), text, values }) : this.#q.query(text, values));
     try {
       return await (this.#pool ? run() : serially(this.#q, run));
     } catch (err) {
