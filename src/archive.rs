@@ -160,6 +160,7 @@ mod tests {
                 source_trust: Some(0.8),
                 extractor_conf: Some(*conf),
                 observed_at: Some(Timestamp(day * 86_400_000).to_iso()),
+                stated_from: None,
             })
             .collect();
         Claim {

@@ -35,6 +35,7 @@ fn report(i: usize, predicate: &str) -> Candidate {
             source_trust: Some(0.5 + (i % 5) as f64 / 10.0),
             extractor_conf: Some(0.55 + (i % 9) as f64 / 20.0),
             observed_at: late.then(|| format!("2025-{:02}-01", 1 + i % 12)),
+            stated_from: None,
         }),
         ..Default::default()
     }

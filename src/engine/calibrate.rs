@@ -244,7 +244,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
         valid_from: Some(txn.now),
         valid_to: None,
         recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None }].into(),
+        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None }].into(),
         superseded_by: None,
         supersedes: previous.last().cloned(),
         conflict_ids: Vec::new(),

@@ -46,6 +46,7 @@ impl Engine {
                         source_trust: Some(crate::model::DEFAULT_SOURCE_TRUST),
                         extractor_conf: Some(e.confidence),
                         observed_at: Some(at.to_iso()),
+                        stated_from: None,
                     }].into(),
                     superseded_by: None,
                     supersedes: None,

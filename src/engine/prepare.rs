@@ -63,6 +63,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         source_trust: Some(trust.unwrap_or(crate::model::DEFAULT_SOURCE_TRUST)),
         extractor_conf: Some(extractor.or(confidence).unwrap_or(1.0)),
         observed_at: Some(observed.to_iso()),
+        stated_from: valid_from.map(|t| t.to_iso()),
     };
     let spec = settings.registry.resolve(&c.predicate);
     let slot = SlotRef::new(&subject, &spec.name);

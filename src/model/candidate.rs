@@ -15,6 +15,11 @@ pub struct Provenance {
     /// ISO 8601; defaults to the time of the write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_at: Option<String>,
+    /// The `validFrom` the report stated (set by memory, never taken as
+    /// input): a claim merging reports of one value stated from different
+    /// times keeps each, so a value reported in between can split it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated_from: Option<String>,
 }
 
 pub const DEFAULT_SOURCE_TRUST: f64 = 0.8;
@@ -31,6 +36,10 @@ impl Provenance {
     /// When the source observed it (a stored observation always says; an unreadable time counts as none).
     pub fn observed(&self) -> Option<crate::time::Timestamp> {
         self.observed_at.as_deref().and_then(|t| crate::time::Timestamp::parse(t, "observedAt").ok())
+    }
+    /// When the report said its value began, if it said.
+    pub fn stated(&self) -> Option<crate::time::Timestamp> {
+        self.stated_from.as_deref().and_then(|t| crate::time::Timestamp::parse(t, "statedFrom").ok())
     }
 }
 
@@ -50,7 +59,7 @@ struct StrictProvenance {
 
 fn strict_provenance<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Provenance>, D::Error> {
     let p: Option<StrictProvenance> = Option::deserialize(d)?;
-    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at }))
+    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at, stated_from: None }))
 }
 
 /// A fact an agent wants memory to hold (SPEC §2). Unknown keys are refused.
@@ -74,6 +83,7 @@ pub struct Candidate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "strict_provenance")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Omit<Provenance, 'statedFrom'>"))]
     pub provenance: Option<Provenance>,
     /// Idempotency key: the same id written twice changes memory once.
     #[serde(default, skip_serializing_if = "Option::is_none")]

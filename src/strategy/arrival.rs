@@ -48,6 +48,15 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
         let refining = txn.slot.claims.iter().any(|c| c.status.is_live() && refines(c, draft));
         return if later_current && !refining { EarlierStart::Separate } else { EarlierStart::Stands };
     }
+    // Inside history of another value that was stated again after the report's start: that history
+    // splits around the report, which is history of its own period (`historical`).
+    if others.iter().any(|c| splits_at(c, mine).is_some()) {
+        let later_current = txn.slot.claims.iter().any(|c| c.status.is_current() && c.effective_from() > mine);
+        let refining = txn.slot.claims.iter().any(|c| c.status.is_live() && refines(c, draft));
+        if later_current && !refining {
+            return EarlierStart::Separate;
+        }
+    }
     let between = |c: &Claim| {
         let (from, to) = txn.slot.validity(c);
         from < theirs && mine < to
@@ -58,7 +67,7 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
     }
     // Moving back may only end history the claim itself ended, where that history began before the report
     // and was not reported after it (its later reports say it still held then).
-    let reported_after = |c: &Claim| c.provenance.iter().any(|p| p.observed().is_some_and(|t| t > mine));
+    let reported_after = |c: &Claim| c.provenance.iter().any(|p| reported_from(p).is_some_and(|t| t > mine));
     let tidy = others.iter().filter(|c| between(c)).all(|c| {
         c.status == Status::Superseded && c.superseded_by.as_deref() == Some(existing.id.as_str()) && c.effective_from() < mine && !reported_after(c)
     });
@@ -105,7 +114,7 @@ pub fn reported_again_after(txn: &SlotTxn, current: &Claim, draft: &Claim) -> Op
         return None;
     }
     let from = draft.effective_from();
-    let times: Vec<Option<Timestamp>> = current.provenance.iter().map(Provenance::observed).collect();
+    let times: Vec<Option<Timestamp>> = current.provenance.iter().map(reported_from).collect();
     // Most newer values come after every report of the current one: nothing to split (checked first, this
     // runs on every newer value).
     let again = times.iter().flatten().filter(|t| **t > from).min().copied()?;
@@ -133,7 +142,7 @@ pub fn reported_again_after(txn: &SlotTxn, current: &Claim, draft: &Claim) -> Op
 /// The split `reported_again_after` found room for: `again` is when the current claim's value was reported again.
 pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &Claim, again: Timestamp) -> Applied {
     let from = draft.effective_from();
-    let (later, earlier): (Vec<Provenance>, Vec<Provenance>) = current.provenance.iter().cloned().partition(|p| p.observed().is_some_and(|t| t > from));
+    let (later, earlier): (Vec<Provenance>, Vec<Provenance>) = current.provenance.iter().cloned().partition(|p| reported_from(p).is_some_and(|t| t > from));
     let id = draft.id.clone();
     let mut early = current.clone();
     early.id = txn.new_id("cl");
@@ -142,8 +151,17 @@ pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, curr
     early.valid_to = Some(from);
     early.superseded_by = Some(id.clone());
     let early_id = early.id.clone();
-    if let Some(before) = &current.supersedes {
-        txn.update_claim(before, |c| c.superseded_by = Some(early_id.clone()));
+    // History the claim followed is followed by its early part now (by link, or by the
+    // period it ended at: history recorded later names the claim that was current then).
+    let before: Vec<String> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| current.supersedes.as_deref() == Some(c.id.as_str()) || (c.superseded_by.as_deref() == Some(current.id.as_str()) && txn.slot.validity(c).1 <= from))
+        .map(|c| c.id.clone())
+        .collect();
+    for b in &before {
+        txn.update_claim(b, |c| c.superseded_by = Some(early_id.clone()));
     }
     txn.update_claim(&current.id, |c| {
         c.provenance = later.into();
@@ -170,4 +188,54 @@ pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, curr
     crate::sort::sort(&mut affected);
     affected.dedup();
     Applied::stored(Action::Historical, Some(Relation::Supersede), id, affected)
+}
+
+/// When a report said its value held: the start it stated, else when it was observed.
+fn reported_from(p: &Provenance) -> Option<Timestamp> {
+    p.stated().or_else(|| p.observed())
+}
+
+/// Where history `h` of another value splits around a report starting at
+/// `at`: some of its reports stated a start after `at` (X from 2001 and from
+/// 2003 in one claim, then Y from 2002), so it held again from the first of
+/// them — the timeline the reports would have given in order: X, Y, X.
+/// `None` when nothing of it was stated after `at`, or before it, or it
+/// carries what a split could not divide (archived observations, conflicts).
+pub fn splits_at(h: &Claim, at: Timestamp) -> Option<Timestamp> {
+    if h.status != Status::Superseded || h.archived_observations > 0 || !h.conflict_ids.is_empty() {
+        return None;
+    }
+    let (Some(from), Some(to)) = (h.valid_from, h.valid_to) else { return None };
+    if !(from < at && at < to) {
+        return None;
+    }
+    let starts: Vec<Option<Timestamp>> = h.provenance.iter().map(Provenance::stated).collect();
+    let again = starts.iter().flatten().filter(|s| **s > at && **s < to).min().copied()?;
+    starts.iter().any(|s| s.is_none_or(|s| s <= at)).then_some(again)
+}
+
+/// The split `splits_at` found: `h` keeps its reports up to `at`; those stated
+/// after it go to a copy that holds from `again` to `h`'s end (and is followed
+/// by what followed `h`). Returns the copy's id; the caller ends `h` at `at`.
+pub fn split_history(txn: &mut SlotTxn, ctx: &WriteCtx, h: &Claim, at: Timestamp, again: Timestamp) -> String {
+    let (late_reports, early_reports): (Vec<Provenance>, Vec<Provenance>) = h.provenance.iter().cloned().partition(|p| p.stated().is_some_and(|s| s > at));
+    let mut late = h.clone();
+    late.id = txn.new_id("cl");
+    late.provenance = late_reports.into();
+    late.valid_from = Some(again);
+    let late_id = late.id.clone();
+    if let Some(next) = &h.superseded_by {
+        txn.update_claim(next, |c| {
+            if c.supersedes.as_deref() == Some(h.id.as_str()) {
+                c.supersedes = Some(late_id.clone());
+            }
+        });
+    }
+    txn.update_claim(&h.id, |c| c.provenance = early_reports.into());
+    txn.add_claim(late);
+    txn.log_change("split", &[&h.id, &late_id], None, None,
+        format!("{:?} was stated again from {}: its reports from then are history of their own", h.object, again.to_iso()));
+    set_history_belief(txn, ctx, &h.id);
+    set_history_belief(txn, ctx, &late_id);
+    late_id
 }

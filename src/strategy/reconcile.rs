@@ -419,6 +419,18 @@ pub(super) fn set_history_belief(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) {
 
 fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     let from = draft.effective_from();
+    // History of another value stated again after this start splits around it (its later part follows).
+    let splitting: Vec<(Claim, Timestamp)> = txn
+        .slot
+        .claims
+        .iter()
+        .filter(|c| !same_value(c, &draft))
+        .filter_map(|c| arrival::splits_at(c, from).map(|again| (Claim::clone(c), again)))
+        .collect();
+    let mut late_parts = Vec::new();
+    for (h, again) in &splitting {
+        late_parts.push(arrival::split_history(txn, ctx, h, from, *again));
+    }
     let next = txn
         .slot
         .claims
@@ -458,10 +470,14 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         txn.log_change("supersede", &[earlier, &id], None, None,
             format!("{object:?} held from {}: this earlier history ends there", from.to_iso()));
     }
+    for late in &late_parts {
+        txn.update_claim(late, |c| c.supersedes = Some(id.clone()));
+    }
     set_history_belief(txn, ctx, &id);
     let post = posterior(txn, ctx, None, None);
     refresh_from(txn, &post);
     let mut affected = covering;
+    affected.extend(late_parts);
     affected.extend(align(txn, ctx, &post));
     crate::sort::sort(&mut affected);
     affected.dedup();
