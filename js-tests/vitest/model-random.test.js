@@ -48,6 +48,18 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a write refined in its slot, then merged again after an undone merge: re-sent, it replayed the retired copy the undone merge had carried its record to (plain seed 250183)',
+    trace: [
+      { op: 'batch', ws: [{ s: 0, p: 4, o: 1, src: 3, valid: null, strat: 1, key: null, entity: false }, { s: 0, p: 2, o: 5, src: 0, valid: { days: 16 }, strat: 9, key: 124, entity: true }, { s: 0, p: 2, o: 3, src: 0, valid: { year: 2025 }, strat: 7, key: null, entity: false }, { s: 1, p: 4, o: 3, src: 1, valid: { year: 2024 }, strat: 1, key: 20, entity: false }] },
+      { op: 'write', w: { s: 1, p: 1, o: 0, src: 0, valid: { days: 17 }, strat: 7, key: 42, entity: true } },
+      { op: 'merge', a: 0, b: 1 },
+      { op: 'undoMerge', n: 3 },
+      { op: 'write', w: { s: 1, p: 1, o: 2, src: 3, valid: { year: 2026 }, strat: 1, key: null, entity: true } },
+      { op: 'merge', a: 0, b: 1 },
+      { op: 'write', w: { s: 1, p: 2, o: 5, src: 0, valid: { days: -105 }, strat: 1, key: 42, entity: false } },
+    ],
+  },
+  {
     why: 'a question asked after an entity merge against the copy that outweighed a value did not survive the merge\'s undo (two_current_values, plain seed 92020)',
     trace: [
       { op: 'write', w: { s: 1, p: 4, o: 4, src: 0, valid: null, strat: 10, key: 0, entity: true } },

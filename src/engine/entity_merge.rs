@@ -410,6 +410,11 @@ impl Engine {
                     }
                     txn.update_claim(&r.claim_id, |c| restore(c, r));
                 }
+                // Records the merge carried to its copies go: a re-sent write finds its own record
+                // where it was written (else it would replay a retired copy, seed 250183).
+                let retired: Vec<&str> = mine.iter().filter(|r| r.created).map(|r| r.claim_id.as_str()).collect();
+                let own = format!("{merge_id}:");
+                txn.slot.writes.retain(|w| w.id.starts_with(&own) || !retired.contains(&w.claim_id.as_str()));
                 for (cf, copy, back) in conflicts_going_back(&txn.slot, &mine) {
                     txn.update_conflict(&cf, |c| c.rename_claim(&copy, &back));
                     txn.update_claim(&back, |c| c.note_conflict(&cf));
