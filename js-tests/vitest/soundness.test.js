@@ -53,7 +53,7 @@ describe('strict input (SPEC §11)', () => {
     const queryable = { query: async () => { throw new Error('must not be reached'); } };
     const idb = { open() { throw new Error('must not be reached'); } };
     const cases = [
-      [() => new PostgresStore(queryable, { scope: 't', tabels: {} }), 'options.tabels', /PostgresStore: options\.tabels: unknown key "tabels" \(expected one of `scope`, `tables`, `pool`\)/],
+      [() => new PostgresStore(queryable, { scope: 't', tabels: {} }), 'options.tabels', /PostgresStore: options\.tabels: unknown key "tabels" \(expected one of `scope`, `tables`, `pool`, `prepared`\)/],
       [() => new OkfStore('/nonexistent/credence-options', { scopes: 't' }), 'options.scopes', /OkfStore: options\.scopes/],
       [() => new IndexedDbStore('app', { indexedDB: idb, durabilty: 'strict' }), 'options.durabilty', /IndexedDbStore: options\.durabilty/],
       [() => new OkfStore('/nonexistent/credence-options', 'tenant'), 'options', /OkfStore: options must be an object/],
