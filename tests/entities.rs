@@ -593,3 +593,27 @@ fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
     assert_eq!(current, vec!["Rome"], "the undo gives Globex its slot as the late write left it");
     assert!(located(&h, "org:acme").iter().all(|(v, s)| v == "chess" || !s.is_current()));
 }
+
+#[test]
+fn an_entity_id_given_as_a_name_is_that_entity_not_a_new_one() {
+    // An outcome reports `org:acme`; an agent writing again with that id and
+    // the type got a new entity "org:org-acme" and a same_entity question.
+    let h = harness(EngineConfig::default());
+    let first = h.write(about("Acme", "org", "located_in", "Oslo"));
+    let again = h.write(about(&first.claim.subject, "org", "located_in", "Rome"));
+    assert_eq!(again.claim.subject, "org:acme");
+    assert_eq!((again.resolutions[0].rule.as_str(), again.resolutions[0].entity_id.as_str()), ("id", "org:acme"));
+    assert!(again.conflicts.iter().all(|c| c.kind != ConflictKind::SameEntity), "{:?}", again.conflicts);
+    assert_eq!(org_names(&h), vec!["org:acme"], "no entity named after the id, and the id is no alias");
+    let e = run(h.engine.entity("org:acme", None)).unwrap().unwrap().entity;
+    assert_eq!(e.aliases, vec!["Acme"]);
+    // As an object too, and through a merge to the entity that holds it now.
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    let moved = h.write(about("org:globex", "org", "likes", "tea"));
+    assert_eq!(moved.claim.subject, "org:acme");
+    let employer = h.write(cand("works_at", "org:globex"));
+    assert_eq!(employer.claim.object_entity.as_deref(), Some("org:acme"));
+    assert_eq!(org_names(&h), vec!["org:acme", "org:globex"]);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}

@@ -186,7 +186,12 @@ impl Engine {
     async fn plan_name(&self, name: &str, entity_type: &str) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
-        let (hit, mut resolution) = self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases);
+        let by_id = entities::by_id(&slot.entities, name, &entity_type);
+        let named_by_id = by_id.is_some();
+        let (hit, mut resolution) = match by_id {
+            Some((i, r)) => (Some(i), r),
+            None => self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
+        };
         let merged_from = match hit {
             Some(i) => related_entities(&slot, i),
             None => {
@@ -194,7 +199,7 @@ impl Engine {
                 Vec::new()
             }
         };
-        let known_spelling = hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
+        let known_spelling = named_by_id || hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
         Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, hit, known_spelling })
     }
 
@@ -249,6 +254,10 @@ impl Engine {
     /// registry has not moved since.
     async fn already_known(&self, p: &PendingName) -> Result<Option<Resolution>> {
         let shared = self.store.read_slot(&registry(&p.entity_type)).await?;
+        // An entity's id is no spelling to record.
+        if let Some((_, r)) = entities::by_id(&shared.entities, &p.name, &p.entity_type) {
+            return Ok(Some(r));
+        }
         // The registry has not moved since the plan: the plan's answer stands.
         if shared.version == p.registry_version {
             return Ok(p.known_spelling.then(|| p.resolution.clone()));

@@ -60,8 +60,9 @@ pub struct Resolution {
     pub name: String,
     pub entity_id: String,
     /// `alias` (same key as a name of the entity), `known_alias` (a declared
-    /// alias), `new` (nothing alike), or `near` (a new entity that looks like
-    /// others: a `same_entity` conflict asks about each near match).
+    /// alias), `id` (the name is the entity's id), `new` (nothing alike), or
+    /// `near` (a new entity that looks like others: a `same_entity` conflict
+    /// asks about each near match).
     pub rule: String,
     pub score: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -75,6 +76,19 @@ impl Resolution {
     fn new(name: &str, entity_id: String, rule: &str, score: f64, near_matches: Vec<NearMatch>) -> Self {
         Resolution { name: name.into(), entity_id, rule: rule.into(), score, near_matches, conflict_ids: Vec::new() }
     }
+}
+
+/// A name that is the id of an entity of its type ("org:acme", as outcomes
+/// report it) resolves to that entity, or the one it was merged into — never
+/// to a new entity named after the id. Only names of that form are looked up.
+pub fn by_id(entities: &[Entity], name: &str, entity_type: &str) -> Option<(usize, Resolution)> {
+    let rest = name.strip_prefix(entity_type)?.strip_prefix(':')?;
+    if rest.is_empty() {
+        return None;
+    }
+    let i = entities.iter().position(|e| e.id == name)?;
+    let root = root_of(entities, i);
+    Some((root, Resolution::new(name, entities[root].id.clone(), "id", 1.0, Vec::new())))
 }
 
 /// Follows `merged_into` links to the entity that now holds the names.
