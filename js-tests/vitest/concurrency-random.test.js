@@ -42,6 +42,15 @@ if (server) {
   stores['PostgresStore (server)'] = (s) => (tenant) => new PostgresStore(server, { scope: `concurrency-${s}-${tenant}` });
 }
 
+// Seeds that once failed, replayed on MemoryStore (the interleaving is the seed's).
+describe('concurrent agents — seeds that once failed', () => {
+  // An undo judged the slot by its log read before another agent's ask_user write committed, and
+  // restored a value beside the new question's claim unasked (two_current_values).
+  it('seed 500576: undo of a settlement racing an ask_user write', async () => {
+    await runConcurrent({ Memory, openStore: stores.MemoryStore(), seed: 500576, rounds: 30 });
+  }, 120_000);
+});
+
 for (const [name, opener] of Object.entries(stores)) {
   describe(`concurrent agents — ${name}`, () => {
     const count = name === 'MemoryStore' ? runs * 5 : runs;

@@ -347,6 +347,40 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// `commit_with_retry` for a change judged with the slot's log (undo's
+    /// guard, the invariants' entry claims): each attempt sees the log as of
+    /// the slot version it changes — a log read before another writer's
+    /// commit would miss the claims that commit wrote (concurrency seed 500576:
+    /// an undo restored a value beside a question asked meanwhile).
+    pub(crate) async fn commit_with_log<T>(
+        &self,
+        slot_ref: &SlotRef,
+        cause: LogCause,
+        mut build: impl FnMut(&mut SlotTxn, &[crate::model::LogEntry]) -> Result<T>,
+    ) -> Result<(T, Rc<Slot>)> {
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let seen = self.store.read_slot(slot_ref).await?.version;
+            let log = self.store.read_log(slot_ref).await?;
+            let moved = std::cell::Cell::new(false);
+            let result = self
+                .commit_with_retry(slot_ref, cause.clone(), |txn| {
+                    if txn.slot.version != seen {
+                        moved.set(true);
+                        return Err(gave_up(slot_ref, rounds));
+                    }
+                    build(txn, &log)
+                })
+                .await;
+            if !(moved.get() && result.is_err()) || rounds > self.settings.retries {
+                return result;
+            }
+        }
+    }
+}
+
 /// The first write to an empty slot is always `added`, whatever the strategy.
 fn first_write(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim) -> Applied {
     let id = draft.id.clone();

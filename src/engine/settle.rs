@@ -75,8 +75,6 @@ impl Engine {
     pub async fn settle(&self, conflict_id: &str, settlement: &str, by: Option<&str>) -> Result<Conflict> {
         let settlement = Settlement::parse(settlement)?;
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
-        let log = self.store.read_log(&slot_ref).await?;
-        let compete = self.entries_compete(&slot_ref, &log);
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
         if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
@@ -87,7 +85,8 @@ impl Engine {
         }
         let cause = LogCause { op: "settle".into(), by: Some(by.clone()), ..Default::default() };
         let (current_before, slot) = self
-            .commit_with_retry(&slot_ref, cause, |txn| {
+            .commit_with_log(&slot_ref, cause, |txn, log| {
+                let compete = self.entries_compete(&slot_ref, log);
                 let current_before = super::dependent::current_ids(&txn.slot);
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
                 if record.status.is_closed() || left_live_set(txn, &record).is_some() || overtaken(txn, &record).is_some() {
@@ -95,7 +94,7 @@ impl Engine {
                 }
                 let (earlier, newer) = (record.earlier_id.as_str(), record.newer_id.as_str());
                 let before = txn.slot.claims.clone();
-                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let facts = SlotFacts { slot_ref: &slot_ref, log, multi };
                 let violations_before = invariants::check_slot(&txn.slot, &facts);
                 if record.kind == ConflictKind::Dependent {
                     let spec = self.spec_of(&slot_ref.predicate);
@@ -150,19 +149,18 @@ impl Engine {
         if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
             return self.undo_same_entity(&slot_ref, conflict_id).await;
         }
-        let log = self.store.read_log(&slot_ref).await?;
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let ((), slot) = self
-            .commit_with_retry(&slot_ref, cause, |txn| {
+            .commit_with_log(&slot_ref, cause, |txn, log| {
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
                 if record.status != ConflictStatus::Settled {
                     return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
                 }
-                if let Some(err) = undo_guard::stale_change(txn, &record, &log) {
+                if let Some(err) = undo_guard::stale_change(txn, &record, log) {
                     return Err(err);
                 }
-                let facts = SlotFacts { slot_ref: &slot_ref, log: &log, multi };
+                let facts = SlotFacts { slot_ref: &slot_ref, log, multi };
                 let before = invariants::check_slot(&txn.slot, &facts);
                 let spec = self.spec_of(&slot_ref.predicate);
                 super::dependent::unsettle_dependent(txn, &WriteCtx { spec: &spec, settings: &self.settings }, &record)?;
@@ -206,7 +204,7 @@ impl Engine {
                 // retired: restoring must not clash with them (two current values,
                 // or a value restored beside its later copy). A clash among claims
                 // untouched since is the state the settlement found.
-                let later = undo_guard::touched_since_settlement(&log, &record.id);
+                let later = undo_guard::touched_since_settlement(log, &record.id);
                 let clash = invariants::check_slot(&txn.slot, &facts).into_iter().find(|v| {
                     matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
                         && !before.contains(v)
