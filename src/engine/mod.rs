@@ -345,9 +345,7 @@ impl Engine {
             }
         }
     }
-}
 
-impl Engine {
     /// `commit_with_retry` for a change judged with the slot's log (undo's
     /// guard, the invariants' entry claims): each attempt sees the log as of
     /// the slot version it changes — a log read before another writer's
