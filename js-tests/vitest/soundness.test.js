@@ -98,6 +98,28 @@ describe('strict input (SPEC §11)', () => {
     expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
   });
 
+  it('refuses the NUL character in anything it would store, on every store alike, naming the field', async () => {
+    const memory = new Memory({ now: clock() });
+    const cases = [
+      [() => memory.remember({ predicate: 'timezone', object: 'CET\u0000' }), 'object', 'candidate.object'],
+      [() => memory.remember({ subject: 'a\u0000', predicate: 'likes', object: 'tea' }), 'subject', 'candidate.subject'],
+      [() => memory.remember({ predicate: 'likes', object: 'tea', provenance: { sourceId: '\u0000' } }), 'provenance.sourceId', 'candidate.provenance.sourceId'],
+      [() => memory.rememberMany([{ predicate: 'likes', object: 'tea' }, { predicate: 'likes', object: 'x\u0000' }]), '[1].object', 'candidates[1].object'],
+    ];
+    for (const [call, field, shown] of cases) {
+      const e = await refused(call(), 'INVALID_INPUT');
+      expect(e.field).toBe(field);
+      expect(e.message).toContain(`${shown}: contains the NUL character`);
+    }
+    expect(await memory.recall('user', { includeHistory: true })).toEqual([]);
+    const kept = await memory.remember({ predicate: 'likes', object: 'tea' });
+    const settled = refused(memory.retract(kept.claim.id, { reason: 'gone\u0000' }), 'INVALID_INPUT');
+    expect((await settled).field).toBe('reason');
+    // A backslash followed by "u0000" is six ordinary characters, not NUL.
+    const literal = await memory.remember({ predicate: 'notes', object: 'C:\\u0000dir' });
+    expect(literal.claim.object).toBe('C:\\u0000dir');
+  });
+
   it('refuses an array where an object belongs (serde would read it by position), naming the place', async () => {
     const memory = new Memory({ now: clock() });
     const cases = [

@@ -55,7 +55,7 @@ pub fn from_js_plain<T: DeserializeOwned>(value: JsValue, what: &str, list: bool
     let text = json_text(&value, what)?.unwrap_or_else(|| "null".into());
     if let Some(at) = array_inside(&text, list) {
         let path = path_at(&text, at);
-        let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
+        let shown = shown_at(what, &path);
         let err = Error::new(ErrorCode::InvalidInput, format!("{shown}: must be an object, not an array"));
         return Err(if path.is_empty() { err.with_field(what) } else { err.with_field(&path) });
     }
@@ -90,6 +90,15 @@ fn string_end(bytes: &[u8], open: usize) -> usize {
 }
 
 pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
+    // Input only: what a store hands back is read as it is.
+    if code == ErrorCode::InvalidInput {
+        if let Some(at) = nul_at(text) {
+            let path = path_at(text, at);
+            let shown = shown_at(what, &path);
+            let err = Error::new(code, format!("{shown}: contains the NUL character (\\u0000), which PostgreSQL text cannot hold; refused on every store alike"));
+            return Err(if path.is_empty() { err.with_field(what) } else { err.with_field(&path) });
+        }
+    }
     serde_json::from_str(text).map_err(|e| {
         let inner = e.to_string();
         let inner = inner.split(" at line ").next().unwrap_or(&inner).to_string();
@@ -104,16 +113,41 @@ pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -
             if !path.ends_with(key) {
                 path = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
             }
-            let shown = format!("{what}.{path}");
+            let shown = shown_at(what, &path);
             let hint = inner.split_once(", expected").map(|(_, rest)| format!(" (expected{rest})")).unwrap_or_default();
             return Error::new(ErrorCode::InvalidInput, format!("{shown}: unknown key {key:?}{hint}")).with_field(&path);
         }
-        let shown = if path.is_empty() { what.to_string() } else { format!("{what}.{path}") };
+        let shown = shown_at(what, &path);
         // JSON.stringify writes a lone surrogate as an escape serde_json refuses, cryptically.
         let inner = if inner.contains("hex escape") || inner.contains("surrogate") { "is not valid Unicode text (a lone surrogate)".to_string() } else { inner };
         let err = Error::new(code, format!("{shown}: {inner}"));
         if path.is_empty() { err } else { err.with_field(&path) }
     })
+}
+
+/// How a message names the place: `candidate.object`, `candidates[1].object`.
+fn shown_at(what: &str, path: &str) -> String {
+    match path.chars().next() {
+        None => what.to_string(),
+        Some('[') => format!("{what}{path}"),
+        Some(_) => format!("{what}.{path}"),
+    }
+}
+
+/// The byte offset of the first NUL escape (`\u0000`) in JSON text, if any
+/// (`\\u0000`, an escaped backslash before `u0000`, is not one).
+fn nul_at(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("\\u0000") {
+        let at = from + found;
+        let backslashes = bytes[..at].iter().rev().take_while(|b| **b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// The key path (`provenance.sourceTrust`, `[1].object`) open at byte
