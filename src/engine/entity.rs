@@ -13,7 +13,7 @@ use super::{Engine, Planned};
 use crate::config::Settings;
 use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef};
+use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Shared, Slot, SlotRef};
 use crate::txn::SlotTxn;
 
 /// The predicate of the name claims kept in a registry slot.
@@ -50,6 +50,24 @@ impl NameCache {
         let index = Rc::new(NameIndex::new(&registry.entities, entity_type, known));
         cache.insert(entity_type.to_string(), (registry.clone(), index.clone()));
         index
+    }
+
+    /// The index of `base` taken out of the cache, when the cache holds one
+    /// for these very entities (a registry transaction of the in-memory
+    /// store starts from the snapshot last read): a batch of new names then
+    /// indexes nothing afresh. `put` gives it back after the commit.
+    fn take(&self, entity_type: &str, base: &Slot) -> Option<NameIndex> {
+        let mut cache = self.0.borrow_mut();
+        let (slot, _) = cache.get(entity_type)?;
+        let same = slot.entities.len() == base.entities.len() && slot.entities.iter().zip(&base.entities).all(|(a, b)| Shared::same(a, b));
+        same.then(|| cache.remove(entity_type)).flatten().map(|(_, index)| Rc::unwrap_or_clone(index))
+    }
+
+    /// Caches `index` as the index of the committed registry `slot`.
+    fn put(&self, entity_type: &str, slot: Rc<Slot>, index: NameIndex) {
+        if index.covers(&slot.entities) {
+            self.0.borrow_mut().insert(entity_type.to_string(), (slot, Rc::new(index)));
+        }
     }
 }
 
@@ -188,14 +206,15 @@ impl Engine {
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
         let by_id = entities::by_id(&slot.entities, name, &entity_type);
         let named_by_id = by_id.is_some();
+        let index = self.names.of(&entity_type, &slot, &self.settings);
         let (hit, mut resolution) = match by_id {
             Some((i, r)) => (Some(i), r),
-            None => self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
+            None => index.resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
         };
         let merged_from = match hit {
             Some(i) => related_entities(&slot, i),
             None => {
-                resolution.entity_id = entities::new_id(&slot.entities, name, &entity_type);
+                resolution.entity_id = entities::new_id(|id| index.id_taken(id), name, &entity_type);
                 Vec::new()
             }
         };
@@ -227,20 +246,25 @@ impl Engine {
         }
         for (entity_type, names) in to_commit {
             let cause = |p: &PendingName| LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
-            let (resolutions, _) = self
+            let ((resolutions, index), committed) = self
                 .commit_with_retry(&registry(entity_type), cause(&writes[names[0].0][names[0].1]), |txn| {
-                    // One name index per attempt, kept in step with each name recorded.
-                    let mut index = None;
-                    names
+                    // One name index per attempt, kept in step with each name
+                    // recorded: the cached one when it indexes these entities.
+                    let mut index = self.names.take(entity_type, &txn.slot);
+                    let resolutions = names
                         .iter()
                         .map(|&(w, n)| {
                             let p = &writes[w][n];
                             txn.cause = cause(p);
                             self.record_in(txn, p, &mut index)
                         })
-                        .collect::<Result<Vec<_>>>()
+                        .collect::<Result<Vec<_>>>()?;
+                    Ok((resolutions, index))
                 })
                 .await?;
+            if let Some(index) = index {
+                self.names.put(entity_type, committed, index);
+            }
             for (&(w, n), r) in names.iter().zip(resolutions) {
                 out[w][n] = Some(r);
             }
@@ -277,7 +301,9 @@ impl Engine {
         let (hit, mut r) = if txn.slot.version == p.registry_version && txn.is_empty() {
             (p.hit, p.resolution.clone())
         } else {
-            index.get_or_insert_with(|| NameIndex::new(&txn.slot.entities, entity_type, known)).resolve(&txn.slot.entities, name, entity_type, known)
+            index
+                .get_or_insert_with(|| NameIndex::new(&txn.slot.entities, entity_type, known))
+                .resolve(&txn.slot.entities, name, entity_type, known)
         };
         match hit {
             Some(i) => {
@@ -290,13 +316,15 @@ impl Engine {
                 }
             }
             None => {
-                // The id the write already used; taken only if another name with the same slug won a race.
-                let id = if txn.slot.entities.iter().any(|e| e.id == planned_id) {
-                    entities::new_id(&txn.slot.entities, name, entity_type)
-                } else {
-                    planned_id.to_string()
+                // The id the write already used; taken only if another name with
+                // the same slug won a race. No index means the plan stands (the
+                // registry as planned, nothing recorded since), and the plan
+                // chose a free id.
+                let id = match index.as_ref() {
+                    Some(ix) if ix.id_taken(planned_id) => entities::new_id(|id| ix.id_taken(id), name, entity_type),
+                    _ => planned_id.to_string(),
                 };
-                txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None });
+                txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None }.into());
                 if let Some(index) = index.as_mut() {
                     index.entity_added(&txn.slot.entities, entity_type, known);
                 }
@@ -364,9 +392,9 @@ impl Engine {
         };
         let slot = self.store.read_slot(&registry(t)).await?;
         if let Some(e) = slot.entities.iter().find(|e| e.id == id_or_name) {
-            return Ok(Some(EntityView { entity: e.clone(), resolution: None }));
+            return Ok(Some(EntityView { entity: Entity::clone(e), resolution: None }));
         }
         let (hit, r) = self.names.of(t, &slot, &self.settings).resolve(&slot.entities, id_or_name, t, &self.settings.known_aliases);
-        Ok(hit.map(|i| EntityView { entity: slot.entities[i].clone(), resolution: Some(r) }))
+        Ok(hit.map(|i| EntityView { entity: Entity::clone(&slot.entities[i]), resolution: Some(r) }))
     }
 }

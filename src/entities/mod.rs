@@ -10,10 +10,13 @@
 
 mod names;
 mod near;
+mod near_index;
 
 use std::rc::Rc;
 
 use foldhash::HashMap;
+
+use crate::model::Shared;
 use serde::{Deserialize, Serialize};
 
 pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
@@ -81,7 +84,7 @@ impl Resolution {
 /// A name that is the id of an entity of its type ("org:acme", as outcomes
 /// report it) resolves to that entity, or the one it was merged into — never
 /// to a new entity named after the id. Only names of that form are looked up.
-pub fn by_id(entities: &[Entity], name: &str, entity_type: &str) -> Option<(usize, Resolution)> {
+pub fn by_id(entities: &[Shared<Entity>], name: &str, entity_type: &str) -> Option<(usize, Resolution)> {
     let rest = name.strip_prefix(entity_type)?.strip_prefix(':')?;
     if rest.is_empty() {
         return None;
@@ -92,7 +95,7 @@ pub fn by_id(entities: &[Entity], name: &str, entity_type: &str) -> Option<(usiz
 }
 
 /// Follows `merged_into` links to the entity that now holds the names.
-pub fn root_of(entities: &[Entity], mut i: usize) -> usize {
+pub fn root_of(entities: &[Shared<Entity>], mut i: usize) -> usize {
     for _ in 0..entities.len() {
         match entities[i].merged_into.as_ref().and_then(|t| entities.iter().position(|e| &e.id == t)) {
             Some(next) => i = next,
@@ -103,14 +106,14 @@ pub fn root_of(entities: &[Entity], mut i: usize) -> usize {
 }
 
 /// `resolve_with` and no declared aliases.
-pub fn resolve(entities: &[Entity], name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
+pub fn resolve(entities: &[Shared<Entity>], name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
     resolve_with(entities, name, entity_type, &KnownAliases::default())
 }
 
 /// Finds the entity a name denotes among `entities` (one type), following
 /// merges. Returns its index, or `None` when a new entity is needed; then the
 /// resolution lists the near matches a person should be asked about.
-pub fn resolve_with(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+pub fn resolve_with(entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
     NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known)
 }
 
@@ -127,10 +130,16 @@ pub struct NameIndex {
     forms: Vec<Vec<Rc<NameForm>>>,
     /// Each entity's root (`root_of`).
     roots: Vec<usize>,
+    /// Which entities a name the index does not know may be near.
+    near: near_index::NearIndex,
+    /// Every entity's id, so a new one is checked free with one look-up.
+    ids: foldhash::HashSet<String>,
+    /// The entities merged into another, whose roots a new entity may move.
+    merged: Vec<usize>,
 }
 
 impl NameIndex {
-    pub fn new(entities: &[Entity], entity_type: &str, known: &KnownAliases) -> Self {
+    pub fn new(entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) -> Self {
         let mut index = NameIndex { forms: Vec::with_capacity(entities.len()), ..Default::default() };
         for (i, e) in entities.iter().enumerate() {
             let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
@@ -138,11 +147,27 @@ impl NameIndex {
             for form in forms.iter().filter(|f| !f.key.is_empty()) {
                 index.exact.entry(form.key.clone()).or_insert(i);
                 index.canonical.entry(known.canonical(entity_type, &form.key).to_string()).or_insert(i);
+                index.near.add(form, i, entity_type);
             }
             index.forms.push(forms);
+            index.ids.insert(e.id.clone());
+            if e.merged_into.is_some() {
+                index.merged.push(i);
+            }
         }
         index.roots = (0..entities.len()).map(|i| root_of(entities, i)).collect();
         index
+    }
+
+    /// Whether this index was built for (or kept in step with) `entities`
+    /// (as far as a count can tell; `resolve` checks the same).
+    pub fn covers(&self, entities: &[Shared<Entity>]) -> bool {
+        self.forms.len() == entities.len()
+    }
+
+    /// Whether an entity of the indexed registry has this id.
+    pub fn id_taken(&self, id: &str) -> bool {
+        self.ids.contains(id)
     }
 
     /// Indexes one name of entity `i`: the first entity with a key keeps it,
@@ -154,10 +179,11 @@ impl NameIndex {
         let first = |held: &mut usize| *held = (*held).min(i);
         self.exact.entry(form.key.clone()).and_modify(first).or_insert(i);
         self.canonical.entry(known.canonical(entity_type, &form.key).to_string()).and_modify(first).or_insert(i);
+        self.near.add(form, i, entity_type);
     }
 
     /// Keeps the index in step with `entities` after `aliases.push(name)` on entity `i`.
-    pub fn alias_added(&mut self, entities: &[Entity], i: usize, entity_type: &str, known: &KnownAliases) {
+    pub fn alias_added(&mut self, entities: &[Shared<Entity>], i: usize, entity_type: &str, known: &KnownAliases) {
         let e = &entities[i];
         let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
         let Some(name) = e.aliases.get(self.forms[i].len()) else { return };
@@ -171,11 +197,12 @@ impl NameIndex {
     /// what recording names does); `false`, changing nothing, for any other
     /// change (a merge, an undo, an erasure). Cheaper than `new` by far: the
     /// common registry commit adds one name to hundreds of entities.
-    pub fn follow(&mut self, before: &[Entity], after: &[Entity], entity_type: &str, known: &KnownAliases) -> bool {
+    pub fn follow(&mut self, before: &[Shared<Entity>], after: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) -> bool {
         let only_added = before.len() == self.forms.len()
             && after.len() >= before.len()
             && before.iter().zip(after).all(|(b, a)| {
-                a.id == b.id && a.entity_type == b.entity_type && a.merged_into == b.merged_into && a.aliases.get(..b.aliases.len()) == Some(&b.aliases[..])
+                Shared::same(a, b)
+                    || a.id == b.id && a.entity_type == b.entity_type && a.merged_into == b.merged_into && a.aliases.get(..b.aliases.len()) == Some(&b.aliases[..])
             });
         if !only_added {
             return false;
@@ -192,7 +219,7 @@ impl NameIndex {
     }
 
     /// Keeps the index in step with `entities` after a new (unmerged) entity was pushed.
-    pub fn entity_added(&mut self, entities: &[Entity], entity_type: &str, known: &KnownAliases) {
+    pub fn entity_added(&mut self, entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) {
         let i = entities.len() - 1;
         let e = &entities[i];
         let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
@@ -201,13 +228,21 @@ impl NameIndex {
             self.note_form(i, form, entity_type, known);
         }
         self.forms.push(forms);
-        // `root_of` bounds its walk by the number of entities, so even a merge
-        // cycle's root may move: recomputed (one step for an unmerged entity).
-        self.roots = (0..entities.len()).map(|j| root_of(entities, j)).collect();
+        self.ids.insert(e.id.clone());
+        self.roots.push(root_of(entities, i));
+        if e.merged_into.is_some() {
+            self.merged.push(i);
+        }
+        // A merged entity's root may move: its `merged_into` may name the new
+        // entity (store data is not trusted), and `root_of` bounds its walk by
+        // the number of entities. Every other entity is its own root.
+        for &j in &self.merged {
+            self.roots[j] = root_of(entities, j);
+        }
     }
 
     /// `resolve_with` against the entities this index was built from.
-    pub fn resolve(&self, entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+    pub fn resolve(&self, entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
         if entities.len() != self.forms.len() {
             // Not the entities this index was built from: answer from theirs.
             return NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known);
@@ -223,10 +258,11 @@ impl NameIndex {
                 return (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]));
             }
         }
-        // Near matches, best alias per entity, merged entities counted as their root.
+        // Near matches, best alias per entity, merged entities counted as their
+        // root; only the entities the near index names can have any.
         let mut near: Vec<NearMatch> = Vec::new();
-        for (i, e) in entities.iter().enumerate() {
-            let root = self.roots[i];
+        for i in self.near.candidates(&wanted, entity_type) {
+            let (e, root) = (&entities[i], self.roots[i]);
             let best = e
                 .aliases
                 .iter()
@@ -252,13 +288,13 @@ impl NameIndex {
 }
 
 /// A readable, unique id for a new entity: `type:slug`, suffixed on collision.
-pub fn new_id(entities: &[Entity], name: &str, entity_type: &str) -> String {
+pub fn new_id(taken: impl Fn(&str) -> bool, name: &str, entity_type: &str) -> String {
     let slug = name_tokens(name, entity_type).join("-");
     let slug = if slug.is_empty() { "entity".to_string() } else { slug };
     let base = format!("{entity_type}:{slug}");
     let mut id = base.clone();
     let mut n = 2;
-    while entities.iter().any(|e| e.id == id) {
+    while taken(&id) {
         id = format!("{base}-{n}");
         n += 1;
     }
@@ -357,7 +393,7 @@ mod index_matches_scan {
     use proptest::prelude::*;
 
     /// The resolution before the index: every entity's names scanned in order.
-    fn by_scan(entities: &[Entity], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+    fn by_scan(entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
         let wanted = name_form(name, entity_type);
         let wanted_canonical = known.canonical(entity_type, &wanted.key);
         let mut via_known = None;
@@ -385,7 +421,18 @@ mod index_matches_scan {
 
     const WORDS: &[&str] = &["Acme", "ACME Inc.", "Acme Bank", "Globex", "Globex Corp", "Initech", "Inetech", "Umbrella", "the Umbrella Co", "Hooli", "Hooli Ltd", "", "!!"];
 
-    fn registry() -> impl Strategy<Value = Vec<Entity>> {
+    /// Names near one another by every rule: typos of whole names and of
+    /// words, prefixes, abbreviations, shared and generic words, initials,
+    /// accents.
+    const NEAR_WORDS: &[&str] = &[
+        "Iceland", "Ireland", "Initech", "Inetech", "Initech Bank", "Niger", "Nigeria", "German", "Germany", "IBM",
+        "International Business Machines", "USA", "U.S.A.", "United States of America", "Groupe Alpha", "Group Beta", "Alpha Group",
+        "J. Smith", "John Smith", "Jon Smith", "Jonathan Smyth", "Smith", "J S", "Ludwig van Beethoven", "L. v. Beethoven", "van Dyke",
+        "Zürich Versicherung", "Zurich", "Zurick", "Müller", "Mueller", "Muller", "Globex", "Globexx Corporation", "Acme", "Acme Bank",
+        "the Umbrella Co", "Umbrela", "Hooli", "Hooli XYZ", "Mary Ann Lee", "M A Lee", "Ann", "Anne-Marie", "Annemarie",
+    ];
+
+    fn registry() -> impl Strategy<Value = Vec<Shared<Entity>>> {
         prop::collection::vec((prop::collection::vec(0..WORDS.len(), 1..4), prop::option::of(0..8usize)), 0..8).prop_map(|rows| {
             let n = rows.len();
             rows.into_iter()
@@ -396,7 +443,7 @@ mod index_matches_scan {
                     name: WORDS[names[0]].into(),
                     aliases: names.iter().map(|&w| WORDS[w].to_string()).collect(),
                     merged_into: merged.filter(|&m| m < n && m != i).map(|m| format!("org:e{m}")),
-                })
+                }.into())
                 .collect()
         })
     }
@@ -415,6 +462,36 @@ mod index_matches_scan {
             prop_assert_eq!(index.resolve(&entities, name, "org", &known), by_scan(&entities, name, "org", &known));
         }
 
+        /// The near index names every entity a comparison with every name
+        /// finds near, for each kind of name (organizations, people, places).
+        #[test]
+        fn near_matches_as_every_name_compared(rows in prop::collection::vec(prop::collection::vec(0..NEAR_WORDS.len(), 1..3), 0..12), wanted in 0..NEAR_WORDS.len(), ty in 0..3usize) {
+            let ty = ["org", "person", "country"][ty];
+            let known = KnownAliases::default();
+            let entities: Vec<Shared<Entity>> = rows.iter().enumerate().map(|(i, names)| Shared::new(Entity {
+                id: format!("{ty}:e{i}"),
+                entity_type: ty.into(),
+                name: NEAR_WORDS[names[0]].into(),
+                aliases: names.iter().map(|&w| NEAR_WORDS[w].to_string()).collect(),
+                merged_into: None,
+            })).collect();
+            let name = NEAR_WORDS[wanted];
+            let (hit, resolution) = NameIndex::new(&entities, ty, &known).resolve(&entities, name, ty, &known);
+            if hit.is_none() {
+                let wanted = name_form(name, ty);
+                let mut every: Vec<NearMatch> = Vec::new();
+                for e in &entities {
+                    let best = e.aliases.iter().filter_map(|a| near::evidence(&wanted, &name_form(a, ty), ty).map(|ev| (a, ev))).reduce(|best, x| if x.1.score > best.1.score { x } else { best });
+                    if let Some((alias, ev)) = best {
+                        every.push(NearMatch { entity_id: e.id.clone(), name: alias.clone(), score: ev.score, why: ev.why });
+                    }
+                }
+                crate::sort::sort_by(&mut every, |a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
+                every.truncate(MAX_NEAR_MATCHES);
+                prop_assert_eq!(resolution.near_matches, every);
+            }
+        }
+
         /// An index that followed a registry from one version to the next
         /// answers as one built afresh, and refuses any change but additions.
         #[test]
@@ -424,7 +501,7 @@ mod index_matches_scan {
             let mut added_only = true;
             for (kind, target, word) in after_edits {
                 match (kind, after.len()) {
-                    (0, _) | (_, 0) => after.push(Entity { id: format!("org:n{}", after.len()), entity_type: "org".into(), name: WORDS[word].into(), aliases: vec![WORDS[word].into()], merged_into: None }),
+                    (0, _) | (_, 0) => after.push(Entity { id: format!("org:n{}", after.len()), entity_type: "org".into(), name: WORDS[word].into(), aliases: vec![WORDS[word].into()], merged_into: None }.into()),
                     (1, n) => after[target % n].aliases.push(WORDS[word].into()),
                     (2, n) => {
                         // A merge or its undo: not an addition.
@@ -464,7 +541,7 @@ mod index_matches_scan {
             for (new_entity, target, word) in edits {
                 if new_entity || entities.is_empty() {
                     let id = format!("org:n{}", entities.len());
-                    entities.push(Entity { id, entity_type: "org".into(), name: WORDS[word].into(), aliases: vec![WORDS[word].into()], merged_into: None });
+                    entities.push(Entity { id, entity_type: "org".into(), name: WORDS[word].into(), aliases: vec![WORDS[word].into()], merged_into: None }.into());
                     index.entity_added(&entities, "org", &known);
                 } else {
                     let i = target % entities.len();
@@ -484,8 +561,8 @@ mod index_matches_scan {
 mod tests {
     use super::*;
 
-    fn entity(id: &str, ty: &str, names: &[&str]) -> Entity {
-        Entity { id: id.into(), entity_type: ty.into(), name: names[0].into(), aliases: names.iter().map(|s| s.to_string()).collect(), merged_into: None }
+    fn entity(id: &str, ty: &str, names: &[&str]) -> Shared<Entity> {
+        Entity { id: id.into(), entity_type: ty.into(), name: names[0].into(), aliases: names.iter().map(|s| s.to_string()).collect(), merged_into: None }.into()
     }
 
     #[test]
@@ -530,7 +607,7 @@ mod tests {
 
     #[test]
     fn near_matches_are_capped_best_first() {
-        let reg: Vec<Entity> = ["Acme One", "Acme Two", "Acme Three", "Acme Four Five"].iter().enumerate().map(|(i, n)| entity(&format!("org:{i}"), "org", &[n])).collect();
+        let reg: Vec<Shared<Entity>> = ["Acme One", "Acme Two", "Acme Three", "Acme Four Five"].iter().enumerate().map(|(i, n)| entity(&format!("org:{i}"), "org", &[n])).collect();
         let (_, r) = resolve(&reg, "Acme", "org");
         assert_eq!(r.near_matches.len(), MAX_NEAR_MATCHES);
         assert!(r.near_matches.windows(2).all(|w| w[0].score >= w[1].score));
@@ -538,9 +615,9 @@ mod tests {
 
     #[test]
     fn ids_are_readable_and_unique() {
-        let reg = vec![entity("org:acme", "org", &["Acme"])];
-        assert_eq!(new_id(&reg, "ACME, Inc.", "org"), "org:acme-2");
-        assert_eq!(new_id(&[], "Globex Corporation", "org"), "org:globex");
+        let reg = [entity("org:acme", "org", &["Acme"])];
+        assert_eq!(new_id(|id| reg.iter().any(|e| e.id == id), "ACME, Inc.", "org"), "org:acme-2");
+        assert_eq!(new_id(|_| false, "Globex Corporation", "org"), "org:globex");
     }
 }
 

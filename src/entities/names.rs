@@ -120,6 +120,35 @@ pub struct NameForm {
     pub key: String,
     /// `key` as chars, for edit distances.
     pub chars: Vec<char>,
+    /// The set of `key`'s chars as bits (`char_bits`), and each token's.
+    /// A near-match rule runs against every name of a registry; these let
+    /// it refuse almost every pair before computing a distance.
+    pub mask: u64,
+    pub token_masks: Vec<u64>,
+    /// Each token's length in chars.
+    pub token_chars: Vec<usize>,
+}
+
+/// The chars of `text` as a set of 64 bits (a char's bit is a hash of it).
+/// Two texts an edit apart differ in at most two bits (a substitution drops
+/// one char and adds another, an insertion or deletion one, a swap none),
+/// so `(a ^ b).count_ones() > 2 * k` proves them more than `k` edits apart.
+pub fn char_bits(text: &str) -> u64 {
+    text.chars().fold(0, |m, c| m | 1 << ((c as u32).wrapping_mul(0x9E37_79B1) >> 26))
+}
+
+impl NameForm {
+    pub fn new(tokens: Vec<String>) -> Self {
+        let key = tokens.join(" ");
+        NameForm {
+            chars: key.chars().collect(),
+            mask: char_bits(&key),
+            token_masks: tokens.iter().map(|t| char_bits(t)).collect(),
+            token_chars: tokens.iter().map(|t| t.chars().count()).collect(),
+            key,
+            tokens,
+        }
+    }
 }
 
 /// Every resolution compares a name with every alias of its registry;
@@ -140,9 +169,7 @@ pub fn name_form(name: &str, entity_type: &str) -> std::rc::Rc<NameForm> {
     if let Some(form) = NAME_FORMS.with(|m| m.borrow().1.get(entity_type).and_then(|t| t.get(name)).cloned()) {
         return form;
     }
-    let tokens = name_tokens(name, entity_type);
-    let key = tokens.join(" ");
-    let form = std::rc::Rc::new(NameForm { chars: key.chars().collect(), key, tokens });
+    let form = std::rc::Rc::new(NameForm::new(name_tokens(name, entity_type)));
     NAME_FORMS.with(|m| {
         let (len, memo) = &mut *m.borrow_mut();
         if *len >= NAME_FORM_CAP {

@@ -6,7 +6,7 @@
 use super::names::{kind_of, NameForm, NameKind};
 
 /// Words too common to make two names look alike by sharing them.
-const GENERIC: &[&str] = &[
+pub(super) const GENERIC: &[&str] = &[
     "the", "of", "and", "de", "la", "le", "du", "del", "da", "di", "van", "von", "der", "des", "republic", "kingdom", "united", "states",
     "state", "federal", "federation", "democratic", "people", "people's", "peoples", "islands", "island", "saint", "st", "new", "north",
     "south", "east", "west", "central", "commonwealth", "union", "city", "county", "province", "region", "territory", "bank", "group",
@@ -24,6 +24,9 @@ pub struct Evidence {
     pub why: String,
 }
 
+/// Chars up to which the distance's rows live on the stack.
+const STACK_CHARS: usize = 48;
+
 /// Optimal string alignment distance (edits and adjacent swaps) when it is
 /// at most `limit`, else `None`. A resolution runs this against every name of
 /// the registry, and almost every pair is far apart: three rolling rows, and
@@ -35,8 +38,15 @@ fn distance_at_most<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usiz
         return None;
     }
     let w = m + 1;
-    // Rows i-2, i-1 and i, in turn.
-    let mut rows = vec![0usize; 3 * w];
+    // Rows i-2, i-1 and i, in turn; no allocation for names of usual length.
+    let mut stack = [0usize; 3 * (STACK_CHARS + 1)];
+    let mut heap = Vec::new();
+    let rows: &mut [usize] = if w <= STACK_CHARS + 1 {
+        &mut stack[..3 * w]
+    } else {
+        heap.resize(3 * w, 0);
+        &mut heap
+    };
     for (j, cell) in rows[w..2 * w].iter_mut().enumerate() {
         *cell = j;
     }
@@ -61,7 +71,7 @@ fn distance_at_most<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usiz
 }
 
 /// Edits allowed for a typo, by the shorter name's length.
-fn typo_budget(shorter: usize) -> usize {
+pub(super) fn typo_budget(shorter: usize) -> usize {
     match shorter {
         0..=3 => 0,
         4..=6 => 1,
@@ -70,33 +80,49 @@ fn typo_budget(shorter: usize) -> usize {
     }
 }
 
-fn close_token(a: &str, b: &str) -> bool {
-    if a == b {
+/// Whether two char sets (`char_bits`) can be within `edits` of each other.
+fn bits_within(a: u64, b: u64, edits: usize) -> bool {
+    (a ^ b).count_ones() as usize <= 2 * edits
+}
+
+/// Token `i` of `a` and token `j` of `b` are equal or a typo apart (both of
+/// at least five chars). The length and char-set checks refuse most pairs
+/// before any distance is computed; they never refuse a pair within one edit.
+fn close_token(a: &NameForm, i: usize, b: &NameForm, j: usize) -> bool {
+    let (ta, tb) = (&a.tokens[i], &b.tokens[j]);
+    if ta == tb {
         return true;
     }
-    if a.is_ascii() && b.is_ascii() {
-        return a.len().min(b.len()) >= 5 && distance_at_most(a.as_bytes(), b.as_bytes(), 1).is_some();
+    let (la, lb) = (a.token_chars[i], b.token_chars[j]);
+    if la.min(lb) < 5 || la.abs_diff(lb) > 1 || !bits_within(a.token_masks[i], b.token_masks[j], 1) {
+        return false;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    a.len().min(b.len()) >= 5 && distance_at_most(&a, &b, 1).is_some()
+    if ta.is_ascii() && tb.is_ascii() {
+        return distance_at_most(ta.as_bytes(), tb.as_bytes(), 1).is_some();
+    }
+    let (ca, cb): (Vec<char>, Vec<char>) = (ta.chars().collect(), tb.chars().collect());
+    distance_at_most(&ca, &cb, 1).is_some()
 }
 
 /// A person's token pairs with another when equal, a typo apart, or an initial of it.
-fn person_token(a: &str, b: &str) -> bool {
-    let initial = |x: &str, y: &str| x.chars().count() == 1 && y.starts_with(x);
-    close_token(a, b) || initial(a, b) || initial(b, a)
+fn person_token(a: &NameForm, i: usize, b: &NameForm, j: usize) -> bool {
+    let initial = |x: &NameForm, i: usize, y: &NameForm, j: usize| x.token_chars[i] == 1 && y.tokens[j].starts_with(x.tokens[i].as_str());
+    close_token(a, i, b, j) || initial(a, i, b, j) || initial(b, j, a, i)
 }
 
-/// Every token of the shorter name pairs with a distinct token of the longer.
-fn all_tokens_pair(short: &[String], long: &[String], pairs: impl Fn(&str, &str) -> bool) -> bool {
-    let mut used = vec![false; long.len()];
-    short.iter().all(|s| match (0..long.len()).find(|&j| !used[j] && pairs(s, &long[j])) {
-        Some(j) => {
-            used[j] = true;
-            true
-        }
-        None => false,
-    })
+/// How many tokens of `short` pair with distinct tokens of `long` (each
+/// taking the first free one it pairs with).
+fn paired(short: &NameForm, long: &NameForm, pairs: fn(&NameForm, usize, &NameForm, usize) -> bool) -> usize {
+    let mut used = vec![false; long.tokens.len()];
+    (0..short.tokens.len())
+        .filter(|&i| match (0..long.tokens.len()).find(|&j| !used[j] && pairs(short, i, long, j)) {
+            Some(j) => {
+                used[j] = true;
+                true
+            }
+            None => false,
+        })
+        .count()
 }
 
 fn initials(tokens: &[String], skip_function_words: bool) -> String {
@@ -104,16 +130,17 @@ fn initials(tokens: &[String], skip_function_words: bool) -> String {
 }
 
 /// "IBM" ↔ "International Business Machines", "U.S.A." ↔ "United States of America".
-fn abbreviation(short: &[String], long: &[String]) -> bool {
+fn abbreviation(short: &NameForm, long: &NameForm) -> bool {
     // Cheap refusals first: this runs against every name of a registry.
-    let one_word = short.len() == 1 || short.iter().all(|t| t.chars().count() == 1);
-    if long.len() < 2 || !one_word {
+    let (s, l) = (&short.tokens, &long.tokens);
+    let one_word = s.len() == 1 || short.token_chars.iter().all(|&n| n == 1);
+    // Initials are at most one letter per word of the longer name.
+    let letters: usize = short.token_chars.iter().sum();
+    if l.len() < 2 || !one_word || letters < 2 || letters > l.len() {
         return false;
     }
-    let compact: String = short.concat();
-    // Initials are at most one letter per word of the longer name.
-    let letters = compact.chars().count();
-    letters >= 2 && letters <= long.len() && (compact == initials(long, false) || compact == initials(long, true))
+    let compact: String = s.concat();
+    compact == initials(l, false) || compact == initials(l, true)
 }
 
 /// How `a` and `b` (name forms, different keys) look alike, if they do.
@@ -121,15 +148,17 @@ fn abbreviation(short: &[String], long: &[String]) -> bool {
 pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidence> {
     let (ka, kb) = (&a.chars, &b.chars);
     let (sa, sb) = (&a.key, &b.key);
-    let (a, b) = (&a.tokens, &b.tokens);
-    if a.is_empty() || b.is_empty() || a == b {
+    if a.tokens.is_empty() || b.tokens.is_empty() || a.tokens == b.tokens {
         return None;
     }
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let (short, long) = if a.tokens.len() <= b.tokens.len() { (a, b) } else { (b, a) };
     let (shorter, longer) = (ka.len().min(kb.len()), ka.len().max(kb.len()));
     let mut found: Vec<Evidence> = Vec::new();
-    if let Some(d) = distance_at_most(ka, kb, typo_budget(shorter)) {
-        found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
+    let budget = typo_budget(shorter);
+    if longer - shorter <= budget && bits_within(a.mask, b.mask, budget) {
+        if let Some(d) = distance_at_most(ka, kb, budget) {
+            found.push(Evidence { score: 1.0 - d as f64 / longer as f64, why: format!("{d} letter(s) apart") });
+        }
     }
     if shorter >= 4 && (sa.starts_with(sb.as_str()) || sb.starts_with(sa.as_str())) {
         found.push(Evidence { score: shorter as f64 / longer as f64, why: "one name begins the other".into() });
@@ -137,31 +166,25 @@ pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidenc
     if abbreviation(short, long) {
         found.push(Evidence { score: 0.9, why: "an abbreviation of the other".into() });
     }
-    let matched = |pairs: &dyn Fn(&str, &str) -> bool| {
-        let mut used = vec![false; long.len()];
-        short.iter().filter(|s| match (0..long.len()).find(|&j| !used[j] && pairs(s, &long[j])) {
-            Some(j) => {
-                used[j] = true;
-                true
-            }
-            None => false,
-        }).count()
-    };
+    let (ns, nl) = (short.tokens.len(), long.tokens.len());
     if kind_of(entity_type) == NameKind::Person {
         // Two people who share only a surname are not worth asking about.
-        if all_tokens_pair(short, long, person_token) {
-            let m = matched(&close_token);
-            found.push(Evidence { score: m.max(1) as f64 / long.len() as f64, why: "every part of the shorter name matches (initials, typos)".into() });
+        if paired(short, long, person_token) == ns {
+            let m = paired(short, long, close_token);
+            found.push(Evidence { score: m.max(1) as f64 / nl as f64, why: "every part of the shorter name matches (initials, typos)".into() });
         }
     } else {
-        let shared: Vec<&String> = short.iter().filter(|s| s.chars().count() >= 3 && long.iter().any(|l| close_token(s, l)) && !GENERIC.contains(&s.as_str())).collect();
-        if let Some(first) = shared.first() {
-            let m = matched(&close_token);
-            found.push(Evidence { score: m as f64 / long.len() as f64, why: format!("they share {first:?}") });
+        let shared = (0..ns).find(|&i| short.token_chars[i] >= 3 && (0..nl).any(|j| close_token(short, i, long, j)) && !GENERIC.contains(&short.tokens[i].as_str()));
+        if let Some(first) = shared {
+            let m = paired(short, long, close_token);
+            found.push(Evidence { score: m as f64 / nl as f64, why: format!("they share {:?}", short.tokens[first]) });
         }
     }
     found.into_iter().max_by(|x, y| x.score.total_cmp(&y.score))
 }
+
+#[cfg(test)]
+mod before;
 
 #[cfg(test)]
 mod tests {

@@ -56,7 +56,8 @@ pub struct Slot {
     pub reviewed: usize,
     /// Only in an entity-registry slot (subject `ENTITY_REGISTRY`): its entities and merges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub entities: Vec<crate::entities::Entity>,
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Entity[]"))]
+    pub entities: Vec<Shared<crate::entities::Entity>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<crate::entities::EntityMerge>,
     /// Retractions of this slot's claims, oldest first (kept after undo).
