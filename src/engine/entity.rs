@@ -170,9 +170,9 @@ pub(crate) struct PendingName {
 }
 
 /// The entities a write naming entity `i` may have landed on before (see `PendingName::merged_from`).
-fn related_entities(registry: &crate::model::Slot, i: usize) -> Vec<String> {
+fn related_entities(registry: &crate::model::Slot, index: &NameIndex, i: usize) -> Vec<String> {
     let id = &registry.entities[i].id;
-    let merged_in = (0..registry.entities.len()).filter(|&j| j != i && entities::root_of(&registry.entities, j) == i).map(|j| registry.entities[j].id.clone());
+    let merged_in = index.merged_into(i).map(|j| registry.entities[j].id.clone());
     let undone = registry.merges.iter().filter(|m| m.undone && &m.from == id).map(|m| m.into.clone());
     let mut out: Vec<String> = merged_in.chain(undone).collect();
     crate::sort::sort(&mut out);
@@ -212,7 +212,7 @@ impl Engine {
             None => index.resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
         };
         let merged_from = match hit {
-            Some(i) => related_entities(&slot, i),
+            Some(i) => related_entities(&slot, &index, i),
             None => {
                 resolution.entity_id = entities::new_id(|id| index.id_taken(id), name, &entity_type);
                 Vec::new()

@@ -165,6 +165,11 @@ impl NameIndex {
         self.forms.len() == entities.len()
     }
 
+    /// The entities merged, directly or through others, into entity `i`.
+    pub fn merged_into(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.merged.iter().copied().filter(move |&j| j != i && self.roots[j] == i)
+    }
+
     /// Whether an entity of the indexed registry has this id.
     pub fn id_taken(&self, id: &str) -> bool {
         self.ids.contains(id)
