@@ -18,6 +18,11 @@ const OPS = [
 ];
 const GOAL = 1.3;
 const WORKER = path.join(ROOT, 'bench', 'workers', 'scale.mjs');
+const REGISTRY_WORKER = path.join(ROOT, 'bench', 'workers', 'registry.mjs');
+const REGISTRY_OPS = [
+  ['newEntity', 'an entity-typed write naming a new org'],
+  ['knownEntity', 'an entity-typed write naming a known org'],
+];
 
 /** The worker for one store; PostgreSQL on DATABASE_URL or inside a throwaway server (as section 5). */
 function measure(store, sizes, reps, tmp) {
@@ -54,6 +59,18 @@ export async function scale({ quick, tmp }) {
       rows.push(row(`9${store[0]}${i + 1}`, `${store}: ${label}, ${fmtInt(large.claims)} vs ${fmtInt(small.claims)} claims`,
         fmtNs(large.ops[op]), fmtNs(small.ops[op]), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
     }
+  }
+  // The entity registry grows with the entities of a type, not with the store:
+  // its own sizes, on the in-memory store.
+  const entitySizes = quick ? [1_000, 10_000] : [1_000, 10_000, 50_000];
+  const registry = lastJson(run(process.execPath, [REGISTRY_WORKER, entitySizes.join(','), String(reps)], { cwd: ROOT }).stdout);
+  data.registry = registry;
+  const [small, large] = [registry.sizes[entitySizes[0]], registry.sizes[entitySizes[entitySizes.length - 1]]];
+  for (const [i, [op, label]] of REGISTRY_OPS.entries()) {
+    const ratio = large.ops[op] / small.ops[op];
+    const steps = entitySizes.map((s) => `${fmtInt(s)}: ${fmtNs(registry.sizes[s].ops[op])}`).join(', ');
+    rows.push(row(`9r${i + 1}`, `memory: ${label}, ${fmtInt(large.entities)} vs ${fmtInt(small.entities)} orgs`,
+      fmtNs(large.ops[op]), fmtNs(small.ops[op]), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
   }
   return { rows, data };
 }

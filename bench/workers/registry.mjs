@@ -1,0 +1,56 @@
+// Section 9 (scale), the entity registry: an entity-typed write's cost as the
+// number of entities of its type grows, on the in-memory store, printed as
+// one JSON line. Each size gets a fresh memory whose registry is filled by
+// the engine itself (rememberMany, one new org per write, names that share no
+// word), then two probes are timed, medians of `reps`:
+//   a write naming a new org (resolved against every name: near matches),
+//   a write naming a known org (the common case).
+//
+//   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps>
+import { Memory } from 'credence';
+import { median, nsSince, now } from '../lib.mjs';
+
+const [sizesArg, repsArg] = process.argv.slice(2);
+const sizes = sizesArg.split(',').map(Number);
+const reps = Number(repsArg);
+
+/** A distinct, pronounceable-enough word per (i, salt): org names that share no word. */
+function word(i, salt) {
+  let x = (Math.imul(i + 1, 2654435761) ^ Math.imul(salt + 7, 40503)) >>> 0;
+  let s = '';
+  for (let k = 0; k < 9; k++) {
+    s += String.fromCharCode(97 + (x % 26));
+    x = (Math.imul(x ^ (x >>> 13), 1103515245) + 12345 + k) >>> 0;
+  }
+  return s;
+}
+const org = (i) => `${word(i, 1)} ${word(i, 2)}`;
+
+async function timeOf(fn) {
+  await fn(-1);
+  const runs = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = now();
+    await fn(i);
+    runs.push(nsSince(t0));
+  }
+  return median(runs);
+}
+
+const out = { store: 'memory', reps, sizes: {} };
+// A first, unrecorded size warms the JIT.
+for (const size of [Math.min(300, sizes[0]), ...sizes]) {
+  const warmUp = out.warm === undefined;
+  const memory = new Memory();
+  for (let i = 0; i < size; i += 500) {
+    await memory.rememberMany(Array.from({ length: Math.min(500, size - i) }, (_, k) => ({ subject: `p${i + k}`, predicate: 'works_at', object: org(i + k) })));
+  }
+  const entities = size;
+  const ops = {
+    newEntity: await timeOf((i) => memory.remember({ subject: `probe_new_${i}`, predicate: 'works_at', object: org(10_000_000 + i + 2) })),
+    knownEntity: await timeOf((i) => memory.remember({ subject: `probe_known_${i}`, predicate: 'works_at', object: org((i + 2) * 7919 % size) })),
+  };
+  if (warmUp) out.warm = { entities };
+  else out.sizes[size] = { entities, ops };
+}
+console.log(JSON.stringify(out));
