@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
+use crate::entities::Entity;
 use crate::hooks::IdSource;
 use crate::model::{
     Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status,
@@ -28,12 +29,17 @@ pub struct SlotTxn {
     single_valued: bool,
     /// The calibration version beliefs are computed with, stamped on the log.
     calibration: Option<u64>,
+    /// A registry's entities as loaded (shared, so a change through `slot`
+    /// copies the entity): what the commit reports as changed is told by
+    /// identity, however the change was made.
+    base_entities: Vec<Shared<Entity>>,
 }
 
 impl SlotTxn {
     pub fn new(slot: Slot, now: Timestamp, cause: LogCause, ids: Rc<dyn IdSource>) -> Self {
         SlotTxn {
             expected_version: slot.version,
+            base_entities: slot.entities.clone(),
             slot,
             now,
             cause,
@@ -240,6 +246,7 @@ impl SlotTxn {
             self.slot.reviewed = self.slot.claims.len();
         }
         let index = SlotIndex::of(&self.slot);
+        let (changed_entities, removed_entities) = self.entity_changes();
         SlotCommit {
             index,
             slot_ref,
@@ -247,8 +254,25 @@ impl SlotTxn {
             slot: self.slot,
             changed_claims: self.changed_claims,
             changed_conflicts: self.changed_conflicts,
+            changed_entities,
+            removed_entities,
             log: self.log,
         }
+    }
+
+    /// The ids of the registry's entities that changed or are new, and of
+    /// those no longer there. Entities are only appended, so each is compared
+    /// with the one loaded at its place; a copy made by `&mut` access counts
+    /// as a change (a store rewrites the same row).
+    fn entity_changes(&self) -> (Vec<String>, Vec<String>) {
+        let (base, now) = (&self.base_entities, &self.slot.entities);
+        let changed: Vec<String> = now.iter().enumerate().filter(|(i, e)| base.get(*i).is_none_or(|b| !Shared::same(b, e))).map(|(_, e)| e.id.clone()).collect();
+        let kept_in_place = base.len() <= now.len() && base.iter().zip(now).all(|(b, e)| b.id == e.id);
+        if kept_in_place {
+            return (changed, Vec::new());
+        }
+        let ids: foldhash::HashSet<&str> = now.iter().map(|e| e.id.as_str()).collect();
+        (changed, base.iter().filter(|b| !ids.contains(b.id.as_str())).map(|b| b.id.clone()).collect())
     }
 }
 

@@ -82,6 +82,33 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect(rows.map((r) => r.data)).toEqual([...registry.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect(rows.map((r) => [r.type, r.name])).toEqual([['org', 'Acme Corp'], ['org', 'Globex']]);
     expect(rows[0].aliases).toContain('ACME, Inc.');
+    // A commit rewrites only the entities it changed (the engine names them), and
+    // every change lands: a merge, its undo, a new name, a new entity.
+    const inStep = async () => {
+      const now = (await db.query("SELECT data FROM memory_entities WHERE scope = 'ents' ORDER BY id")).rows.map((r) => r.data);
+      const reg = (await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND subject = chr(31) || 'entities' AND predicate = 'org'")).rows[0].slot;
+      expect(now).toEqual([...reg.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
+      return reg;
+    };
+    const xmin = async (id) => (await db.query("SELECT xmin::text AS x FROM memory_entities WHERE scope = 'ents' AND id = $1", [id])).rows[0].x;
+    const [acme, globex] = rows.map((r) => r.id);
+    const globexRow = await xmin(globex);
+    await memory.remember({ subject: 'dan', predicate: 'works_at', object: 'Initech' });
+    expect(await xmin(globex)).toBe(globexRow);
+    const merge = await memory.mergeEntities(acme, globex);
+    expect((await inStep()).entities.find((e) => e.id === globex).mergedInto).toBe(acme);
+    await memory.undoEntityMerge(merge.id);
+    expect((await inStep()).entities.find((e) => e.id === globex).mergedInto).toBeUndefined();
+    await memory.remember({ subject: 'erin', predicate: 'works_at', object: 'Globex Corporation' });
+    expect((await inStep()).entities).toHaveLength(3);
+    // A commit that does not name its entity changes (a caller's own): every entity
+    // is compared, and one the registry no longer holds loses its row.
+    const store = new PostgresStore(db, { scope: 'ents' });
+    const ref = { key: `\u001fentities\u001forg`, subject: '\u001fentities', predicate: 'org' };
+    const slot = await store.loadSlot(ref);
+    const kept = { ...slot, version: slot.version + 1, entities: slot.entities.filter((e) => e.id !== 'org:initech') };
+    expect(await store.commitSlot({ ref, expectedVersion: slot.version, slot: kept, changedClaims: [], changedConflicts: [], log: [] })).toBe(true);
+    expect((await inStep()).entities.map((e) => e.id)).not.toContain('org:initech');
   });
 
   it('refuses bad options with CredenceError naming the field', () => {

@@ -119,6 +119,16 @@ pub struct SlotCommit {
     pub slot: Slot,
     pub changed_claims: Vec<String>,
     pub changed_conflicts: Vec<String>,
+    /// In an entity registry: the entities new or changed by this commit, and
+    /// those it removed (a store keeping a row per entity rewrites only these).
+    /// Always sent by the engine; a commit built without them (a caller of
+    /// `commitSlot` of its own) leaves a store to compare every entity.
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub changed_entities: Vec<String>,
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub removed_entities: Vec<String>,
     pub log: Vec<LogEntry>,
     /// Index rows kept in the same atomic step (store interface v2).
     #[serde(default)]

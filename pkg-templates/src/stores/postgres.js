@@ -138,6 +138,18 @@ function schemaStatements(t) {
 
 const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
 
+/**
+ * A registry commit's entity rows to write: the entities the engine says
+ * changed (as JSON), and the ids it removed. Nulls when the commit does not
+ * say (built by a caller of its own): then every entity is compared.
+ */
+function entityChanges(commit) {
+  if (!Array.isArray(commit.changedEntities) || !Array.isArray(commit.removedEntities)) return [null, null];
+  const changed = new Set(commit.changedEntities);
+  const entities = changed.size === 0 ? [] : (commit.slot.entities ?? []).filter((e) => changed.has(e.id));
+  return [JSON.stringify(entities), commit.removedEntities];
+}
+
 /** Idempotent DDL for the default table names (safe to run at every start). */
 export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
 
@@ -147,7 +159,7 @@ export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
  * also keeps that type's rows of the entities table in step: each entity
  * written when it changed, removed when it left the registry.
  */
-function commitRows(t) {
+function commitRows(t, changed, removed) {
   return `claims_up AS (
       INSERT INTO ${t.claims}
         (scope, id, slot_key, subject, predicate, object, status, confidence, recorded_at, claim)
@@ -172,14 +184,17 @@ function commitRows(t) {
     ), entities_up AS (
       INSERT INTO ${t.entities} (scope, id, type, name, aliases, data)
       SELECT $1, e->>'id', e->>'type', e->>'name', COALESCE(e->'aliases', '[]'::jsonb), e
-      FROM won, jsonb_array_elements(COALESCE(won.slot->'entities', '[]'::jsonb)) AS e
+      FROM won, jsonb_array_elements(COALESCE(${changed}::jsonb, won.slot->'entities', '[]'::jsonb)) AS e
       WHERE $3 = chr(31) || 'entities'
       ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name,
         aliases = EXCLUDED.aliases, data = EXCLUDED.data, updated_at = now()
       WHERE ${t.entities}.data IS DISTINCT FROM EXCLUDED.data
     ), entities_gone AS (
       DELETE FROM ${t.entities} AS d USING won
-      WHERE d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
+      WHERE d.scope = $1 AND $3 = chr(31) || 'entities' AND d.id = ANY(${removed}::text[])
+    ), entities_unlisted AS (
+      DELETE FROM ${t.entities} AS d USING won
+      WHERE ${removed}::text[] IS NULL AND d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
         AND NOT COALESCE(won.slot->'entities', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('id', d.id))
     )`;
 }
@@ -198,23 +213,25 @@ function sql(t) {
     // The changed claim and conflict rows are taken from the slot document
     // the CAS returned, by id, so they cross the wire once.
     // $1 scope, $2 key, $3 subject, $4 predicate, $5 new version, $6 slot,
-    // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version.
+    // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version,
+    // then (after the erase's log, $11) the changed entities as a jsonb array and the
+    // removed entity ids, or nulls for a commit that did not say (every entity compared).
     commitInsert: `WITH won AS (
       INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
       VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot
-    ), ${commitRows(t)}
+    ), ${commitRows(t, '$10', '$11')}
     SELECT version FROM won`,
     commitUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
       WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
-    ), ${commitRows(t)}
+    ), ${commitRows(t, '$11', '$12')}
     SELECT version FROM won`,
     // Privacy erasure: the commit above, plus the slot's existing log rows
     // rewritten in place, matched by position (version, seq order) with $11.
     eraseUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
       WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
-    ), ${commitRows(t)}, old_log AS (
+    ), ${commitRows(t, '$12', '$13')}, old_log AS (
       SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
       FROM ${t.log} WHERE scope = $1 AND slot_key = $2
     ), log_scrub AS (
@@ -370,8 +387,8 @@ export class PostgresStore {
     ];
     try {
       const won = expectedVersion === 0
-        ? await this.#query(this.#sql.commitInsert, values)
-        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion]);
+        ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit)])
+        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit)]);
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
@@ -393,6 +410,7 @@ export class PostgresStore {
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(log),
+      ...entityChanges(commit),
     ];
     try {
       return (await this.#query(this.#sql.eraseUpdate, values)).rows.length > 0;
