@@ -213,6 +213,8 @@ fn commit_by_value_keeps_compare_and_swap() {
         slot: Slot { version: expected_version + 1, ..Default::default() },
         changed_claims: Vec::new(),
         changed_conflicts: Vec::new(),
+        changed_entities: Vec::new(),
+        removed_entities: Vec::new(),
         log: vec![LogEntry {
             version: expected_version + 1,
             at: credence::time::Timestamp(0),
