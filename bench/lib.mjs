@@ -18,6 +18,18 @@ export async function repeat(reps, fn, warmup = 1) {
   return out;
 }
 
+/** The median ns of `reps` calls of `fn(i)`, after one unrecorded call `fn(-1)`. */
+export async function medianOf(reps, fn) {
+  await fn(-1);
+  const runs = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = now();
+    await fn(i);
+    runs.push(nsSince(t0));
+  }
+  return median(runs);
+}
+
 export function gc() {
   if (typeof globalThis.gc === 'function') {
     globalThis.gc();

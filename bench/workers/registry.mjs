@@ -8,7 +8,7 @@
 //
 //   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps>
 import { Memory } from 'credence';
-import { median, nsSince, now } from '../lib.mjs';
+import { medianOf } from '../lib.mjs';
 
 const [sizesArg, repsArg] = process.argv.slice(2);
 const sizes = sizesArg.split(',').map(Number);
@@ -26,16 +26,7 @@ function word(i, salt) {
 }
 const org = (i) => `${word(i, 1)} ${word(i, 2)}`;
 
-async function timeOf(fn) {
-  await fn(-1);
-  const runs = [];
-  for (let i = 0; i < reps; i++) {
-    const t0 = now();
-    await fn(i);
-    runs.push(nsSince(t0));
-  }
-  return median(runs);
-}
+const timeOf = (fn) => medianOf(reps, fn);
 
 const out = { store: 'memory', reps, sizes: {} };
 // A first, unrecorded size warms the JIT.

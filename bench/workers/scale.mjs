@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
-import { median, nsSince, now } from '../lib.mjs';
+import { medianOf, nsSince, now } from '../lib.mjs';
 import { workload } from '../workload.mjs';
 
 const [kind, sizesArg, repsArg, tmp] = process.argv.slice(2);
@@ -76,16 +76,7 @@ async function fill(store, target) {
   return { claims, sample };
 }
 
-async function timeOf(fn) {
-  await fn(-1);
-  const runs = [];
-  for (let i = 0; i < reps; i++) {
-    const t0 = now();
-    await fn(i);
-    runs.push(nsSince(t0));
-  }
-  return median(runs);
-}
+const timeOf = (fn) => medianOf(reps, fn);
 
 const out = { store: kind, reps, sizes: {} };
 // A first, unrecorded size warms the JIT, so the smallest size is not the coldest.

@@ -102,8 +102,13 @@ impl NearIndex {
         }
     }
 
-    /// The look-up keys a stored name is filed under.
-    fn stored_keys(&self, form: &NameForm, person: bool) -> Vec<u64> {
+    /// The look-up keys a stored name is filed under (`stored`), or those a
+    /// wanted name looks up. A token pair counts when equal or a typo apart
+    /// (both five chars or more: they share a one-deletion form); for
+    /// organizations the short name's token must be three chars or more and
+    /// not generic, so generic words are only looked up against others. A
+    /// person's token also pairs with an initial of it, either way round.
+    fn keys_of(&self, form: &NameForm, person: bool, stored: bool) -> Vec<u64> {
         let mut out = Vec::new();
         for (token, &chars) in form.tokens.iter().zip(&form.token_chars) {
             let generic = !person && GENERIC.contains(&token.as_str());
@@ -111,39 +116,25 @@ impl NearIndex {
                 out.push(self.hash(TOKEN, token));
             }
             if chars >= 5 {
-                self.deletions(if generic { GENERIC_DELETION } else { DELETION }, token, &mut out);
-            }
-            if person {
-                let first = token.chars().next().map(String::from).unwrap_or_default();
-                out.push(self.hash(if chars == 1 { INITIAL } else { FIRST_LETTER }, &first));
-            }
-        }
-        out
-    }
-
-    /// The keys a wanted name looks up. A token pair counts when equal or a
-    /// typo apart (both five chars or more: they share a one-deletion form);
-    /// for organizations the short name's token must be three chars or more
-    /// and not generic, so generic words are only looked up against others.
-    /// A person's token also pairs with an initial of it, either way round.
-    fn wanted_keys(&self, form: &NameForm, person: bool) -> Vec<u64> {
-        let mut out = Vec::new();
-        for (token, &chars) in form.tokens.iter().zip(&form.token_chars) {
-            let generic = !person && GENERIC.contains(&token.as_str());
-            if person || (chars >= 3 && !generic) {
-                out.push(self.hash(TOKEN, token));
-            }
-            if chars >= 5 {
-                self.deletions(DELETION, token, &mut out);
-                if !generic {
-                    self.deletions(GENERIC_DELETION, token, &mut out);
+                if stored {
+                    self.deletions(if generic { GENERIC_DELETION } else { DELETION }, token, &mut out);
+                } else {
+                    self.deletions(DELETION, token, &mut out);
+                    if !generic {
+                        self.deletions(GENERIC_DELETION, token, &mut out);
+                    }
                 }
             }
             if person {
                 let first = token.chars().next().map(String::from).unwrap_or_default();
-                out.push(self.hash(INITIAL, &first));
-                if chars == 1 {
-                    out.push(self.hash(FIRST_LETTER, &first));
+                let initial = chars == 1;
+                if stored {
+                    out.push(self.hash(if initial { INITIAL } else { FIRST_LETTER }, &first));
+                } else {
+                    out.push(self.hash(INITIAL, &first));
+                    if initial {
+                        out.push(self.hash(FIRST_LETTER, &first));
+                    }
                 }
             }
         }
@@ -153,7 +144,7 @@ impl NearIndex {
     /// Files one name of entity `entity`, of a registry of `entity_type`.
     pub fn add(&mut self, form: &NameForm, entity: usize, entity_type: &str) {
         let person = kind_of(entity_type) == NameKind::Person;
-        for key in self.stored_keys(form, person) {
+        for key in self.keys_of(form, person, true) {
             self.keys.entry(key).or_default().push(entity as u32);
         }
         self.scan.push(Scanned::of(form, entity as u32));
@@ -163,7 +154,7 @@ impl NearIndex {
     pub fn candidates(&self, wanted: &NameForm, entity_type: &str) -> Vec<usize> {
         let person = kind_of(entity_type) == NameKind::Person;
         let mut found: Vec<u32> = Vec::new();
-        for key in self.wanted_keys(wanted, person) {
+        for key in self.keys_of(wanted, person, false) {
             if let Some(entities) = self.keys.get(&key) {
                 found.extend_from_slice(entities);
             }
