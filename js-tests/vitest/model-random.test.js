@@ -48,6 +48,15 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a report of a value held by an active claim, judged against a more specific form of it that started later, was stored as history over the claim it repeats (plain seed 720231)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 3, o: 4, src: 1, valid: { days: -27 }, strat: 0, key: 189, entity: false } },
+      { op: 'write', w: { s: 1, p: 3, o: 2, src: 3, valid: { days: 11 }, strat: 7, key: 109, entity: false } },
+      { op: 'write', w: { s: 1, p: 3, o: 1, src: 3, valid: { days: -297 }, strat: 5, key: 47, entity: false } },
+      { op: 'write', w: { s: 1, p: 3, o: 0, src: 2, valid: { year: 2025 }, strat: 5, key: null, entity: false } },
+    ],
+  },
+  {
     why: 'a write refined in its slot, then merged again after an undone merge: re-sent, it replayed the retired copy the undone merge had carried its record to (plain seed 250183)',
     trace: [
       { op: 'batch', ws: [{ s: 0, p: 4, o: 1, src: 3, valid: null, strat: 1, key: null, entity: false }, { s: 0, p: 2, o: 5, src: 0, valid: { days: 16 }, strat: 9, key: 124, entity: true }, { s: 0, p: 2, o: 3, src: 0, valid: { year: 2025 }, strat: 7, key: null, entity: false }, { s: 1, p: 4, o: 3, src: 1, valid: { year: 2024 }, strat: 1, key: 20, entity: false }] },

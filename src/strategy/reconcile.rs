@@ -119,30 +119,39 @@ pub fn beliefs_at(claims: &[Shared<Claim>], ctx: &WriteCtx, rivals: bool, at: Op
     }
 }
 
-/// The claim a same-valued draft corroborates: the history claim whose period
-/// covers the draft's time, else a live (or person-retired) claim of that value.
-fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
+/// The claims a same-valued draft may corroborate, best first: the history
+/// claim whose period covers the draft's time, then the live (or
+/// person-retired) claims of that value — the same value before a more
+/// specific form of it, active before the rest, oldest first.
+fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Vec<&'a Claim> {
     let matches = |c: &Claim| same_value(c, draft) || refines(draft, c);
-    if let Some(history) = held::history_covering(txn, draft, matches) {
-        return Some(history);
-    }
-    txn.slot
+    let mut out: Vec<&Claim> = held::history_covering(txn, draft, matches).into_iter().collect();
+    let mut held: Vec<&Claim> = txn
+        .slot
         .claims
         .iter()
+        .map(|c| &**c)
         .filter(|c| c.status.is_live() || (c.status == Status::Retired && pinned(txn, &c.id)))
         .filter(|c| matches(c))
-        .min_by_key(|c| (c.status != Status::Active, c.recorded_at))
-        .map(|c| &**c)
+        .collect();
+    crate::sort::sort_by(&mut held, |a, b| {
+        let rank = |c: &Claim| (!same_value(c, draft), c.status != Status::Active, c.recorded_at);
+        rank(a).cmp(&rank(b))
+    });
+    out.extend(held);
+    out
 }
 
-/// The claim the draft corroborates and how its start is read, unless the
-/// draft states an earlier period of its own (`arrival::earlier_start`).
+/// The claim the draft corroborates and how its start is read: the first
+/// candidate for which the draft does not state an earlier period of its own
+/// (`arrival::earlier_start`). Seed 720231: "Oslo" from 2025-06 beside an
+/// active "oslo" from 2025-03 and an active "Oslo, Norway" from 2026 was
+/// judged against the latter only, and stored as history over "oslo".
 fn to_confirm(txn: &SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Option<(Claim, EarlierStart)> {
-    let existing = corroborated(txn, draft)?.clone();
-    match arrival::earlier_start(txn, ctx, &existing, draft) {
+    corroborated(txn, draft).into_iter().find_map(|existing| match arrival::earlier_start(txn, ctx, existing, draft) {
         EarlierStart::Separate => None,
-        how => Some((existing, how)),
-    }
+        how => Some((existing.clone(), how)),
+    })
 }
 
 pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
