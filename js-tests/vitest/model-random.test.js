@@ -48,6 +48,15 @@ const FOUND = [
 // Shrunk traces of the wide generator that once found a violation, replayed as they are.
 const FOUND_TRACES = [
   {
+    why: 'a value replaced with no period of its own (recorded after its successor began) came to hold again when the successor was split around an earlier report, overlapping that report (plain seed 730691)',
+    trace: [
+      { op: 'write', w: { s: 0, p: 0, o: 3, src: 2, valid: null, strat: 2, key: 123, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 2, src: 0, valid: { year: 2023 }, strat: 8, key: null, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 0, src: 2, valid: { days: 22 }, strat: 1, key: 76, entity: false } },
+      { op: 'write', w: { s: 0, p: 0, o: 3, src: 1, valid: { year: 2025 }, strat: 1, key: 66, entity: false } },
+    ],
+  },
+  {
     why: 'a report of a value held by an active claim, judged against a more specific form of it that started later, was stored as history over the claim it repeats (plain seed 720231)',
     trace: [
       { op: 'write', w: { s: 1, p: 3, o: 4, src: 1, valid: { days: -27 }, strat: 0, key: 189, entity: false } },

@@ -153,11 +153,17 @@ pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, curr
     let early_id = early.id.clone();
     // History the claim followed is followed by its early part now (by link, or by the
     // period it ended at: history recorded later names the claim that was current then).
+    // So is history it replaced that held for no time (recorded after the claim's start):
+    // still naming the claim, it would hold until the claim's new, later start (seed 730691).
+    let ended_before = |c: &Claim| {
+        let (f, t) = txn.slot.validity(c);
+        t <= from || f >= t
+    };
     let before: Vec<String> = txn
         .slot
         .claims
         .iter()
-        .filter(|c| current.supersedes.as_deref() == Some(c.id.as_str()) || (c.superseded_by.as_deref() == Some(current.id.as_str()) && txn.slot.validity(c).1 <= from))
+        .filter(|c| current.supersedes.as_deref() == Some(c.id.as_str()) || (c.superseded_by.as_deref() == Some(current.id.as_str()) && ended_before(c)))
         .map(|c| c.id.clone())
         .collect();
     for b in &before {
