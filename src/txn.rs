@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use crate::entities::Entity;
 use crate::hooks::IdSource;
 use crate::model::{
     Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status,
@@ -29,17 +28,15 @@ pub struct SlotTxn {
     single_valued: bool,
     /// The calibration version beliefs are computed with, stamped on the log.
     calibration: Option<u64>,
-    /// A registry's entities as loaded (shared, so a change through `slot`
-    /// copies the entity): what the commit reports as changed is told by
-    /// identity, however the change was made.
-    base_entities: Vec<Shared<Entity>>,
+    /// A registry's entities added or changed (`mark_entity`), for the commit.
+    changed_entities: Vec<String>,
 }
 
 impl SlotTxn {
     pub fn new(slot: Slot, now: Timestamp, cause: LogCause, ids: Rc<dyn IdSource>) -> Self {
         SlotTxn {
             expected_version: slot.version,
-            base_entities: slot.entities.clone(),
+            changed_entities: Vec::new(),
             slot,
             now,
             cause,
@@ -72,6 +69,14 @@ impl SlotTxn {
 
     pub fn new_id(&self, prefix: &str) -> String {
         self.ids.next_id(prefix)
+    }
+
+    /// Notes that the registry entity `id` is new or changed in this
+    /// transaction (a store keeping a row per entity rewrites it).
+    pub fn mark_entity(&mut self, id: &str) {
+        if !self.changed_entities.iter().any(|e| e == id) {
+            self.changed_entities.push(id.to_string());
+        }
     }
 
     fn mark_claim(&mut self, id: &str) {
@@ -246,7 +251,6 @@ impl SlotTxn {
             self.slot.reviewed = self.slot.claims.len();
         }
         let index = SlotIndex::of(&self.slot);
-        let (changed_entities, removed_entities) = self.entity_changes();
         SlotCommit {
             index,
             slot_ref,
@@ -254,25 +258,11 @@ impl SlotTxn {
             slot: self.slot,
             changed_claims: self.changed_claims,
             changed_conflicts: self.changed_conflicts,
-            changed_entities,
-            removed_entities,
+            changed_entities: self.changed_entities,
+            // The engine adds entities and changes them (merges mark them), never removes one.
+            removed_entities: Vec::new(),
             log: self.log,
         }
-    }
-
-    /// The ids of the registry's entities that changed or are new, and of
-    /// those no longer there. Entities are only appended, so each is compared
-    /// with the one loaded at its place; a copy made by `&mut` access counts
-    /// as a change (a store rewrites the same row).
-    fn entity_changes(&self) -> (Vec<String>, Vec<String>) {
-        let (base, now) = (&self.base_entities, &self.slot.entities);
-        let changed: Vec<String> = now.iter().enumerate().filter(|(i, e)| base.get(*i).is_none_or(|b| !Shared::same(b, e))).map(|(_, e)| e.id.clone()).collect();
-        let kept_in_place = base.len() <= now.len() && base.iter().zip(now).all(|(b, e)| b.id == e.id);
-        if kept_in_place {
-            return (changed, Vec::new());
-        }
-        let ids: foldhash::HashSet<&str> = now.iter().map(|e| e.id.as_str()).collect();
-        (changed, base.iter().filter(|b| !ids.contains(b.id.as_str())).map(|b| b.id.clone()).collect())
     }
 }
 

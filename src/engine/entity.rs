@@ -309,6 +309,8 @@ impl Engine {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
                     txn.slot.entities[i].aliases.push(name.to_string());
+                    let id = txn.slot.entities[i].id.clone();
+                    txn.mark_entity(&id);
                     if let Some(index) = index.as_mut() {
                         index.alias_added(&txn.slot.entities, i, entity_type, known);
                     }
@@ -325,6 +327,7 @@ impl Engine {
                     _ => planned_id.to_string(),
                 };
                 txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None }.into());
+                txn.mark_entity(&id);
                 if let Some(index) = index.as_mut() {
                     index.entity_added(&txn.slot.entities, entity_type, known);
                 }

@@ -106,6 +106,8 @@ impl Engine {
                         e.merged_into = Some(into.to_string());
                     }
                 }
+                txn.mark_entity(&into);
+                txn.mark_entity(&from);
                 txn.slot.merges.push(EntityMerge {
                     id: merge_id.clone(),
                     into: into.clone(),
@@ -445,6 +447,8 @@ impl Engine {
                         }
                     }
                 }
+                txn.mark_entity(&merge.into);
+                txn.mark_entity(&merge.from);
                 let m = merge_in(&mut txn.slot, merge_id)?;
                 m.state = MergeState::Undone;
                 m.undone = true;
