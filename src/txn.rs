@@ -79,6 +79,13 @@ impl SlotTxn {
         }
     }
 
+    /// Registry entity `i`, to change (marked changed for the commit).
+    pub fn entity_mut(&mut self, i: usize) -> &mut crate::entities::Entity {
+        let id = self.slot.entities[i].id.clone();
+        self.mark_entity(&id);
+        &mut self.slot.entities[i]
+    }
+
     fn mark_claim(&mut self, id: &str) {
         if !self.changed_claims.iter().any(|c| c == id) {
             self.changed_claims.push(id.to_string());

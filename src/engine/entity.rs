@@ -308,9 +308,7 @@ impl Engine {
         match hit {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                    txn.slot.entities[i].aliases.push(name.to_string());
-                    let id = txn.slot.entities[i].id.clone();
-                    txn.mark_entity(&id);
+                    txn.entity_mut(i).aliases.push(name.to_string());
                     if let Some(index) = index.as_mut() {
                         index.alias_added(&txn.slot.entities, i, entity_type, known);
                     }

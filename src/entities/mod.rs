@@ -141,22 +141,26 @@ pub struct NameIndex {
 impl NameIndex {
     pub fn new(entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) -> Self {
         let mut index = NameIndex { forms: Vec::with_capacity(entities.len()), ..Default::default() };
-        for (i, e) in entities.iter().enumerate() {
-            let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
-            let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
-            for form in forms.iter().filter(|f| !f.key.is_empty()) {
-                index.exact.entry(form.key.clone()).or_insert(i);
-                index.canonical.entry(known.canonical(entity_type, &form.key).to_string()).or_insert(i);
-                index.near.add(form, i, entity_type);
-            }
-            index.forms.push(forms);
-            index.ids.insert(e.id.clone());
-            if e.merged_into.is_some() {
-                index.merged.push(i);
-            }
+        for i in 0..entities.len() {
+            index.add_entity(entities, i, entity_type, known);
         }
         index.roots = (0..entities.len()).map(|i| root_of(entities, i)).collect();
         index
+    }
+
+    /// Indexes entity `i` (the next one): its names, id and whether it is merged.
+    fn add_entity(&mut self, entities: &[Shared<Entity>], i: usize, entity_type: &str, known: &KnownAliases) {
+        let e = &entities[i];
+        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
+        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
+        for form in &forms {
+            self.note_form(i, form, entity_type, known);
+        }
+        self.forms.push(forms);
+        self.ids.insert(e.id.clone());
+        if e.merged_into.is_some() {
+            self.merged.push(i);
+        }
     }
 
     /// Whether this index was built for (or kept in step with) `entities`
@@ -226,18 +230,8 @@ impl NameIndex {
     /// Keeps the index in step with `entities` after a new (unmerged) entity was pushed.
     pub fn entity_added(&mut self, entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) {
         let i = entities.len() - 1;
-        let e = &entities[i];
-        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
-        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
-        for form in &forms {
-            self.note_form(i, form, entity_type, known);
-        }
-        self.forms.push(forms);
-        self.ids.insert(e.id.clone());
+        self.add_entity(entities, i, entity_type, known);
         self.roots.push(root_of(entities, i));
-        if e.merged_into.is_some() {
-            self.merged.push(i);
-        }
         // A merged entity's root may move: its `merged_into` may name the new
         // entity (store data is not trusted), and `root_of` bounds its walk by
         // the number of entities. Every other entity is its own root.
