@@ -53,6 +53,20 @@ fn a_near_name_is_its_own_entity_and_asks() {
 }
 
 #[test]
+fn differently_numbered_names_are_apart_without_a_question() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Apollo 11", "org", "located_in", "Houston"));
+    let other = h.write(about("Apollo 13", "org", "located_in", "Florida"));
+    assert_eq!((other.action, other.claim.subject.as_str()), (Action::Added, "org:apollo-13"));
+    assert!(other.conflicts.is_empty(), "{:?}", other.conflicts);
+    // The unnumbered name may be either: still asked.
+    let bare = h.write(about("Apollo", "org", "located_in", "Texas"));
+    assert_eq!(bare.resolutions[0].rule, "near");
+    assert_eq!(bare.conflicts.len(), 2, "{:?}", bare.conflicts);
+    assert_eq!(recall_as(&h, "Apollo 11", "org"), vec!["Houston"]);
+}
+
+#[test]
 fn a_same_entity_question_is_stored_as_its_evidence_and_read_whole() {
     let h = harness(EngineConfig::default());
     h.write(about("Acme", "org", "located_in", "Boston"));

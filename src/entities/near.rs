@@ -143,12 +143,29 @@ fn abbreviation(short: &NameForm, long: &NameForm) -> bool {
     compact == initials(l, false) || compact == initials(l, true)
 }
 
+/// The number words of a name ("8" of "Initech 8"), leading zeros dropped, sorted.
+fn numbers(form: &NameForm) -> Vec<&str> {
+    let mut found: Vec<&str> = form.tokens.iter().filter(|t| t.bytes().all(|b| b.is_ascii_digit())).map(|t| t.trim_start_matches('0')).collect();
+    found.sort_unstable();
+    found
+}
+
+/// Both names carry numbers, and not the same ones: "Initech 8" and
+/// "Initech 9", "Apollo 11" and "Apollo 13", "Windows 10" and "Windows 11"
+/// name different things however alike the rest looks, so nobody is asked.
+/// A name with a number and one without ("Initech", "Initech 8") may still
+/// be the same and is asked about as before.
+fn numbered_apart(a: &NameForm, b: &NameForm) -> bool {
+    let has_number = |f: &NameForm| f.tokens.iter().any(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    has_number(a) && has_number(b) && numbers(a) != numbers(b)
+}
+
 /// How `a` and `b` (name forms, different keys) look alike, if they do.
 /// Takes the memoized forms: a resolution runs this against every alias.
 pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidence> {
     let (ka, kb) = (&a.chars, &b.chars);
     let (sa, sb) = (&a.key, &b.key);
-    if a.tokens.is_empty() || b.tokens.is_empty() || a.tokens == b.tokens {
+    if a.tokens.is_empty() || b.tokens.is_empty() || a.tokens == b.tokens || numbered_apart(a, b) {
         return None;
     }
     let (short, long) = if a.tokens.len() <= b.tokens.len() { (a, b) } else { (b, a) };
@@ -221,6 +238,17 @@ mod tests {
             ("Acme", "Globex", "org"),
         ] {
             assert_eq!(near(a, b, ty), None, "{a} ~ {b}");
+        }
+    }
+
+    #[test]
+    fn different_numbers_are_different_things() {
+        for (a, b) in [("Initech 8", "Initech 9"), ("Apollo 11", "Apollo 13"), ("Initech 3 (a)", "Initech 5 (a)"), ("Studio 54", "Studio 45")] {
+            assert_eq!(near(a, b, "org"), None, "{a} ~ {b}");
+        }
+        // Without a number on both sides, or with the same numbers, still asked.
+        for (a, b) in [("Initech", "Initech 8"), ("Initech 8", "Initech 8 Labs"), ("Apollo 11", "Apolo 11"), ("Initech 08", "Initech 8 Labs")] {
+            assert!(near(a, b, "org").is_some(), "{a} ~ {b}");
         }
     }
 
