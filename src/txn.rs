@@ -86,6 +86,11 @@ impl SlotTxn {
         &mut self.slot.entities[i]
     }
 
+    /// Where the registry holds entities with id `id` (one, unless store data repeats an id).
+    pub fn entity_positions(&self, id: &str) -> Vec<usize> {
+        self.slot.entities.iter().enumerate().filter(|(_, e)| e.id == id).map(|(i, _)| i).collect()
+    }
+
     fn mark_claim(&mut self, id: &str) {
         if !self.changed_claims.iter().any(|c| c == id) {
             self.changed_claims.push(id.to_string());

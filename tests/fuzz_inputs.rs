@@ -62,7 +62,7 @@ proptest! {
 
     #[test]
     fn entity_names_resolve_without_panicking(names in proptest::collection::vec(".{0,20}", 1..6), ty in prop_oneof![Just("org"), Just("person"), Just("x")]) {
-        let mut reg = Vec::new();
+        let mut reg = credence::entities::Entities::new();
         for (i, n) in names.iter().enumerate() {
             let (hit, r) = resolve(&reg, n, ty);
             prop_assert!(r.score >= 0.0 && r.score <= 1.0);

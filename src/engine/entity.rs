@@ -13,7 +13,7 @@ use super::{Engine, Planned};
 use crate::config::Settings;
 use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Shared, Slot, SlotRef};
+use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef};
 use crate::txn::SlotTxn;
 
 /// The predicate of the name claims kept in a registry slot.
@@ -59,7 +59,7 @@ impl NameCache {
     fn take(&self, entity_type: &str, base: &Slot) -> Option<NameIndex> {
         let mut cache = self.0.borrow_mut();
         let (slot, _) = cache.get(entity_type)?;
-        let same = slot.entities.len() == base.entities.len() && slot.entities.iter().zip(&base.entities).all(|(a, b)| Shared::same(a, b));
+        let same = crate::model::Chunked::same(&slot.entities, &base.entities);
         same.then(|| cache.remove(entity_type)).flatten().map(|(_, index)| Rc::unwrap_or_clone(index))
     }
 

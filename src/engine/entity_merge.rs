@@ -99,13 +99,8 @@ impl Engine {
                     return Err(Error::invalid("entities", format!("{:?} was already merged into another entity", if source.merged_into.is_some() { &from } else { &into })));
                 }
                 let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
-                for e in txn.slot.entities.iter_mut() {
-                    if e.id == into {
-                        e.aliases.extend(aliases_added.iter().cloned());
-                    } else if e.id == from {
-                        e.merged_into = Some(into.to_string());
-                    }
-                }
+                txn.entity_mut(ti).aliases.extend(aliases_added.iter().cloned());
+                txn.entity_mut(si).merged_into = Some(into.to_string());
                 txn.mark_entity(&into);
                 txn.mark_entity(&from);
                 txn.slot.merges.push(EntityMerge {
@@ -434,12 +429,14 @@ impl Engine {
                 let t = type_of(&merge.from).unwrap_or_default().to_string();
                 let from_keys: Vec<String> = merge.aliases_added.iter().map(|a| entities::name_key(a, &t)).collect();
                 let mut returning = Vec::new();
-                for e in txn.slot.entities.iter_mut().filter(|e| e.id == merge.into) {
+                for i in txn.entity_positions(&merge.into) {
+                    let e = txn.entity_mut(i);
                     let (back, stay): (Vec<String>, Vec<String>) = e.aliases.drain(..).partition(|a| from_keys.contains(&entities::name_key(a, &t)));
                     e.aliases = stay;
                     returning = back;
                 }
-                for e in txn.slot.entities.iter_mut().filter(|e| e.id == merge.from) {
+                for i in txn.entity_positions(&merge.from) {
+                    let e = txn.entity_mut(i);
                     e.merged_into = None;
                     for a in returning.drain(..) {
                         if !e.aliases.contains(&a) {

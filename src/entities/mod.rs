@@ -16,11 +16,14 @@ use std::rc::Rc;
 
 use foldhash::HashMap;
 
-use crate::model::Shared;
+use crate::model::{Chunked, Shared};
 use serde::{Deserialize, Serialize};
 
 pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
 pub use near::Evidence;
+
+/// The entities of one registry, in the order they were added.
+pub type Entities = Chunked<Entity>;
 
 /// At most this many near matches are reported (and asked about) per name.
 pub const MAX_NEAR_MATCHES: usize = 3;
@@ -84,7 +87,7 @@ impl Resolution {
 /// A name that is the id of an entity of its type ("org:acme", as outcomes
 /// report it) resolves to that entity, or the one it was merged into — never
 /// to a new entity named after the id. Only names of that form are looked up.
-pub fn by_id(entities: &[Shared<Entity>], name: &str, entity_type: &str) -> Option<(usize, Resolution)> {
+pub fn by_id(entities: &Entities, name: &str, entity_type: &str) -> Option<(usize, Resolution)> {
     let rest = name.strip_prefix(entity_type)?.strip_prefix(':')?;
     if rest.is_empty() {
         return None;
@@ -95,7 +98,7 @@ pub fn by_id(entities: &[Shared<Entity>], name: &str, entity_type: &str) -> Opti
 }
 
 /// Follows `merged_into` links to the entity that now holds the names.
-pub fn root_of(entities: &[Shared<Entity>], mut i: usize) -> usize {
+pub fn root_of(entities: &Entities, mut i: usize) -> usize {
     for _ in 0..entities.len() {
         match entities[i].merged_into.as_ref().and_then(|t| entities.iter().position(|e| &e.id == t)) {
             Some(next) => i = next,
@@ -106,14 +109,14 @@ pub fn root_of(entities: &[Shared<Entity>], mut i: usize) -> usize {
 }
 
 /// `resolve_with` and no declared aliases.
-pub fn resolve(entities: &[Shared<Entity>], name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
+pub fn resolve(entities: &Entities, name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
     resolve_with(entities, name, entity_type, &KnownAliases::default())
 }
 
 /// Finds the entity a name denotes among `entities` (one type), following
 /// merges. Returns its index, or `None` when a new entity is needed; then the
 /// resolution lists the near matches a person should be asked about.
-pub fn resolve_with(entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+pub fn resolve_with(entities: &Entities, name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
     NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known)
 }
 
@@ -139,7 +142,7 @@ pub struct NameIndex {
 }
 
 impl NameIndex {
-    pub fn new(entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) -> Self {
+    pub fn new(entities: &Entities, entity_type: &str, known: &KnownAliases) -> Self {
         let mut index = NameIndex { forms: Vec::with_capacity(entities.len()), ..Default::default() };
         for i in 0..entities.len() {
             index.add_entity(entities, i, entity_type, known);
@@ -149,7 +152,7 @@ impl NameIndex {
     }
 
     /// Indexes entity `i` (the next one): its names, id and whether it is merged.
-    fn add_entity(&mut self, entities: &[Shared<Entity>], i: usize, entity_type: &str, known: &KnownAliases) {
+    fn add_entity(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
         let e = &entities[i];
         let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
         let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
@@ -165,7 +168,7 @@ impl NameIndex {
 
     /// Whether this index was built for (or kept in step with) `entities`
     /// (as far as a count can tell; `resolve` checks the same).
-    pub fn covers(&self, entities: &[Shared<Entity>]) -> bool {
+    pub fn covers(&self, entities: &Entities) -> bool {
         self.forms.len() == entities.len()
     }
 
@@ -192,7 +195,7 @@ impl NameIndex {
     }
 
     /// Keeps the index in step with `entities` after `aliases.push(name)` on entity `i`.
-    pub fn alias_added(&mut self, entities: &[Shared<Entity>], i: usize, entity_type: &str, known: &KnownAliases) {
+    pub fn alias_added(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
         let e = &entities[i];
         let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
         let Some(name) = e.aliases.get(self.forms[i].len()) else { return };
@@ -206,30 +209,31 @@ impl NameIndex {
     /// what recording names does); `false`, changing nothing, for any other
     /// change (a merge, an undo, an erasure). Cheaper than `new` by far: the
     /// common registry commit adds one name to hundreds of entities.
-    pub fn follow(&mut self, before: &[Shared<Entity>], after: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) -> bool {
+    pub fn follow(&mut self, before: &Entities, after: &Entities, entity_type: &str, known: &KnownAliases) -> bool {
         let only_added = before.len() == self.forms.len()
             && after.len() >= before.len()
-            && before.iter().zip(after).all(|(b, a)| {
+            && before.iter().zip(after.iter()).all(|(b, a)| {
                 Shared::same(a, b)
                     || a.id == b.id && a.entity_type == b.entity_type && a.merged_into == b.merged_into && a.aliases.get(..b.aliases.len()) == Some(&b.aliases[..])
             });
         if !only_added {
             return false;
         }
-        for (i, (b, a)) in before.iter().zip(after).enumerate() {
+        for (i, (b, a)) in before.iter().zip(after.iter()).enumerate() {
             for _ in b.aliases.len()..a.aliases.len() {
                 self.alias_added(after, i, entity_type, known);
             }
         }
-        for j in before.len()..after.len() {
-            self.entity_added(&after[..=j], entity_type, known);
+        for _ in before.len()..after.len() {
+            self.entity_added(after, entity_type, known);
         }
         true
     }
 
-    /// Keeps the index in step with `entities` after a new (unmerged) entity was pushed.
-    pub fn entity_added(&mut self, entities: &[Shared<Entity>], entity_type: &str, known: &KnownAliases) {
-        let i = entities.len() - 1;
+    /// Keeps the index in step with `entities` after a new entity was
+    /// pushed: indexes the first entity it does not index yet.
+    pub fn entity_added(&mut self, entities: &Entities, entity_type: &str, known: &KnownAliases) {
+        let i = self.forms.len();
         self.add_entity(entities, i, entity_type, known);
         self.roots.push(root_of(entities, i));
         // A merged entity's root may move: its `merged_into` may name the new
@@ -241,7 +245,7 @@ impl NameIndex {
     }
 
     /// `resolve_with` against the entities this index was built from.
-    pub fn resolve(&self, entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+    pub fn resolve(&self, entities: &Entities, name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
         if entities.len() != self.forms.len() {
             // Not the entities this index was built from: answer from theirs.
             return NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known);
@@ -392,7 +396,7 @@ mod index_matches_scan {
     use proptest::prelude::*;
 
     /// The resolution before the index: every entity's names scanned in order.
-    fn by_scan(entities: &[Shared<Entity>], name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
+    fn by_scan(entities: &Entities, name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
         let wanted = name_form(name, entity_type);
         let wanted_canonical = known.canonical(entity_type, &wanted.key);
         let mut via_known = None;
@@ -431,7 +435,7 @@ mod index_matches_scan {
         "the Umbrella Co", "Umbrela", "Hooli", "Hooli XYZ", "Mary Ann Lee", "M A Lee", "Ann", "Anne-Marie", "Annemarie",
     ];
 
-    fn registry() -> impl Strategy<Value = Vec<Shared<Entity>>> {
+    fn registry() -> impl Strategy<Value = Entities> {
         prop::collection::vec((prop::collection::vec(0..WORDS.len(), 1..4), prop::option::of(0..8usize)), 0..8).prop_map(|rows| {
             let n = rows.len();
             rows.into_iter()
@@ -467,7 +471,7 @@ mod index_matches_scan {
         fn near_matches_as_every_name_compared(rows in prop::collection::vec(prop::collection::vec(0..NEAR_WORDS.len(), 1..3), 0..12), wanted in 0..NEAR_WORDS.len(), ty in 0..3usize) {
             let ty = ["org", "person", "country"][ty];
             let known = KnownAliases::default();
-            let entities: Vec<Shared<Entity>> = rows.iter().enumerate().map(|(i, names)| Shared::new(Entity {
+            let entities: Entities = rows.iter().enumerate().map(|(i, names)| Shared::new(Entity {
                 id: format!("{ty}:e{i}"),
                 entity_type: ty.into(),
                 name: NEAR_WORDS[names[0]].into(),
@@ -566,7 +570,7 @@ mod tests {
 
     #[test]
     fn legal_suffixes_and_punctuation_collapse() {
-        let reg = vec![entity("org:acme", "org", &["Acme"])];
+        let reg: Entities = vec![entity("org:acme", "org", &["Acme"])].into();
         for name in ["Acme Corp", "ACME, Inc.", "acme ltd", "  Acme  ", "Acme S.A."] {
             let (hit, r) = resolve(&reg, name, "org");
             assert_eq!((hit, r.rule.as_str()), (Some(0), "alias"), "{name}");
@@ -575,18 +579,18 @@ mod tests {
 
     #[test]
     fn a_near_name_is_a_new_entity_with_the_near_match_named() {
-        let reg = vec![entity("org:acme", "org", &["Acme"])];
+        let reg: Entities = vec![entity("org:acme", "org", &["Acme"])].into();
         let (hit, r) = resolve(&reg, "Acme Bank", "org");
         assert_eq!((hit, r.rule.as_str()), (None, "near"));
         assert_eq!((r.near_matches[0].entity_id.as_str(), r.near_matches[0].score), ("org:acme", 0.5));
-        let countries = vec![entity("country:ireland", "country", &["Ireland"])];
+        let countries: Entities = vec![entity("country:ireland", "country", &["Ireland"])].into();
         let (hit, r) = resolve(&countries, "Iceland", "country");
         assert_eq!((hit, r.rule.as_str(), r.near_matches[0].name.as_str()), (None, "near", "Ireland"));
     }
 
     #[test]
     fn a_typo_asks_instead_of_merging() {
-        let people = vec![entity("person:jonathan-smith", "person", &["Jonathan Smith"])];
+        let people: Entities = vec![entity("person:jonathan-smith", "person", &["Jonathan Smith"])].into();
         let (hit, r) = resolve(&people, "Dr. Jonathon Smith", "person");
         assert_eq!((hit, r.rule.as_str()), (None, "near"));
         let (hit, r) = resolve(&people, "Dr. Jonathan Smith", "person");
@@ -597,7 +601,7 @@ mod tests {
     fn declared_aliases_merge_and_merges_are_followed() {
         let groups = std::collections::HashMap::from([("country".to_string(), vec![vec!["Germany".to_string(), "Deutschland".to_string()]])]);
         let known = KnownAliases::new(&groups).unwrap_or_default();
-        let mut reg = vec![entity("country:germany", "country", &["Germany"]), entity("country:brd", "country", &["BRD"])];
+        let mut reg: Entities = vec![entity("country:germany", "country", &["Germany"]), entity("country:brd", "country", &["BRD"])].into();
         let (hit, r) = resolve_with(&reg, "Deutschland", "country", &known);
         assert_eq!((hit, r.rule.as_str()), (Some(0), "known_alias"));
         reg[1].merged_into = Some("country:germany".into());
@@ -606,7 +610,7 @@ mod tests {
 
     #[test]
     fn near_matches_are_capped_best_first() {
-        let reg: Vec<Shared<Entity>> = ["Acme One", "Acme Two", "Acme Three", "Acme Four Five"].iter().enumerate().map(|(i, n)| entity(&format!("org:{i}"), "org", &[n])).collect();
+        let reg: Entities = ["Acme One", "Acme Two", "Acme Three", "Acme Four Five"].iter().enumerate().map(|(i, n)| entity(&format!("org:{i}"), "org", &[n])).collect();
         let (_, r) = resolve(&reg, "Acme", "org");
         assert_eq!(r.near_matches.len(), MAX_NEAR_MATCHES);
         assert!(r.near_matches.windows(2).all(|w| w[0].score >= w[1].score));

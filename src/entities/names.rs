@@ -129,12 +129,31 @@ pub struct NameForm {
     pub token_chars: Vec<usize>,
 }
 
-/// The chars of `text` as a set of 64 bits (a char's bit is a hash of it).
-/// Two texts an edit apart differ in at most two bits (a substitution drops
-/// one char and adds another, an insertion or deletion one, a swap none),
-/// so `(a ^ b).count_ones() > 2 * k` proves them more than `k` edits apart.
+/// The chars of `text`, counted, as a set of 64 bits: a char's k-th
+/// occurrence sets the bit of a hash of (char, k). An edit changes at most
+/// two of these (a substitution drops one occurrence and adds another, an
+/// insertion or deletion one, a swap none), so `(a ^ b).count_ones() > 2 * k`
+/// proves two texts more than `k` edits apart. Counting occurrences spreads a
+/// long name over more bits than its set of letters would (26 for a name of
+/// lowercase letters): the whole-key typo scan refuses far more pairs.
 pub fn char_bits(text: &str) -> u64 {
-    text.chars().fold(0, |m, c| m | 1 << ((c as u32).wrapping_mul(0x9E37_79B1) >> 26))
+    let mut ascii = [0u32; 128];
+    let mut other: Vec<(char, u32)> = Vec::new();
+    text.chars().fold(0, |m, c| {
+        let seen = match ascii.get_mut(c as usize) {
+            Some(n) => n,
+            None => {
+                let i = other.iter().position(|&(o, _)| o == c).unwrap_or_else(|| {
+                    other.push((c, 0));
+                    other.len() - 1
+                });
+                &mut other[i].1
+            }
+        };
+        let k = *seen;
+        *seen += 1;
+        m | 1 << (((c as u32) ^ (k << 21)).wrapping_mul(0x9E37_79B1) >> 26)
+    })
 }
 
 impl NameForm {

@@ -125,7 +125,7 @@ fn paired(short: &NameForm, long: &NameForm, pairs: fn(&NameForm, usize, &NameFo
         .count()
 }
 
-fn initials(tokens: &[String], skip_function_words: bool) -> String {
+pub(super) fn initials(tokens: &[String], skip_function_words: bool) -> String {
     tokens.iter().filter(|t| !(skip_function_words && FUNCTION_WORDS.contains(&t.as_str()))).filter_map(|t| t.chars().next()).collect()
 }
 

@@ -9,58 +9,20 @@
 //!   deleted — two tokens one edit (or swap) apart share such a form.
 //! - A person's tokens pairing up (initials, typos): the same, and initials
 //!   by their letter, and a word's first letter for a wanted initial.
-//! - A whole-key typo, one name beginning the other, an abbreviation: a scan
-//!   of a few integers per name, refusing on length, char set, first four
-//!   letters or word count before anything is compared.
+//! - One name beginning the other: names by their first four chars.
+//! - An abbreviation: names of two words or more by their initials, and
+//!   one-word names ("IBM", "U S A") by their letters.
+//! - A whole-key typo: a scan of the names within the typo budget's length
+//!   of the wanted one, one char set (64 bits) each, refusing on the bits.
+//!   Every other look-up is one per key; this one reads 8 bytes per name of
+//!   a near length.
 
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::HashMap;
 
 use super::names::{kind_of, NameForm, NameKind};
-use super::near::{typo_budget, GENERIC};
-
-/// What the scan needs of one name.
-#[derive(Clone)]
-struct Scanned {
-    entity: u32,
-    chars: u32,
-    tokens: u32,
-    /// Chars in all tokens together (an abbreviation's letters).
-    letters: u32,
-    /// One token, or only one-letter tokens ("IBM", "U S A").
-    one_word: bool,
-    /// The first four chars, packed (a prefix of four or more chars shares them).
-    head: u64,
-    mask: u64,
-}
-impl Scanned {
-    fn of(form: &NameForm, entity: u32) -> Self {
-        Scanned {
-            entity,
-            chars: form.chars.len() as u32,
-            tokens: form.tokens.len() as u32,
-            letters: form.token_chars.iter().sum::<usize>() as u32,
-            one_word: form.tokens.len() == 1 || form.token_chars.iter().all(|&n| n == 1),
-            head: form.chars.iter().take(4).fold(0, |h, &c| h << 16 ^ c as u64),
-            mask: form.mask,
-        }
-    }
-
-    /// Whether a whole-key typo, a prefix or an abbreviation may hold
-    /// between `self` (the wanted name) and `other`: only necessary
-    /// conditions of the rules in `near::evidence`.
-    fn may_match(&self, other: &Scanned) -> bool {
-        let (shorter, longer) = (self.chars.min(other.chars), self.chars.max(other.chars));
-        let budget = typo_budget(shorter as usize) as u32;
-        let typo = longer - shorter <= budget && (self.mask ^ other.mask).count_ones() <= 2 * budget;
-        let prefix = shorter >= 4 && self.head == other.head;
-        // `evidence` takes the wanted name as the short one on a tie.
-        let (short, long) = if self.tokens <= other.tokens { (self, other) } else { (other, self) };
-        let abbreviation = long.tokens >= 2 && short.one_word && short.letters >= 2 && short.letters <= long.tokens;
-        typo || prefix || abbreviation
-    }
-}
+use super::near::{initials, typo_budget, GENERIC};
 
 /// Look-up tags, so one map holds every kind of key.
 const TOKEN: u8 = b't';
@@ -72,13 +34,24 @@ const GENERIC_DELETION: u8 = b'g';
 const INITIAL: u8 = b'i';
 /// A person's longer token, by its first letter.
 const FIRST_LETTER: u8 = b'f';
+/// A key's first four chars (one name beginning the other).
+const HEAD: u8 = b'h';
+/// A name of two words or more, by its initials (with and without "of", "the", …).
+const INITIALS: u8 = b'a';
+/// A one-word name of two letters or more ("IBM", "U S A"), by its letters.
+const LETTERS: u8 = b'l';
+
+/// The longest typo budget (`near::typo_budget`): how far apart in length a typo's names can be.
+const MAX_BUDGET: usize = 3;
 
 #[derive(Default, Clone)]
 pub struct NearIndex {
     hasher: foldhash::fast::RandomState,
     /// Hash of (tag, text) → entities with such a name (repeats allowed).
     keys: HashMap<u64, Vec<u32>>,
-    scan: Vec<Scanned>,
+    /// Key length in chars → the char sets (`char_bits`) of the names that
+    /// long, and their entities, apart: the scan reads 8 bytes a name.
+    by_length: Vec<(Vec<u64>, Vec<u32>)>,
 }
 
 impl NearIndex {
@@ -110,6 +83,20 @@ impl NearIndex {
     /// person's token also pairs with an initial of it, either way round.
     fn keys_of(&self, form: &NameForm, person: bool, stored: bool) -> Vec<u64> {
         let mut out = Vec::new();
+        if form.chars.len() >= 4 {
+            out.push(self.hash(HEAD, &form.chars[..4].iter().collect::<String>()));
+        }
+        // An abbreviation pairs a one-word name's letters with the other's
+        // initials: each side is filed under one and looks up the other.
+        let one_word = form.tokens.len() == 1 || form.token_chars.iter().all(|&n| n == 1);
+        if one_word && form.token_chars.iter().sum::<usize>() >= 2 {
+            out.push(self.hash(if stored { LETTERS } else { INITIALS }, &form.tokens.concat()));
+        }
+        if form.tokens.len() >= 2 {
+            for skip in [false, true] {
+                out.push(self.hash(if stored { INITIALS } else { LETTERS }, &initials(&form.tokens, skip)));
+            }
+        }
         for (token, &chars) in form.tokens.iter().zip(&form.token_chars) {
             let generic = !person && GENERIC.contains(&token.as_str());
             if person || (chars >= 3 && !generic) {
@@ -144,10 +131,19 @@ impl NearIndex {
     /// Files one name of entity `entity`, of a registry of `entity_type`.
     pub fn add(&mut self, form: &NameForm, entity: usize, entity_type: &str) {
         let person = kind_of(entity_type) == NameKind::Person;
-        for key in self.keys_of(form, person, true) {
+        let mut keys = self.keys_of(form, person, true);
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
             self.keys.entry(key).or_default().push(entity as u32);
         }
-        self.scan.push(Scanned::of(form, entity as u32));
+        let length = form.chars.len();
+        if self.by_length.len() <= length {
+            self.by_length.resize_with(length + 1, Default::default);
+        }
+        let (masks, entities) = &mut self.by_length[length];
+        masks.push(form.mask);
+        entities.push(entity as u32);
     }
 
     /// The entities that may have a name near `wanted`, ascending, once each.
@@ -159,8 +155,14 @@ impl NearIndex {
                 found.extend_from_slice(entities);
             }
         }
-        let me = Scanned::of(wanted, 0);
-        found.extend(self.scan.iter().filter(|s| me.may_match(s)).map(|s| s.entity));
+        // Whole-key typos: `near::evidence`'s length and char-set refusals.
+        let length = wanted.chars.len();
+        for other in length.saturating_sub(MAX_BUDGET)..=length + MAX_BUDGET {
+            let budget = typo_budget(length.min(other));
+            let Some((masks, entities)) = self.by_length.get(other).filter(|_| budget > 0 && length.abs_diff(other) <= budget) else { continue };
+            let bits = 2 * budget as u32;
+            found.extend(masks.iter().zip(entities).filter(|(mask, _)| (*mask ^ wanted.mask).count_ones() <= bits).map(|(_, &e)| e));
+        }
         found.sort_unstable();
         found.dedup();
         found.into_iter().map(|e| e as usize).collect()

@@ -3,6 +3,7 @@
 //! the TypeScript declarations are generated from them.
 
 mod candidate;
+mod chunked;
 mod claim;
 mod conflict;
 mod erasure;
@@ -14,6 +15,7 @@ mod shared;
 mod slot;
 
 pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
+pub use chunked::Chunked;
 pub use claim::{Claim, Relation, Status};
 pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
 pub use erasure::{Tombstone, ERASED};

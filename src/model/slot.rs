@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{Action, Claim, ConflictRecord, LogEntry, Shared};
+use super::{Action, Chunked, Claim, ConflictRecord, LogEntry, Shared};
 use crate::time::Timestamp;
 
 /// Names one (subject, predicate) slot. `key` is what stores index by.
@@ -55,9 +55,10 @@ pub struct Slot {
     #[serde(default)]
     pub reviewed: usize,
     /// Only in an entity-registry slot (subject `ENTITY_REGISTRY`): its entities and merges.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Chunked: a registry transaction copies them in O(entities / 64).
+    #[serde(default, skip_serializing_if = "Chunked::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Entity[]"))]
-    pub entities: Vec<Shared<crate::entities::Entity>>,
+    pub entities: Chunked<crate::entities::Entity>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merges: Vec<crate::entities::EntityMerge>,
     /// Retractions of this slot's claims, oldest first (kept after undo).
