@@ -451,6 +451,28 @@ mod index_matches_scan {
         })
     }
 
+    /// Names of `near_index::LONG` chars or more are scanned from their own
+    /// list: a whole-key typo between two such names (no shared word, no
+    /// shared first four chars, no word a single edit apart) is still found.
+    #[test]
+    fn long_names_keep_their_typos() {
+        let base = "ab".repeat(150);
+        let typo = format!("xy{}ba", &base[2..base.len() - 2]);
+        let shorter = format!("xy{}", &base[2..base.len() - 1]);
+        let known = KnownAliases::default();
+        let entities: Entities = [&base, &"q".repeat(400), &"ab".repeat(120)]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Shared::new(Entity { id: format!("org:l{i}"), entity_type: "org".into(), name: n.to_string(), aliases: vec![n.to_string()], merged_into: None }))
+            .collect();
+        let index = NameIndex::new(&entities, "org", &known);
+        for wanted in [&typo, &shorter] {
+            let (hit, r) = index.resolve(&entities, wanted, "org", &known);
+            assert_eq!((hit, r.rule.as_str(), r.near_matches[0].entity_id.as_str()), (None, "near", "org:l0"), "{r:?}");
+            assert_eq!(index.resolve(&entities, wanted, "org", &known), by_scan(&entities, wanted, "org", &known));
+        }
+    }
+
     proptest! {
         #[test]
         fn same_answer(entities in registry(), wanted in 0..WORDS.len(), declared in any::<bool>()) {

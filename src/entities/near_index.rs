@@ -41,6 +41,9 @@ const INITIALS: u8 = b'a';
 /// A one-word name of two letters or more ("IBM", "U S A"), by its letters.
 const LETTERS: u8 = b'l';
 
+/// Names this long or longer are scanned from one list (`NearIndex::long`).
+const LONG: usize = 256;
+
 /// The longest typo budget (`near::typo_budget`): how far apart in length a typo's names can be.
 const MAX_BUDGET: usize = 3;
 
@@ -49,9 +52,13 @@ pub struct NearIndex {
     hasher: foldhash::fast::RandomState,
     /// Hash of (tag, text) → entities with such a name (repeats allowed).
     keys: HashMap<u64, Vec<u32>>,
-    /// Key length in chars → the char sets (`char_bits`) of the names that
-    /// long, and their entities, apart: the scan reads 8 bytes a name.
+    /// Key length in chars (below `LONG`) → the char sets (`char_bits`) of
+    /// the names that long, and their entities, apart: the scan reads 8
+    /// bytes a name.
     by_length: Vec<(Vec<u64>, Vec<u32>)>,
+    /// Names of `LONG` chars or more: (length, char set, entity). Kept apart
+    /// so a hostile megabyte name does not size `by_length`.
+    long: Vec<(usize, u64, u32)>,
 }
 
 impl NearIndex {
@@ -138,6 +145,10 @@ impl NearIndex {
             self.keys.entry(key).or_default().push(entity as u32);
         }
         let length = form.chars.len();
+        if length >= LONG {
+            self.long.push((length, form.mask, entity as u32));
+            return;
+        }
         if self.by_length.len() <= length {
             self.by_length.resize_with(length + 1, Default::default);
         }
@@ -162,6 +173,13 @@ impl NearIndex {
             let Some((masks, entities)) = self.by_length.get(other).filter(|_| budget > 0 && length.abs_diff(other) <= budget) else { continue };
             let bits = 2 * budget as u32;
             found.extend(masks.iter().zip(entities).filter(|(mask, _)| (*mask ^ wanted.mask).count_ones() <= bits).map(|(_, &e)| e));
+        }
+        if length + MAX_BUDGET >= LONG {
+            let near = |&&(other, mask, _): &&(usize, u64, u32)| {
+                let budget = typo_budget(length.min(other));
+                length.abs_diff(other) <= budget && (mask ^ wanted.mask).count_ones() as usize <= 2 * budget
+            };
+            found.extend(self.long.iter().filter(near).map(|&(_, _, e)| e));
         }
         found.sort_unstable();
         found.dedup();
