@@ -66,6 +66,21 @@ fn differently_numbered_names_are_apart_without_a_question() {
     assert_eq!(recall_as(&h, "Apollo 11", "org"), vec!["Houston"]);
 }
 
+/// Hostile names: two 200,000-char names a letter apart cost a look-up,
+/// not a quadratic comparison (edit distance, or a one-deletion key per char).
+#[test]
+fn huge_names_resolve_in_linear_time() {
+    let h = harness(EngineConfig::default());
+    let a = "a".repeat(200_000);
+    let b = format!("{}b", &a[1..]);
+    let started = std::time::Instant::now();
+    h.write(about(&a, "org", "located_in", "Boston"));
+    let second = h.write(about(&b, "org", "located_in", "Austin"));
+    assert_eq!(second.resolutions[0].rule, "new", "past 1,000 chars a name matches by key only");
+    assert_eq!(h.write(about(&a, "org", "located_in", "Boston")).action, Action::Confirmed);
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "{:?}", started.elapsed());
+}
+
 #[test]
 fn a_same_entity_question_is_stored_as_its_evidence_and_read_whole() {
     let h = harness(EngineConfig::default());

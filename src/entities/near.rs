@@ -24,20 +24,27 @@ pub struct Evidence {
     pub why: String,
 }
 
+/// Names longer than this (in chars) are matched by key only: no entity is
+/// named like that, and comparing word by word is quadratic in the words.
+pub(super) const NEAR_CHARS: usize = 1_000;
+
 /// Chars up to which the distance's rows live on the stack.
 const STACK_CHARS: usize = 48;
 
 /// Optimal string alignment distance (edits and adjacent swaps) when it is
-/// at most `limit`, else `None`. A resolution runs this against every name of
-/// the registry, and almost every pair is far apart: three rolling rows, and
-/// a stop as soon as a whole row is past `limit` (a row's minimum never
-/// falls: each cell comes from the two rows above, plus at least zero).
+/// at most `limit`, else `None`. A resolution runs this against every near
+/// candidate, and almost every pair is far apart: three rolling rows, only
+/// the band of cells within `limit` of the diagonal computed (a cell further
+/// off is more than `limit` apart, kept as `limit + 1`), and a stop as soon
+/// as a whole row is past `limit` (a row's minimum never falls: each cell
+/// comes from the two rows above, plus at least zero). So a pair costs
+/// O(length × limit), however long the names.
 fn distance_at_most<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usize> {
     let (n, m) = (a.len(), b.len());
     if n.abs_diff(m) > limit {
         return None;
     }
-    let w = m + 1;
+    let (w, far) = (m + 1, limit + 1);
     // Rows i-2, i-1 and i, in turn; no allocation for names of usual length.
     let mut stack = [0usize; 3 * (STACK_CHARS + 1)];
     let mut heap = Vec::new();
@@ -48,19 +55,24 @@ fn distance_at_most<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> Option<usiz
         &mut heap
     };
     for (j, cell) in rows[w..2 * w].iter_mut().enumerate() {
-        *cell = j;
+        *cell = j.min(far);
     }
     for i in 1..=n {
         let (cur, prev, prev2) = ((i + 1) % 3 * w, i % 3 * w, (i + 2) % 3 * w);
-        rows[cur] = i;
-        let mut row_min = i;
-        for j in 1..=m {
+        let (lo, hi) = (i.saturating_sub(limit).max(1), (i + limit).min(m));
+        // The cells next to the band, read by this row and the next one.
+        rows[cur + lo - 1] = if lo == 1 { i.min(far) } else { far };
+        if hi < m {
+            rows[cur + hi + 1] = far;
+        }
+        let mut row_min = if lo == 1 { i } else { far };
+        for j in lo..=hi {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             let mut best = (rows[prev + j] + 1).min(rows[cur + j - 1] + 1).min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 best = best.min(rows[prev2 + j - 2] + 1);
             }
-            rows[cur + j] = best;
+            rows[cur + j] = best.min(far);
             row_min = row_min.min(best);
         }
         if row_min > limit {
@@ -165,7 +177,7 @@ fn numbered_apart(a: &NameForm, b: &NameForm) -> bool {
 pub fn evidence(a: &NameForm, b: &NameForm, entity_type: &str) -> Option<Evidence> {
     let (ka, kb) = (&a.chars, &b.chars);
     let (sa, sb) = (&a.key, &b.key);
-    if a.tokens.is_empty() || b.tokens.is_empty() || a.tokens == b.tokens || numbered_apart(a, b) {
+    if a.tokens.is_empty() || b.tokens.is_empty() || a.tokens == b.tokens || numbered_apart(a, b) || ka.len().max(kb.len()) > NEAR_CHARS {
         return None;
     }
     let (short, long) = if a.tokens.len() <= b.tokens.len() { (a, b) } else { (b, a) };
@@ -250,6 +262,13 @@ mod tests {
         for (a, b) in [("Initech", "Initech 8"), ("Initech 8", "Initech 8 Labs"), ("Apollo 11", "Apolo 11"), ("Initech 08", "Initech 8 Labs")] {
             assert!(near(a, b, "org").is_some(), "{a} ~ {b}");
         }
+    }
+
+    #[test]
+    fn names_past_a_thousand_chars_are_matched_by_key_only() {
+        let long = "acme ".repeat(250);
+        assert!(near(&long[..995], &format!("{} bank", &long[..990]), "org").is_some());
+        assert_eq!(near(&long, &format!("{long} bank"), "org"), None);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::hash::{BuildHasher, Hasher};
 use foldhash::HashMap;
 
 use super::names::{kind_of, NameForm, NameKind};
-use super::near::{initials, typo_budget, GENERIC};
+use super::near::{initials, typo_budget, GENERIC, NEAR_CHARS};
 
 /// Look-up tags, so one map holds every kind of key.
 const TOKEN: u8 = b't';
@@ -137,6 +137,11 @@ impl NearIndex {
 
     /// Files one name of entity `entity`, of a registry of `entity_type`.
     pub fn add(&mut self, form: &NameForm, entity: usize, entity_type: &str) {
+        // Such a name is near nothing (`near::evidence`), and its keys (a
+        // one-deletion form per char) would cost its length squared.
+        if form.chars.len() > NEAR_CHARS {
+            return;
+        }
         let person = kind_of(entity_type) == NameKind::Person;
         let mut keys = self.keys_of(form, person, true);
         keys.sort_unstable();
@@ -159,6 +164,9 @@ impl NearIndex {
 
     /// The entities that may have a name near `wanted`, ascending, once each.
     pub fn candidates(&self, wanted: &NameForm, entity_type: &str) -> Vec<usize> {
+        if wanted.chars.len() > NEAR_CHARS {
+            return Vec::new();
+        }
         let person = kind_of(entity_type) == NameKind::Person;
         let mut found: Vec<u32> = Vec::new();
         for key in self.keys_of(wanted, person, false) {
