@@ -131,7 +131,15 @@ impl SlotTxn {
     /// claim is not listed among the commit's changed claims unless something
     /// else about it changed too.
     pub fn update_belief(&mut self, id: &str, log_odds: f64) {
-        let Some(i) = self.slot.claims.iter().position(|c| c.id == id) else { return };
+        if let Some(i) = self.slot.claims.iter().position(|c| c.id == id) {
+            self.update_belief_at(i, log_odds);
+        }
+    }
+
+    /// `update_belief` of the slot's claim `i`: a write that refreshes every
+    /// live claim's belief does it by position (by id it cost a search per
+    /// claim, quadratic in a slot of thousands of values).
+    pub fn update_belief_at(&mut self, i: usize, log_odds: f64) {
         if self.slot.claims[i].log_odds != log_odds {
             crate::belief::set_belief(&mut self.slot.claims[i], log_odds);
             self.beliefs_moved = true;

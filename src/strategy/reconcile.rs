@@ -60,15 +60,16 @@ pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
     let at = post.time().map_or(txn.now, |t| t.max(txn.now));
     let now = post.advanced_to(at);
     // Only the claims whose belief moves are touched: an update copies a shared claim.
-    let live: Vec<(String, f64)> = txn
+    let live: Vec<(usize, f64)> = txn
         .slot
         .claims
         .iter()
-        .filter(|c| c.status.is_live())
-        .filter_map(|c| now.log_odds(&c.id).filter(|l| belief_moves(c, *l)).map(|l| (c.id.clone(), l)))
+        .enumerate()
+        .filter(|(_, c)| c.status.is_live())
+        .filter_map(|(i, c)| now.log_odds(&c.id).filter(|l| belief_moves(c, *l)).map(|l| (i, l)))
         .collect();
-    for (id, l) in live {
-        txn.update_belief(&id, l);
+    for (i, l) in live {
+        txn.update_belief_at(i, l);
     }
 }
 
@@ -96,10 +97,12 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
         refresh_from(txn, &post);
         return;
     }
+    // One belief per live claim, in slot order (`beliefs_at` without rivals maps every wanted claim).
+    let live: Vec<usize> = txn.slot.claims.iter().enumerate().filter(|(_, c)| c.status.is_live()).map(|(i, _)| i).collect();
     let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
-    for (id, l) in beliefs {
-        if txn.slot.claim(&id).is_some_and(|c| belief_moves(c, l)) {
-            txn.update_belief(&id, l);
+    for (i, (_, l)) in live.into_iter().zip(beliefs) {
+        if belief_moves(&txn.slot.claims[i], l) {
+            txn.update_belief_at(i, l);
         }
     }
 }
