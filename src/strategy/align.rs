@@ -139,15 +139,17 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
     let current = currents.iter().copied().max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)))?;
     let bc = belief(post, current);
     // An outweighed value that evidence has lifted.
-    let mut outweighed: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status == Status::Outweighed && free(c)).collect();
-    crate::sort::sort_by(&mut outweighed, |a, b| belief(post, b).total_cmp(&belief(post, a)).then(a.id.cmp(&b.id)));
-    for o in outweighed {
+    // Each belief looked up once: sorting by a look-up per comparison was
+    // most of a write to a slot with thousands of outweighed values.
+    let mut outweighed: Vec<(f64, &Claim)> =
+        txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status == Status::Outweighed && free(c)).map(|c| (belief(post, c), c)).collect();
+    crate::sort::sort_by(&mut outweighed, |(ba, a), (bb, b)| bb.total_cmp(ba).then(a.id.cmp(&b.id)));
+    for (bo, o) in outweighed {
         // Beside a later current claim (the newer side of an open ask_user
         // pair) a lifted value would overlap it: it waits for that question.
         if tv && currents.iter().any(|c| c.id != current.id && c.effective_from() > o.effective_from()) {
             continue;
         }
-        let bo = belief(post, o);
         if tv && o.effective_from() > current.effective_from() {
             if bo >= bc - EPS {
                 return Some(Step::Supersede { later: o.id.clone(), earlier: current.id.clone(), dispute: None });

@@ -2,6 +2,8 @@
 //! same value share one hypothesis, and every claim a person has not retired
 //! contributes its observations, history included.
 
+use std::rc::Rc;
+
 use foldhash::{HashMap, HashMapExt};
 
 use super::refines;
@@ -53,6 +55,47 @@ fn by_id<'a>(claims: &[&'a Claim]) -> HashMap<&'a str, &'a Claim> {
     map
 }
 
+/// The distinct values of a slot's claims, numbered in order of first
+/// appearance: a claim's value is the first earlier value it is the same as
+/// (`same_value`: the same entity when both name one, else the same text).
+/// Found by look-up, not by comparing with every value before it (that was
+/// quadratic in a slot of thousands of values).
+#[derive(Default)]
+struct Values<'a> {
+    count: usize,
+    /// Entity → the first value naming it.
+    by_entity: HashMap<&'a str, usize>,
+    /// Tokens → the first value with that text, and the first one naming no entity.
+    by_text: HashMap<Rc<[String]>, usize>,
+    by_plain_text: HashMap<Rc<[String]>, usize>,
+}
+
+impl<'a> Values<'a> {
+    fn of(&mut self, entity: Option<&'a str>, tokens: Rc<[String]>) -> usize {
+        let found = match entity {
+            // Another value naming this entity, or one naming none with this text.
+            Some(e) => [self.by_entity.get(e), self.by_plain_text.get(&tokens)].into_iter().flatten().min().copied(),
+            None => self.by_text.get(&tokens).copied(),
+        };
+        if let Some(v) = found {
+            return v;
+        }
+        let v = self.count;
+        self.count += 1;
+        match entity {
+            Some(e) => {
+                self.by_entity.entry(e).or_insert(v);
+            }
+            None => {
+                self.by_plain_text.entry(tokens.clone()).or_insert(v);
+            }
+        }
+        self.by_text.entry(tokens).or_insert(v);
+        v
+    }
+}
+
+
 #[derive(Clone)]
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
@@ -83,24 +126,12 @@ impl SlotPosterior {
     ) -> Self {
         // One value key per claim (normalizing text is the costly part), then
         // `same_value`'s rule: the same entity when both name one, else the same text.
-        let mut representatives: Vec<(Option<&str>, std::rc::Rc<[String]>)> = Vec::new();
+        let mut values = Values::default();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         let index = by_id(claims);
         for claim in claims.iter().copied().filter(|c| counts(c, |id| index.get(id).copied())) {
-            let key = (claim.object_entity.as_deref(), tokens_of(&claim.object));
-            let same = |r: &(Option<&str>, std::rc::Rc<[String]>)| match (r.0, key.0) {
-                (Some(x), Some(y)) => x == y,
-                // One text's tokens are one shared list (memoized): most equal pairs are the same pointer.
-                _ => std::rc::Rc::ptr_eq(&r.1, &key.1) || r.1 == key.1,
-            };
-            let value = match representatives.iter().position(same) {
-                Some(v) => v,
-                None => {
-                    representatives.push(key);
-                    representatives.len() - 1
-                }
-            };
+            let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
             value_of.insert(claim.id.clone(), value);
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
         }
