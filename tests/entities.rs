@@ -646,3 +646,46 @@ fn an_entity_id_given_as_a_name_is_that_entity_not_a_new_one() {
     assert_eq!(org_names(&h), vec!["org:acme", "org:globex"]);
     assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
+
+/// Batches of look-alike, repeated, same-slug and already-known names resolve
+/// as the same writes one at a time: the same entities, rules, near matches
+/// and questions (a batch may skip re-resolving a name only when nothing it
+/// recorded earlier could change the answer).
+mod batch_like_singles {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NAMES: &[&str] = &[
+        "Acme", "Acme Corp", "Acme Bank", "Acme-Bank", "Acme Bnak", "ACME, Inc.", "Globex", "Globexx", "Initech 8", "Initech 9", "Initech",
+        "IBM", "International Business Machines", "Hooli", "Hooli XYZ", "Umbrella", "Umbrela", "Zurich", "Zürich", "Stark",
+    ];
+
+    fn summary(outcomes: &[credence::model::Outcome]) -> Vec<(Option<String>, String, Vec<String>, usize)> {
+        outcomes
+            .iter()
+            .map(|o| {
+                let r = &o.resolutions[0];
+                let same_entity = o.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity).count();
+                (o.claim.object_entity.clone(), r.rule.clone(), r.near_matches.iter().map(|m| m.entity_id.clone()).collect(), same_entity)
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn same_answers(before in prop::collection::vec(0..NAMES.len(), 0..4), batch in prop::collection::vec(0..NAMES.len(), 1..12)) {
+            let write = |k: usize, i: usize| from(Candidate { subject: Some(format!("u{k}")), ..cand("works_at", NAMES[i]) }, "a", 0.8);
+            let registry = |h: &Harness| run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+            let (singles, batched) = (harness(EngineConfig::default()), harness(EngineConfig::default()));
+            for (k, &i) in before.iter().enumerate() {
+                singles.write(write(100 + k, i));
+                batched.write(write(100 + k, i));
+            }
+            let one_by_one: Vec<_> = batch.iter().enumerate().map(|(k, &i)| singles.write(write(k, i))).collect();
+            let many = run(batched.engine.remember_many(&batch.iter().enumerate().map(|(k, &i)| write(k, i)).collect::<Vec<_>>(), &WriteOptions::default())).unwrap();
+            prop_assert_eq!(summary(&many), summary(&one_by_one));
+            prop_assert_eq!(registry(&batched).entities, registry(&singles).entities);
+        }
+    }
+}

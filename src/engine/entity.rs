@@ -138,6 +138,25 @@ fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new
     Ok(txn.open_conflict_noted(ConflictKind::SameEntity, &earlier, &newer, evidence, question))
 }
 
+/// The names a registry transaction recorded so far (new entities and new
+/// spellings), so each later name of a batch is resolved again only when one
+/// of them may change its planned answer (`entities::may_change`): resolving
+/// a new name reads every name of a near length.
+#[derive(Default)]
+struct Recorded {
+    forms: Vec<Rc<entities::NameForm>>,
+    ids: Vec<String>,
+}
+
+impl Recorded {
+    /// The plan of `p` (made against the registry this transaction started
+    /// from) is still the answer.
+    fn leaves(&self, p: &PendingName, known: &entities::KnownAliases) -> bool {
+        let wanted = entities::name_form(&p.name, &p.entity_type);
+        !self.ids.contains(&p.resolution.entity_id) && !self.forms.iter().any(|f| entities::may_change(f, &wanted, &p.entity_type, known))
+    }
+}
+
 /// Where a name resolved to a known entity: its type, id, the registry version
 /// and the entity's place in that version.
 #[derive(Debug, Clone)]
@@ -251,12 +270,13 @@ impl Engine {
                     // One name index per attempt, kept in step with each name
                     // recorded: the cached one when it indexes these entities.
                     let mut index = self.names.take(entity_type, &txn.slot);
+                    let mut recorded = Recorded::default();
                     let resolutions = names
                         .iter()
                         .map(|&(w, n)| {
                             let p = &writes[w][n];
                             txn.cause = cause(p);
-                            self.record_in(txn, p, &mut index)
+                            self.record_in(txn, p, &mut index, &mut recorded)
                         })
                         .collect::<Result<Vec<_>>>()?;
                     Ok((resolutions, index))
@@ -293,12 +313,13 @@ impl Engine {
     /// One name into its registry's transaction. `index` is the name index of
     /// the transaction's registry (built on first need, then kept in step),
     /// so a batch of new names does not re-index the registry per name.
-    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName, index: &mut Option<NameIndex>) -> Result<Resolution> {
+    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName, index: &mut Option<NameIndex>, recorded: &mut Recorded) -> Result<Resolution> {
         let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
         let known = &self.settings.known_aliases;
-        // Nothing moved since the plan (the registry as loaded, no name recorded
-        // in this transaction yet): the plan's resolution stands.
-        let (hit, mut r) = if txn.slot.version == p.registry_version && txn.is_empty() {
+        // The registry as planned against, and nothing recorded in this
+        // transaction since that could change the answer (a batch's names):
+        // the plan's resolution stands.
+        let (hit, mut r) = if txn.slot.version == p.registry_version && (txn.is_empty() || recorded.leaves(p, known)) {
             (p.hit, p.resolution.clone())
         } else {
             index
@@ -308,6 +329,8 @@ impl Engine {
         match hit {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
+                    let own_type = Some(txn.slot.entities[i].entity_type.as_str()).filter(|t| !t.is_empty()).unwrap_or(entity_type);
+                    recorded.forms.push(entities::name_form(name, own_type));
                     txn.entity_mut(i).aliases.push(name.to_string());
                     if let Some(index) = index.as_mut() {
                         index.alias_added(&txn.slot.entities, i, entity_type, known);
@@ -326,6 +349,8 @@ impl Engine {
                 };
                 txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None }.into());
                 txn.mark_entity(&id);
+                recorded.forms.push(entities::name_form(name, entity_type));
+                recorded.ids.push(id.clone());
                 if let Some(index) = index.as_mut() {
                     index.entity_added(&txn.slot.entities, entity_type, known);
                 }

@@ -290,6 +290,13 @@ impl NameIndex {
     }
 }
 
+/// Whether a name `added` to a registry may change how `wanted` resolves
+/// against it: the same key, the same declared-alias group, or evidence that
+/// they look alike (`NameIndex::resolve` reads nothing else of a name).
+pub fn may_change(added: &NameForm, wanted: &NameForm, entity_type: &str, known: &KnownAliases) -> bool {
+    added.key == wanted.key || known.canonical(entity_type, &added.key) == known.canonical(entity_type, &wanted.key) || near::evidence(wanted, added, entity_type).is_some()
+}
+
 /// A readable, unique id for a new entity: `type:slug`, suffixed on collision.
 pub fn new_id(taken: impl Fn(&str) -> bool, name: &str, entity_type: &str) -> String {
     let slug = name_tokens(name, entity_type).join("-");
