@@ -52,7 +52,8 @@ fn revert_of(slot: &SlotRef, before: &Claim, created: bool, write_id: &str) -> C
 }
 
 fn merge_in<'s>(slot: &'s mut Slot, id: &str) -> Result<&'s mut EntityMerge> {
-    slot.merges.iter_mut().find(|m| m.id == id).ok_or_else(|| no_merge(id))
+    let i = slot.merges.iter().position(|m| m.id == id).ok_or_else(|| no_merge(id))?;
+    Ok(&mut slot.merges[i])
 }
 
 impl Engine {
@@ -114,7 +115,8 @@ impl Engine {
                     state: MergeState::Pending,
                     slots_done: Vec::new(),
                     by: settle.as_ref().map(|s| s.by.to_string()),
-                });
+                }
+                .into());
                 txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({merge_id})"));
                 Ok(true)
             })
@@ -140,7 +142,7 @@ impl Engine {
         let mut out = Vec::new();
         for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
             let slot = self.store.load_slot(&slot_ref).await?;
-            out.extend(slot.merges.into_iter().filter(|m| matches!(m.state, MergeState::Pending | MergeState::Undoing)));
+            out.extend(slot.merges.iter().filter(|m| matches!(m.state, MergeState::Pending | MergeState::Undoing)).map(|m| EntityMerge::clone(m)));
         }
         Ok(out)
     }
@@ -150,7 +152,7 @@ impl Engine {
         for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
             let slot = self.store.load_slot(&slot_ref).await?;
             if let Some(m) = slot.merges.iter().find(|m| m.id == merge_id) {
-                return Ok((slot_ref, m.clone()));
+                return Ok((slot_ref, EntityMerge::clone(m)));
             }
         }
         Err(no_merge(merge_id))
@@ -158,7 +160,7 @@ impl Engine {
 
     async fn merge_record(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
         let slot = self.store.load_slot(reg).await?;
-        slot.merges.iter().find(|m| m.id == merge_id).cloned().ok_or_else(|| no_merge(merge_id))
+        slot.merges.iter().find(|m| m.id == merge_id).map(|m| EntityMerge::clone(m)).ok_or_else(|| no_merge(merge_id))
     }
 
     /// Moves every slot of `from` not moved yet, then marks the merge done

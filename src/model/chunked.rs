@@ -48,6 +48,13 @@ impl<T> Chunked<T> {
         Iter { chunks: self.chunks.iter(), items: [].iter() }
     }
 
+    /// How many leading items `a` and `b` share by whole chunks (the same
+    /// chunk, not copies): items a caller need not compare one by one.
+    pub fn shared_prefix(a: &Self, b: &Self) -> usize {
+        let chunks = a.chunks.iter().zip(&b.chunks).take_while(|(x, y)| Rc::ptr_eq(x, y)).count();
+        (chunks * CHUNK).min(a.len).min(b.len)
+    }
+
     /// Whether both lists hold the very same items, told chunk by chunk
     /// (items of a shared chunk are the same without looking at them).
     pub fn same(a: &Self, b: &Self) -> bool {
@@ -202,6 +209,7 @@ mod tests {
         assert!(Rc::ptr_eq(&a.chunks[0], &b.chunks[0]), "untouched chunks stay shared");
         assert!(!Rc::ptr_eq(&a.chunks[2], &b.chunks[2]), "the changed chunk is a copy");
         assert!(!Chunked::same(&a, &b));
+        assert_eq!(Chunked::shared_prefix(&a, &b), 128, "chunks 0 and 1 are shared");
         let c = b.clone();
         assert!(Chunked::same(&b, &c) && b == c);
         assert_eq!(a.get(201), None);

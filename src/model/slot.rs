@@ -59,8 +59,10 @@ pub struct Slot {
     #[serde(default, skip_serializing_if = "Chunked::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Entity[]"))]
     pub entities: Chunked<crate::entities::Entity>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merges: Vec<crate::entities::EntityMerge>,
+    /// Chunked like `entities`: a merge record keeps every claim it changed.
+    #[serde(default, skip_serializing_if = "Chunked::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "EntityMerge[]"))]
+    pub merges: Chunked<crate::entities::EntityMerge>,
     /// Retractions of this slot's claims, oldest first (kept after undo).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retractions: Vec<super::RetractionRecord>,
