@@ -329,8 +329,7 @@ impl Engine {
         match hit {
             Some(i) => {
                 if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                    let own_type = Some(txn.slot.entities[i].entity_type.as_str()).filter(|t| !t.is_empty()).unwrap_or(entity_type);
-                    recorded.forms.push(entities::name_form(name, own_type));
+                    recorded.forms.push(entities::name_form(name, txn.slot.entities[i].name_type(entity_type)));
                     txn.entity_mut(i).aliases.push(name.to_string());
                     if let Some(index) = index.as_mut() {
                         index.alias_added(&txn.slot.entities, i, entity_type, known);

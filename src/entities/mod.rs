@@ -45,6 +45,13 @@ pub struct Entity {
     pub merged_into: Option<String>,
 }
 
+impl Entity {
+    /// The type its names are read as: its own, or (for records without one) the registry's.
+    pub fn name_type<'a>(&'a self, registry_type: &'a str) -> &'a str {
+        if self.entity_type.is_empty() { registry_type } else { &self.entity_type }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
@@ -98,9 +105,15 @@ pub fn by_id(entities: &Entities, name: &str, entity_type: &str) -> Option<(usiz
 }
 
 /// Follows `merged_into` links to the entity that now holds the names.
-pub fn root_of(entities: &Entities, mut i: usize) -> usize {
+pub fn root_of(entities: &Entities, i: usize) -> usize {
+    root_by(entities, i, |id| entities.iter().position(|e| e.id == id))
+}
+
+/// `root_of` with `position` naming the first entity of an id; the walk is
+/// bounded by the number of entities (store data may hold a cycle).
+fn root_by(entities: &Entities, mut i: usize, position: impl Fn(&str) -> Option<usize>) -> usize {
     for _ in 0..entities.len() {
-        match entities[i].merged_into.as_ref().and_then(|t| entities.iter().position(|e| &e.id == t)) {
+        match entities[i].merged_into.as_deref().and_then(&position) {
             Some(next) => i = next,
             None => break,
         }
@@ -160,21 +173,14 @@ impl NameIndex {
     /// position `root_of` finds by a pass over the entities, and the same
     /// bound on the walk): a registry of thousands of merges is not walked
     /// once per merged entity.
-    fn root_in(&self, entities: &Entities, mut i: usize) -> usize {
-        for _ in 0..entities.len() {
-            match entities[i].merged_into.as_ref().and_then(|t| self.ids.get(t)) {
-                Some(&next) => i = next,
-                None => break,
-            }
-        }
-        i
+    fn root_in(&self, entities: &Entities, i: usize) -> usize {
+        root_by(entities, i, |id| self.ids.get(id).copied())
     }
 
     /// Indexes entity `i` (the next one): its names, id and whether it is merged.
     fn add_entity(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
         let e = &entities[i];
-        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
-        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, own_type)).collect();
+        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, e.name_type(entity_type))).collect();
         for form in &forms {
             self.note_form(i, form, entity_type, known);
         }
@@ -216,9 +222,8 @@ impl NameIndex {
     /// Keeps the index in step with `entities` after `aliases.push(name)` on entity `i`.
     pub fn alias_added(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
         let e = &entities[i];
-        let own_type = if e.entity_type.is_empty() { entity_type } else { e.entity_type.as_str() };
         let Some(name) = e.aliases.get(self.forms[i].len()) else { return };
-        let form = name_form(name, own_type);
+        let form = name_form(name, e.name_type(entity_type));
         self.note_form(i, &form, entity_type, known);
         self.forms[i].push(form);
     }

@@ -155,9 +155,13 @@ fn abbreviation(short: &NameForm, long: &NameForm) -> bool {
     compact == initials(l, false) || compact == initials(l, true)
 }
 
+fn is_number(token: &str) -> bool {
+    token.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The number words of a name ("8" of "Initech 8"), leading zeros dropped, sorted.
 fn numbers(form: &NameForm) -> Vec<&str> {
-    let mut found: Vec<&str> = form.tokens.iter().filter(|t| t.bytes().all(|b| b.is_ascii_digit())).map(|t| t.trim_start_matches('0')).collect();
+    let mut found: Vec<&str> = form.tokens.iter().filter(|t| is_number(t)).map(|t| t.trim_start_matches('0')).collect();
     found.sort_unstable();
     found
 }
@@ -168,7 +172,7 @@ fn numbers(form: &NameForm) -> Vec<&str> {
 /// A name with a number and one without ("Initech", "Initech 8") may still
 /// be the same and is asked about as before.
 fn numbered_apart(a: &NameForm, b: &NameForm) -> bool {
-    let has_number = |f: &NameForm| f.tokens.iter().any(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    let has_number = |f: &NameForm| f.tokens.iter().any(|t| is_number(t));
     has_number(a) && has_number(b) && numbers(a) != numbers(b)
 }
 

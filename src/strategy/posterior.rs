@@ -95,7 +95,6 @@ impl<'a> Values<'a> {
     }
 }
 
-
 #[derive(Clone)]
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
