@@ -188,6 +188,21 @@ fn objects_resolve_so_employer_spellings_confirm() {
 }
 
 #[test]
+fn merging_an_entity_merged_before_names_where_it_went() {
+    let h = harness(EngineConfig::default());
+    for name in ["Zephyr", "Yonder", "Xylo"] {
+        h.write(about(name, "org", "located_in", "Oslo"));
+    }
+    run(h.engine.merge_entities("org:yonder", "org:zephyr")).unwrap();
+    run(h.engine.merge_entities("org:xylo", "org:yonder")).unwrap();
+    for (into, from) in [("org:xylo", "org:zephyr"), ("org:zephyr", "org:xylo")] {
+        let err = run(h.engine.merge_entities(into, from)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains("\"org:zephyr\" was already merged into \"org:xylo\""), "{}", err.message);
+    }
+}
+
+#[test]
 fn a_person_merges_two_entities_and_can_undo_it() {
     let h = harness(EngineConfig::default());
     h.write(from(about("Bob Smith", "person", "born_on", "1980-01-01"), "a", 0.8));
@@ -651,6 +666,28 @@ fn an_entity_id_given_as_a_name_is_that_entity_not_a_new_one() {
 /// as the same writes one at a time: the same entities, rules, near matches
 /// and questions (a batch may skip re-resolving a name only when nothing it
 /// recorded earlier could change the answer).
+/// A batch that names a new entity by the id an earlier write of the same batch
+/// gives it means that entity, as one write at a time does (subject and object).
+#[test]
+fn a_batch_names_its_own_new_entity_by_id() {
+    let batch = vec![
+        about("Acme", "org", "located_in", "Boston"),
+        about("org:acme", "org", "located_in", "Boston"),
+        from(Candidate { subject: Some("ann".into()), ..cand("works_at", "Globex") }, "a", 0.8),
+        from(Candidate { subject: Some("bob".into()), ..cand("works_at", "org:globex") }, "a", 0.8),
+    ];
+    let singles = harness(EngineConfig::default());
+    let one_by_one: Vec<_> = batch.iter().cloned().map(|c| singles.write(c)).collect();
+    let many = run(harness(EngineConfig::default()).engine.remember_many(&batch, &WriteOptions::default())).unwrap();
+    for outcomes in [&one_by_one, &many] {
+        assert_eq!((outcomes[1].action, outcomes[1].claim.subject.as_str()), (Action::Confirmed, "org:acme"));
+        assert_eq!(outcomes[1].resolutions[0].rule, "id");
+        assert_eq!(outcomes[3].claim.object_entity.as_deref(), Some("org:globex"));
+        assert_eq!(outcomes[3].resolutions[0].rule, "id");
+        assert!(outcomes.iter().all(|o| o.conflicts.is_empty()));
+    }
+}
+
 mod batch_like_singles {
     use super::*;
     use proptest::prelude::*;
@@ -658,6 +695,8 @@ mod batch_like_singles {
     const NAMES: &[&str] = &[
         "Acme", "Acme Corp", "Acme Bank", "Acme-Bank", "Acme Bnak", "ACME, Inc.", "Globex", "Globexx", "Initech 8", "Initech 9", "Initech",
         "IBM", "International Business Machines", "Hooli", "Hooli XYZ", "Umbrella", "Umbrela", "Zurich", "Zürich", "Stark",
+        // Names that are the ids of entities the names above create.
+        "org:acme", "org:globex", "org:initech-8", "org:hooli",
     ];
 
     fn summary(outcomes: &[credence::model::Outcome]) -> Vec<(Option<String>, String, Vec<String>, usize)> {

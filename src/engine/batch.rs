@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::entity::PendingName;
+use super::entity::{BatchIds, PendingName};
 use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Outcome};
@@ -38,8 +38,9 @@ impl Engine {
             planned.push(p);
         }
         let mut resolutions = Vec::with_capacity(planned.len());
+        let mut batch_ids = BatchIds::batch();
         for (p, c) in planned.iter_mut().zip(candidates) {
-            resolutions.push(self.resolve_planned(p, c.subject_type.as_deref()).await?);
+            resolutions.push(self.resolve_planned(p, c.subject_type.as_deref(), &mut batch_ids).await?);
         }
         let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (i, p) in planned.iter().enumerate() {

@@ -157,6 +157,31 @@ impl Recorded {
     }
 }
 
+/// The ids of the new entities a batch's names planned so far, by type
+/// (empty for one write at a time): a later name of the batch that is one of
+/// them names that entity, as it would once the earlier write had recorded it.
+#[derive(Default)]
+pub(crate) struct BatchIds {
+    on: bool,
+    ids: Vec<(String, String)>,
+}
+
+impl BatchIds {
+    pub fn batch() -> Self {
+        BatchIds { on: true, ids: Vec::new() }
+    }
+
+    fn plan(&mut self, entity_type: &str, id: &str) {
+        if self.on {
+            self.ids.push((entity_type.to_string(), id.to_string()));
+        }
+    }
+
+    fn planned(&self, entity_type: &str, name: &str) -> bool {
+        self.ids.iter().any(|(t, id)| t == entity_type && id == name)
+    }
+}
+
 /// Where a name resolved to a known entity: its type, id, the registry version
 /// and the entity's place in that version.
 #[derive(Debug, Clone)]
@@ -220,7 +245,7 @@ impl Engine {
     /// entity will get. Ids are derived from the name's key, so a write whose
     /// registry commit was lost (a crash in between) is found again by the
     /// next write of the same name.
-    async fn plan_name(&self, name: &str, entity_type: &str) -> Result<PendingName> {
+    async fn plan_name(&self, name: &str, entity_type: &str, batch: &mut BatchIds) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
         let slot = self.store.read_slot(&registry(&entity_type)).await?;
         let by_id = entities::by_id(&slot.entities, name, &entity_type);
@@ -228,12 +253,17 @@ impl Engine {
         let index = self.names.of(&entity_type, &slot, &self.settings);
         let (hit, mut resolution) = match by_id {
             Some((i, r)) => (Some(i), r),
+            // The id of a new entity an earlier name of the batch will create: that
+            // entity, as one write at a time would find it (recorded by `record_in`).
+            None if batch.planned(&entity_type, name) => (None, entities::by_new_id(name)),
             None => index.resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
         };
         let merged_from = match hit {
             Some(i) => related_entities(&slot, &index, i),
+            None if resolution.rule == "id" => Vec::new(),
             None => {
                 resolution.entity_id = entities::new_id(|id| index.id_taken(id), name, &entity_type);
+                batch.plan(&entity_type, &resolution.entity_id);
                 Vec::new()
             }
         };
@@ -316,6 +346,10 @@ impl Engine {
     fn record_in(&self, txn: &mut SlotTxn, p: &PendingName, index: &mut Option<NameIndex>, recorded: &mut Recorded) -> Result<Resolution> {
         let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
         let known = &self.settings.known_aliases;
+        // A name that is an entity's id (one an earlier name of this batch created) changes nothing.
+        if let Some((_, r)) = entities::by_id(&txn.slot.entities, name, entity_type) {
+            return Ok(r);
+        }
         // The registry as planned against, and nothing recorded in this
         // transaction since that could change the answer (a batch's names):
         // the plan's resolution stands.
@@ -378,10 +412,10 @@ impl Engine {
     }
 
     /// Points a planned write at the entities its subject and object name (nothing is written yet).
-    pub(crate) async fn resolve_planned(&self, planned: &mut Planned, subject_type: Option<&str>) -> Result<Vec<PendingName>> {
+    pub(crate) async fn resolve_planned(&self, planned: &mut Planned, subject_type: Option<&str>, batch: &mut BatchIds) -> Result<Vec<PendingName>> {
         let mut out = Vec::new();
         if let Some(t) = subject_type {
-            let p = self.plan_name(&planned.prepared.draft.subject, t).await?;
+            let p = self.plan_name(&planned.prepared.draft.subject, t, batch).await?;
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
             planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
@@ -389,7 +423,7 @@ impl Engine {
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
-            let p = self.plan_name(&planned.prepared.draft.object, &t).await?;
+            let p = self.plan_name(&planned.prepared.draft.object, &t, batch).await?;
             planned.prepared.draft.object_entity = Some(p.resolution.entity_id.clone());
             out.push(p);
         }

@@ -96,8 +96,9 @@ impl Engine {
                     }
                 }
                 let (target, source) = (&txn.slot.entities[ti], &txn.slot.entities[si]);
-                if source.merged_into.is_some() || target.merged_into.is_some() {
-                    return Err(Error::invalid("entities", format!("{:?} was already merged into another entity", if source.merged_into.is_some() { &from } else { &into })));
+                if let Some((id, i)) = [(&from, si), (&into, ti)].into_iter().find(|&(_, i)| txn.slot.entities[i].merged_into.is_some()) {
+                    let root = &txn.slot.entities[entities::root_of(&txn.slot.entities, i)].id;
+                    return Err(Error::invalid("entities", format!("{id:?} was already merged into {root:?}: name {root:?} instead")));
                 }
                 let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
                 txn.entity_mut(ti).aliases.extend(aliases_added.iter().cloned());

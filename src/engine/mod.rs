@@ -230,7 +230,7 @@ impl Engine {
         let mut hops = 0;
         loop {
             let mut planned = self.plan(candidate, call_strategy, now)?;
-            let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref()).await?;
+            let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref(), &mut entity::BatchIds::default()).await?;
             let Some((mut outcome, kept)) = self.write_planned(&planned, options, now).await? else {
                 // The subject's entity was merged after its name was resolved: resolve it again.
                 hops += 1;

@@ -104,6 +104,12 @@ pub fn by_id(entities: &Entities, name: &str, entity_type: &str) -> Option<(usiz
     Some((root, Resolution::new(name, entities[root].id.clone(), "id", 1.0, Vec::new())))
 }
 
+/// The resolution of a name that is the id of a new entity not recorded yet
+/// (an earlier write of the same batch creates it).
+pub fn by_new_id(name: &str) -> Resolution {
+    Resolution::new(name, name.to_string(), "id", 1.0, Vec::new())
+}
+
 /// Follows `merged_into` links to the entity that now holds the names.
 pub fn root_of(entities: &Entities, i: usize) -> usize {
     root_by(entities, i, |id| entities.iter().position(|e| e.id == id))
