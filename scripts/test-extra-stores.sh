@@ -28,7 +28,7 @@ if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/c
 fi
 
 step "vitest: PostgresStore on the server, on each Node line"
-with_each_node node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js
+with_each_node node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js js-tests/vitest/held-snapshots.test.js
 
 step "vitest: the model-based and concurrent-agents random tests, including the server"
 node_modules/.bin/vitest run js-tests/vitest/model-random.test.js js-tests/vitest/concurrency-random.test.js

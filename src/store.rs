@@ -45,6 +45,14 @@ pub trait Store {
             Ok(Err(commit))
         }
     }
+    /// `load_slot` for a write, which the store may answer from a snapshot it
+    /// holds without asking its backend (PostgresStore: one round trip per
+    /// write instead of two). `true` with the slot: it may be stale. The
+    /// engine then relies on `commit_slot`'s version check, and reloads with
+    /// `load_slot` before it answers anything without committing.
+    async fn load_slot_to_write(&self, slot: &SlotRef) -> Result<(Slot, bool)> {
+        self.load_slot(slot).await.map(|s| (s, false))
+    }
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>>;
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>>;
     /// Every slot, or a subject's slots, in key order. A subject's slots come

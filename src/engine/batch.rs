@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::entity::{BatchIds, PendingName};
-use super::{outcome, replay, Applied, Engine, Planned, WriteOptions};
+use super::{outcome, replay, Applied, Engine, Held, Planned, WriteOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Outcome};
 use crate::strategy::Strategy;
@@ -90,9 +90,10 @@ impl Engine {
         {
             let slot_ref = planned[indices[0]].prepared.slot.clone();
             let mut attempts = 0;
+            let mut held = Held::Allowed;
             loop {
                 attempts += 1;
-                let slot = self.store.load_slot(&slot_ref).await?;
+                let slot = held.load(&*self.store, &slot_ref).await?;
                 let first = &planned[indices[0]];
                 // Checked after the slot is read: a merge that seals the slot later changes its version.
                 if self.merged_since(first).await? {
@@ -123,13 +124,17 @@ impl Engine {
                 let commit = txn.into_commit(slot_ref.clone());
                 let changed = dirty || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
                 let (slot, version) = if !changed {
+                    // Answers without a commit: only from the slot as it is now.
+                    if held.recheck(&mut attempts) {
+                        continue;
+                    }
                     let version = commit.expected_version;
                     (Rc::new(commit.slot), version)
                 } else if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
                     let version = slot.version;
                     (slot, version)
                 } else {
-                    if attempts > self.settings.retries {
+                    if !held.recheck(&mut attempts) && attempts > self.settings.retries {
                         return Err(super::gave_up(&slot_ref, attempts));
                     }
                     continue;

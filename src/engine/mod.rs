@@ -257,11 +257,13 @@ impl Engine {
         let finish = |o: Outcome| (o, true);
         self.ensure_calibration().await?;
         let mut attempts = 0;
+        let mut held = Held::Allowed;
         loop {
             attempts += 1;
-            let slot = self.store.load_slot(slot_ref).await?;
+            let slot = held.load(&*self.store, slot_ref).await?;
             // A write that already landed answers with its recorded outcome,
-            // whatever version the caller last read (SPEC §8).
+            // whatever version the caller last read (SPEC §8). A held snapshot
+            // holds only what was committed, so its records stand too.
             if let Some(record) = planned.replayed_in(&slot) {
                 return replay(&slot, record, planned.strategy, planned.source).map(finish).map(Some);
             }
@@ -274,6 +276,9 @@ impl Engine {
             }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
+                    if held.recheck(&mut attempts) {
+                        continue;
+                    }
                     return Err(stale(slot_ref, expected, slot.version));
                 }
             }
@@ -281,6 +286,10 @@ impl Engine {
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi()).calibrated(self.calibration_version());
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
+                // An answer without a commit: only from the slot as it is now.
+                if held.recheck(&mut attempts) {
+                    continue;
+                }
                 let version = txn.slot.version;
                 return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
             }
@@ -291,6 +300,9 @@ impl Engine {
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(Some(done));
+            }
+            if held.recheck(&mut attempts) {
+                continue;
             }
             if let Some(expected) = options.expected_version {
                 return Err(stale(slot_ref, expected, expected + 1));
@@ -376,6 +388,40 @@ impl Engine {
                 return result;
             }
         }
+    }
+}
+
+/// Whether a write's slot may come from a snapshot the store holds
+/// (`Store::load_slot_to_write`). Once a held snapshot turned out stale, or an
+/// answer must not rest on one, the write reloads from the store; that reload
+/// is not counted as another attempt (no other writer was involved).
+#[derive(Clone, Copy, PartialEq)]
+enum Held {
+    Allowed,
+    /// The last load came from a snapshot the store held.
+    Served,
+    Refused,
+}
+
+impl Held {
+    async fn load(&mut self, store: &dyn Store, slot_ref: &SlotRef) -> Result<Slot> {
+        if *self == Held::Refused {
+            return store.load_slot(slot_ref).await;
+        }
+        let (slot, held) = store.load_slot_to_write(slot_ref).await?;
+        *self = if held { Held::Served } else { Held::Refused };
+        Ok(slot)
+    }
+
+    /// `true`: the slot came from a held snapshot; load it again from the store
+    /// (the attempt is given back).
+    fn recheck(&mut self, attempts: &mut u32) -> bool {
+        let served = *self == Held::Served;
+        *self = Held::Refused;
+        if served {
+            *attempts -= 1;
+        }
+        served
     }
 }
 

@@ -53,13 +53,16 @@ fn absent(v: &JsValue) -> bool {
 pub struct JsStore {
     target: JsValue,
     tagged: bool,
+    /// The store has `loadSlotToWrite` (it may hold snapshots of slots).
+    holds: bool,
     snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
 }
 
 impl JsStore {
     pub fn new(target: JsValue) -> Self {
-        let tagged = Reflect::get(&target, &"slotTag".into()).is_ok_and(|f| f.is_function());
-        JsStore { target, tagged, snapshots: RefCell::default() }
+        let has = |method: &str| Reflect::get(&target, &method.into()).is_ok_and(|f| f.is_function());
+        let (tagged, holds) = (has("slotTag"), has("loadSlotToWrite"));
+        JsStore { target, tagged, holds, snapshots: RefCell::default() }
     }
 
     /// The store's tag of the slot's current content; None when it gives none.
@@ -130,6 +133,20 @@ impl Store for JsStore {
         let loaded = Rc::new(self.fetch_slot(slot).await?);
         self.snapshots.borrow_mut().insert(slot.key.clone(), (tag, loaded.clone()));
         Ok(loaded)
+    }
+
+    /// `store.loadSlotToWrite(ref)` answers `{ slot, held }`: `held` when the
+    /// slot came from a snapshot the store kept rather than from its backend.
+    async fn load_slot_to_write(&self, slot: &SlotRef) -> Result<(Slot, bool)> {
+        if !self.holds || self.keeps_snapshot(slot) {
+            return self.load_slot(slot).await.map(|s| (s, false));
+        }
+        let v = self.call("loadSlotToWrite", &[arg(slot)?]).await?;
+        let malformed = || Error::new(ErrorCode::MalformedStoreData, "store.loadSlotToWrite() result: must be { slot, held: boolean }");
+        let held = Reflect::get(&v, &"held".into()).ok().and_then(|h| h.as_bool()).ok_or_else(malformed)?;
+        let loaded = Reflect::get(&v, &"slot".into()).map_err(|_| malformed())?;
+        let loaded = if absent(&loaded) { Slot::default() } else { self.read(loaded, "loadSlotToWrite")? };
+        Ok((loaded, held))
     }
 
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {

@@ -76,6 +76,15 @@ export interface ClaimStore {
    * entity of a type) between writes and reloads one only when its tag moved.
    */
   slotTag?(ref: SlotRef): Promise<string | number | null | undefined> | string | number | null | undefined;
+  /**
+   * Optional: the load of a write, which may come from a snapshot the store
+   * holds (`held: true`) instead of its backend — one round trip saved per
+   * write. A held snapshot must be a version the slot really had, as loaded
+   * or committed. It may be stale: `commitSlot` refuses it by version (so a
+   * version must never name two contents), and the engine loads again with
+   * `loadSlot` before it answers anything it does not commit.
+   */
+  loadSlotToWrite?(ref: SlotRef): Promise<{ slot: Slot | null | undefined; held: boolean }> | { slot: Slot | null | undefined; held: boolean };
 }
 
 /** Consolidates the active entries (oldest first) with the incoming one. */

@@ -201,7 +201,8 @@ function commitRows(t, changed, removed) {
 
 function sql(t) {
   return {
-    load: `SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    // xmin::text: with the version, what a held snapshot's commit compares (see loadSlotToWrite).
+    load: `SELECT slot, xmin::text AS xmin FROM ${t.slots} WHERE scope = $1 AND key = $2`,
     // xmin: the transaction that wrote this row version, so the tag changes with every
     // commit and never repeats for other content, even after the table is emptied.
     tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2`,
@@ -215,17 +216,19 @@ function sql(t) {
     // $1 scope, $2 key, $3 subject, $4 predicate, $5 new version, $6 slot,
     // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version,
     // then (after the erase's log, $11) the changed entities as a jsonb array and the
-    // removed entity ids, or nulls for a commit that did not say (every entity compared).
+    // removed entity ids, or nulls for a commit that did not say (every entity compared);
+    // commitUpdate's $13 is the xmin the slot was read at, or null (the version alone).
     commitInsert: `WITH won AS (
       INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
-      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
     ), ${commitRows(t, '$10', '$11')}
-    SELECT version FROM won`,
+    SELECT version, xmin FROM won`,
     commitUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
+      WHERE scope = $1 AND key = $2 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
+      RETURNING version, slot, xmin::text AS xmin
     ), ${commitRows(t, '$11', '$12')}
-    SELECT version FROM won`,
+    SELECT version, xmin FROM won`,
     // Privacy erasure: the commit above, plus the slot's existing log rows
     // rewritten in place, matched by position (version, seq order) with $11.
     eraseUpdate: `WITH won AS (
@@ -255,6 +258,9 @@ function sql(t) {
       ORDER BY key COLLATE "C" LIMIT $3`,
   };
 }
+
+// Slots a store keeps for loadSlotToWrite (a slot document is a few KB).
+const HELD_SLOTS = 1024;
 
 // One queue per single-connection queryable, shared by every store using it.
 const queues = new WeakMap();
@@ -319,6 +325,8 @@ export class PostgresStore {
   #sql;
   #pool;
   #prepared;
+  /** slot key → the slot as this store last loaded or committed it (see loadSlotToWrite) */
+  #held = new Map();
 
   constructor(queryable, options = {}) {
     if (!queryable || typeof queryable.query !== 'function') {
@@ -370,7 +378,39 @@ export class PostgresStore {
 
   async loadSlot(ref) {
     const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
-    return rows.length ? json(rows[0].slot) : null;
+    const slot = rows.length ? json(rows[0].slot) : null;
+    this.#hold(ref.key, slot, rows[0]?.xmin);
+    return slot;
+  }
+
+  /**
+   * A write's load, answered from the version of the slot this store last
+   * loaded or committed when it holds one (`held: true`), without a query: a
+   * write then costs one round trip, its commit. The commit compares the
+   * version and the row's xmin (the transaction that wrote it, which a
+   * wiped and refilled table does not repeat), so a snapshot another writer
+   * made stale writes nothing; the engine then loads again.
+   */
+  async loadSlotToWrite(ref) {
+    const held = this.#held.get(ref.key);
+    if (held === undefined) return { slot: await this.loadSlot(ref), held: false };
+    this.#held.delete(ref.key);
+    this.#held.set(ref.key, held);
+    return { slot: held.slot, held: true };
+  }
+
+  /** Keeps the newest HELD_SLOTS slots (not reserved ones: registries and archive chunks are large and read otherwise). */
+  #hold(key, slot, xmin) {
+    this.#held.delete(key);
+    if (!slot || typeof xmin !== 'string' || key.startsWith('\u001f')) return;
+    this.#held.set(key, { slot, xmin });
+    if (this.#held.size > HELD_SLOTS) this.#held.delete(this.#held.keys().next().value);
+  }
+
+  /** The xmin a commit expecting `version` compares, when this store saw that version. */
+  #xminAt(key, version) {
+    const held = this.#held.get(key);
+    return held !== undefined && held.slot.version === version ? held.xmin : null;
   }
 
   /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
@@ -385,10 +425,13 @@ export class PostgresStore {
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log),
     ];
+    const xmin = this.#xminAt(ref.key, expectedVersion);
+    this.#held.delete(ref.key);
     try {
       const won = expectedVersion === 0
         ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit)])
-        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit)]);
+        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit), xmin]);
+      if (won.rows.length > 0) this.#hold(ref.key, slot, won.rows[0].xmin);
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
@@ -406,6 +449,7 @@ export class PostgresStore {
   async eraseSlot(commit, log) {
     const { ref, expectedVersion, slot } = commit;
     if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
+    this.#held.delete(ref.key);
     if (expectedVersion === 0) return this.commitSlot(commit);
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
