@@ -1,58 +1,91 @@
-// PostgresStore.loadSlotToWrite (ClaimStore, optional): a write loads its slot
-// from the version the store last loaded or committed, so it costs one round
-// trip (its commit). Two store objects on one scope stand for two processes:
-// a snapshot the other one made stale is refused by the commit and reloaded,
-// and a table wiped and refilled to the same version is not mistaken for it.
+// ClaimStore.loadSlotToWrite (optional), on PostgresStore and IndexedDbStore:
+// a write loads its slot from the version the store last loaded or committed,
+// so it costs one round trip or transaction (its commit). Two store objects
+// on one scope stand for two processes (or tabs): a snapshot the other one
+// made stale is refused by the commit and reloaded, and data wiped and
+// refilled to the same version is not mistaken for it.
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { Memory, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { IndexedDbStore, Memory, POSTGRES_SCHEMA, PostgresStore } from 'credence';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
 const { db } = tempRootAndPglite('credence-held-');
 const url = process.env.DATABASE_URL;
-const servers = { PGlite: () => db };
-if (url) {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  servers['a PostgreSQL server'] = async () => {
-    await pool.query(POSTGRES_SCHEMA);
-    return pool;
+const run = `${process.pid}-${Date.now()}`;
+let n = 0;
+
+/** A store class that counts the slot loads that reach its backend (loadSlotToWrite calls loadSlot when it holds nothing). */
+function counted(Store) {
+  return class extends Store {
+    loads = 0;
+    loadSlot(ref) {
+      if (ref.subject === 'ann') this.loads++;
+      return super.loadSlot(ref);
+    }
   };
 }
 
-/** A queryable that counts the slot loads it passes on. */
-function counting(q) {
-  const counts = { loads: 0 };
+const postgres = (connect) => async () => {
+  const q = await connect();
+  const scope = `held-${run}-${++n}`;
+  const Store = counted(PostgresStore);
   return {
-    counts,
-    query: (text, values) => {
-      if (/^SELECT slot, xmin/.test(text)) counts.loads++;
-      return q.query(text, values);
+    open: () => new Store(q, { scope }),
+    wipe: async () => {
+      for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log']) await q.query(`DELETE FROM ${table} WHERE scope = $1`, [scope]);
     },
   };
+};
+const backends = { 'PostgresStore on PGlite': postgres(() => db) };
+if (url) {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  backends['PostgresStore on a PostgreSQL server'] = postgres(async () => {
+    await pool.query(POSTGRES_SCHEMA);
+    return pool;
+  });
 }
+const idb = new IDBFactory();
+backends['IndexedDbStore (fake-indexeddb)'] = async () => {
+  const name = `held-${++n}`;
+  const Store = counted(IndexedDbStore);
+  const opened = [];
+  return {
+    open: () => {
+      const store = new Store(name, { indexedDB: idb, IDBKeyRange });
+      opened.push(store);
+      return store;
+    },
+    wipe: async () => {
+      for (const store of opened) store.close();
+      await new Promise((resolve, reject) => {
+        const req = idb.deleteDatabase(name);
+        req.onsuccess = resolve;
+        req.onerror = () => reject(req.error);
+      });
+    },
+  };
+};
 
 const lives = (city, year) => ({ subject: 'ann', predicate: 'located_in', object: city, validFrom: year });
 const current = async (memory) => (await memory.recall('ann', { predicate: 'located_in' })).map((c) => c.object);
 
-let n = 0;
-const run = `${process.pid}-${Date.now()}`;
-for (const [name, connect] of Object.entries(servers)) {
-  describe(`held snapshots — PostgresStore on ${name}`, () => {
+for (const [name, backend] of Object.entries(backends)) {
+  describe(`held snapshots — ${name}`, () => {
     it('a write after the first loads nothing: one round trip, its commit', async () => {
-      const q = counting(await connect());
-      const memory = new Memory({ store: new PostgresStore(q, { scope: `held-${run}-${++n}` }) });
+      const store = (await backend()).open();
+      const memory = new Memory({ store });
       await memory.remember(lives('Paris', '2020'));
-      const before = q.counts.loads;
+      const before = store.loads;
       for (const [i, city] of ['Rome', 'Oslo', 'Lima', 'Kyiv'].entries()) await memory.remember(lives(city, `${2021 + i}`));
-      expect(q.counts.loads).toBe(before);
+      expect(store.loads).toBe(before);
       expect(await current(memory)).toEqual(['Kyiv']);
     });
 
     it('a snapshot another writer made stale is reloaded, and costs no retry', async () => {
-      const scope = `held-${run}-${++n}`;
-      const q = await connect();
-      const a = new Memory({ store: new PostgresStore(q, { scope }), retries: 0 });
-      const b = new Memory({ store: new PostgresStore(q, { scope }), retries: 0 });
+      const { open } = await backend();
+      const a = new Memory({ store: open(), retries: 0 });
+      const b = new Memory({ store: open(), retries: 0 });
       await a.remember(lives('Paris', '2020'));
       await b.remember(lives('London', '2024'));
       // Against a's snapshot (Paris only) London is new; it is a confirmation.
@@ -69,15 +102,14 @@ for (const [name, connect] of Object.entries(servers)) {
       expect(await a.checkInvariants()).toEqual([]);
     });
 
-    it('a table wiped and refilled to the same version is not taken for the snapshot', async () => {
-      const scope = `held-${run}-${++n}`;
-      const q = await connect();
-      const a = new Memory({ store: new PostgresStore(q, { scope }) });
+    it('data wiped and refilled to the same version is not taken for the snapshot', async () => {
+      const { open, wipe } = await backend();
+      const a = new Memory({ store: open() });
       await a.remember(lives('Paris', '2020'));
       await a.remember(lives('Rome', '2021'));
-      for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log']) await q.query(`DELETE FROM ${table} WHERE scope = $1`, [scope]);
+      await wipe();
       // Another process refills the slot to the version a's snapshot has, with other values.
-      const b = new Memory({ store: new PostgresStore(q, { scope }) });
+      const b = new Memory({ store: open() });
       await b.remember(lives('Oslo', '2022'));
       await b.remember(lives('Lima', '2023'));
       const o = await a.remember(lives('Kyiv', '2024'));

@@ -26,6 +26,8 @@ import { indexOf } from './slot-index.js';
 
 const DB_VERSION = 3;
 const STORES = ['slots', 'claims', 'conflicts', 'log'];
+// Slots a store keeps for loadSlotToWrite (a slot document is a few KB).
+const HELD_SLOTS = 1024;
 
 function createV1(db) {
   const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
@@ -97,6 +99,8 @@ export class IndexedDbStore {
   #keyRange;
   #durability;
   #db = null;
+  /** slot key → { slot, tag } as this store last loaded or committed it (see loadSlotToWrite) */
+  #held = new Map();
 
   /**
    * @param {string} name the IndexedDB database name (created when missing).
@@ -146,7 +150,31 @@ export class IndexedDbStore {
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
+    this.#hold(ref.key, record.slot, record.tag);
     return record.slot;
+  }
+
+  /**
+   * A write's load, answered from the version of the slot this store last
+   * loaded or committed when it holds one (`held: true`): one transaction per
+   * write, its commit. The commit compares the version and the random tag
+   * that version was written with, so a snapshot another tab or store made
+   * stale (even in a database deleted and refilled) writes nothing.
+   */
+  async loadSlotToWrite(ref) {
+    const held = this.#held.get(ref.key);
+    if (held === undefined) return { slot: await this.loadSlot(ref), held: false };
+    this.#held.delete(ref.key);
+    this.#held.set(ref.key, held);
+    return { slot: held.slot, held: true };
+  }
+
+  /** Keeps the newest HELD_SLOTS tagged slots (not reserved ones: registries and archive chunks are large and read otherwise). */
+  #hold(key, slot, tag) {
+    this.#held.delete(key);
+    if (!slot || typeof tag !== 'string' || key.startsWith('\u001f')) return;
+    this.#held.set(key, { slot, tag });
+    if (this.#held.size > HELD_SLOTS) this.#held.delete(this.#held.keys().next().value);
   }
 
   /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
@@ -175,7 +203,12 @@ export class IndexedDbStore {
   async #commit(method, commit, rewrite) {
     const scope = this.#scope;
     const { ref } = commit;
-    return this.#withDb(method, (db) => new Promise((resolve, reject) => {
+    const held = this.#held.get(ref.key);
+    // The tag of the version this store saw, when it saw the expected one.
+    const seenTag = held !== undefined && held.slot.version === commit.expectedVersion ? held.tag : null;
+    this.#held.delete(ref.key);
+    const tag = newTag();
+    const won = await this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
       let stale = false;
       let failure = null;
@@ -185,7 +218,7 @@ export class IndexedDbStore {
       const read = slots.get([scope, ref.key]);
       read.onsuccess = () => {
         const version = read.result?.slot?.version ?? 0;
-        if (version !== commit.expectedVersion) {
+        if (version !== commit.expectedVersion || (seenTag !== null && read.result?.tag !== seenTag)) {
           // Another writer got there first: write nothing.
           stale = true;
           tx.abort();
@@ -194,7 +227,7 @@ export class IndexedDbStore {
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
           const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
-          slots.put({ ...at, slot: commit.slot, ...slotFields, tag: newTag() });
+          slots.put({ ...at, slot: commit.slot, ...slotFields, tag });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
@@ -225,6 +258,8 @@ export class IndexedDbStore {
         }
       };
     }));
+    if (won) this.#hold(ref.key, commit.slot, tag);
+    return won;
   }
 
   async findClaim(claimId) {
