@@ -127,6 +127,31 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
       });
     });
 
+    it('loadSlotToWrite (when the store has it): a version the slot had, and a stale one never commits', async () => {
+      const { store, reopen } = await fresh();
+      if (typeof store.loadSlotToWrite !== 'function') return;
+      const r = ref('user', 'located_in');
+      const empty = await store.loadSlotToWrite(r);
+      expect(typeof empty.held).toBe('boolean');
+      expect(empty.slot ?? null).toBeNull();
+      const first = slot(1, [claim('cl_1', 'Paris', { predicate: 'located_in' })]);
+      expect(await store.commitSlot(commit(r, 0, first))).toBe(true);
+      const seen = await store.loadSlotToWrite(r);
+      expect(normalize(seen.slot)).toEqual(normalize(first));
+      // Another store object (another process) moves the slot on; this one may still hold version 1.
+      const other = reopen();
+      const second = slot(2, [claim('cl_2', 'Rome', { predicate: 'located_in' })]);
+      expect(await other.commitSlot(commit(r, 1, second))).toBe(true);
+      const held = await store.loadSlotToWrite(r);
+      expect([1, 2]).toContain(held.slot.version);
+      if (held.slot.version === 1) {
+        expect(held.held).toBe(true);
+        expect(await store.commitSlot(commit(r, 1, slot(2, [claim('cl_3', 'Oslo', { predicate: 'located_in' })])))).toBe(false);
+      }
+      expect(normalize(await store.loadSlot(r))).toEqual(normalize(second));
+      expect(normalize((await store.loadSlotToWrite(r)).slot)).toEqual(normalize(second));
+    });
+
     indexCases(fresh);
 
     describe('engine on this store', () => {

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { Memory, MemoryStore, CredenceError } from 'credence';
 
-const METHODS = ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots'];
-const READS = new Set(['loadSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']);
+const METHODS = ['loadSlot', 'loadSlotToWrite', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots'];
+const READS = new Set(['loadSlot', 'loadSlotToWrite', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']);
 
 function faultyStore(inner) {
   const state = { calls: 0, failAt: 0, mode: 'throw' };
@@ -21,6 +21,8 @@ function faultyStore(inner) {
         if (mode === 'timeout') return new Promise((_, reject) => setTimeout(() => reject(new Error(`${m} timed out`)), 2));
         if (mode === 'malformed') return Promise.resolve(['listSlots', 'listConflicts', 'dirtySlots'].includes(m) ? [{ key: 7 }] : { version: 'seven', claims: 'none' });
       }
+      // A store that holds snapshots (ClaimStore.loadSlotToWrite): here always the slot as it is.
+      if (m === 'loadSlotToWrite') return Promise.resolve(inner.loadSlot(...args)).then((slot) => ({ slot, held: true }));
       return inner[m](...args);
     };
   }
