@@ -162,3 +162,16 @@ fn a_batch_writes_from_held_snapshots_too() {
     assert_eq!(store.backend_loads.get(), loads + 1, "the stale snapshot, then one load");
     assert_sound(&a);
 }
+
+#[test]
+fn a_replayed_write_shows_its_claim_as_it_is_now() {
+    let (a, _, b, _) = two_writers(3);
+    let keyed = credence::model::Candidate { id: Some("w1".into()), ..lives_in("Paris", "2020") };
+    let first = write(&a, keyed.clone(), &WriteOptions::default()).unwrap();
+    write(&b, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
+    // a holds the slot from before London: its replay must not say Paris is current.
+    let again = write(&a, keyed, &WriteOptions::default()).unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.claim.id, first.claim.id);
+    assert!(!again.claim.status.is_current(), "{:?}", again.claim.status);
+}

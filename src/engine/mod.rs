@@ -262,9 +262,13 @@ impl Engine {
             attempts += 1;
             let slot = held.load(&*self.store, slot_ref).await?;
             // A write that already landed answers with its recorded outcome,
-            // whatever version the caller last read (SPEC §8). A held snapshot
-            // holds only what was committed, so its records stand too.
+            // whatever version the caller last read (SPEC §8), and with its
+            // claim as the slot holds it now (superseded, retracted or erased
+            // since, perhaps): not from a held snapshot.
             if let Some(record) = planned.replayed_in(&slot) {
+                if held.recheck(&mut attempts) {
+                    continue;
+                }
                 return replay(&slot, record, planned.strategy, planned.source).map(finish).map(Some);
             }
             if let Some(replayed) = self.replayed_before_merge(planned).await? {
