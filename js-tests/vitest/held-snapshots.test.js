@@ -102,6 +102,16 @@ for (const [name, backend] of Object.entries(backends)) {
       expect(await a.checkInvariants()).toEqual([]);
     });
 
+    it('a replayed candidate id shows its claim as the slot holds it now', async () => {
+      const { open } = await backend();
+      const a = new Memory({ store: open() });
+      const b = new Memory({ store: open() });
+      const first = await a.remember({ ...lives('Paris', '2020'), id: 'w1' });
+      await b.remember(lives('London', '2024'));
+      const again = await a.remember({ ...lives('Paris', '2020'), id: 'w1' });
+      expect([again.replayed, again.claim.id, again.claim.status]).toEqual([true, first.claim.id, 'superseded']);
+    });
+
     it('data wiped and refilled to the same version is not taken for the snapshot', async () => {
       const { open, wipe } = await backend();
       const a = new Memory({ store: open() });
