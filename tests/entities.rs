@@ -607,6 +607,32 @@ fn a_write_that_resolved_its_name_before_a_merge_follows_the_merge() {
     assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
 
+/// A write that lands between an undo's checks and its commit to the same slot
+/// (concurrency seed 546062062) makes the undo refuse, as it would have a moment
+/// earlier, instead of restoring a claim beside the one written since.
+#[test]
+fn a_write_landing_while_an_undo_restores_its_slot_makes_the_undo_refuse() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    let m = run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
+    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap(), 0);
+    let write = Box::new(move || {
+        let late = Candidate { valid_from: Some("2026-06-01".into()), ..about("Globex", "org", "located_in", "Rome") };
+        let o = run(other.remember(&late, &WriteOptions::default())).unwrap();
+        assert_eq!((o.action, o.claim.subject.as_str()), (Action::Superseded, "org:globex"));
+    });
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("org:globex", "located_in"), write));
+    let err = run(h.engine.undo_entity_merge(&m.id)).unwrap_err();
+    assert!(h.store.before_commit.borrow().is_none(), "the other writer's step ran");
+    assert_eq!(err.code, ErrorCode::UndoStale, "{}", err.message);
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+    let current: Vec<String> = located(&h, "org:globex").into_iter().filter(|(_, s)| s.is_current()).map(|(v, _)| v).collect();
+    assert_eq!(current, vec!["Rome"]);
+    assert!(run(h.engine.unfinished_entity_merges()).unwrap().is_empty(), "the merge stands, not half undone");
+    assert_eq!(run(h.engine.undo_entity_merge(&m.id)).unwrap_err().code, ErrorCode::UndoStale);
+}
+
 #[test]
 fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
     let h = harness(EngineConfig::default());

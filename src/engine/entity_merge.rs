@@ -304,40 +304,18 @@ impl Engine {
         Ok(())
     }
 
-    /// Reverts a merge (or rolls back one a crash interrupted): names and
-    /// claims back as they were; claims the merge created are retired (kept
-    /// for the audit trail). Refused with `UNDO_STALE`, writing nothing, when
-    /// a claim it changed has changed since.
-    /// The invariant an undo would break in `slot` beside a claim the merge did
-    /// not move or change (one written since: it may rely on the merged state),
-    /// found by restoring a copy of the slot.
+    /// `clash_after_undo` against the slot's log as stored now.
     async fn undo_clash(&self, slot_ref: &SlotRef, slot: &Slot, happened: &[&ClaimRevert]) -> Result<Option<invariants::Violation>> {
         let log = self.store.read_log(slot_ref).await?;
-        let mooted = super::undo_guard::mooted_by_merge(&log);
-        let mut after = slot.clone();
-        for cf in after.conflicts.iter_mut().filter(|c| mooted.contains(&c.id) && c.status == ConflictStatus::Moot) {
-            cf.status = ConflictStatus::Open;
-        }
-        let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
-        for r in &mine {
-            if let Some(c) = after.claims.iter_mut().find(|c| c.id == r.claim_id && !is_reverted(r, c)) {
-                restore(c, r);
-            }
-        }
-        for (cf, copy, back) in conflicts_going_back(&after, &mine) {
-            if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
-                c.rename_claim(&copy, &back);
-            }
-        }
-        let facts = SlotFacts { slot_ref, log: &log, multi: self.spec_of(&slot_ref.predicate).is_multi() };
-        let before = invariants::check_slot(slot, &facts);
-        Ok(invariants::check_slot(&after, &facts).into_iter().find(|v| {
-            matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
-                && !before.contains(v)
-                && v.ids.iter().any(|id| !mine.iter().any(|r| &r.claim_id == id))
-        }))
+        Ok(clash_after_undo(slot_ref, slot, &log, self.spec_of(&slot_ref.predicate).is_multi(), happened))
     }
 
+    /// Reverts a merge (or rolls back one a crash interrupted): names and
+    /// claims back as they were; claims the merge created are retired (kept
+    /// for the audit trail). Refused with `UNDO_STALE` when a claim it changed
+    /// has changed since, or restoring would break an invariant beside a claim
+    /// written since — checked before anything is written and again in each
+    /// slot's commit (a write may land in between).
     pub async fn undo_entity_merge(&self, merge_id: &str) -> Result<EntityMerge> {
         self.undo_entity_merge_reopening(merge_id, false).await
     }
@@ -364,27 +342,12 @@ impl Engine {
         }
         for slot_ref in &slots {
             let slot = self.store.load_slot(slot_ref).await?;
-            for r in happened.iter().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
-                let Some(c) = slot.claim(&r.claim_id) else { continue };
-                // As the merge left it, or already as before it (a step that
-                // never reached this claim, or an undo cut short).
-                let as_left = r.after.as_ref().is_none_or(|a| *a == ClaimMark::of(c));
-                if !as_left && !is_reverted(r, c) {
-                    return Err(Error::new(
-                        ErrorCode::UndoStale,
-                        format!("entity merge {merge_id:?} can't be undone: claim {} in {}/{} changed after the merge", r.claim_id, r.subject, r.predicate),
-                    )
-                    .with_field("mergeId"));
-                }
-            }
+            changed_since(merge_id, slot_ref, &slot, &happened)?;
             if let Some(clash) = self.undo_clash(slot_ref, &slot, &happened).await? {
-                return Err(Error::new(
-                    ErrorCode::UndoStale,
-                    format!("entity merge {merge_id:?} can't be undone: the slot {}/{} changed since and restoring it would break an invariant ({})", slot_ref.subject, slot_ref.predicate, clash.message),
-                )
-                .with_field("mergeId"));
+                return Err(clashes(merge_id, slot_ref, &clash));
             }
         }
+        let resuming = merge.state == MergeState::Undoing;
         let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
         self.commit_with_retry(&reg, cause.clone(), |txn| {
             merge_in(&mut txn.slot, merge_id)?.state = MergeState::Undoing;
@@ -392,10 +355,18 @@ impl Engine {
             Ok(())
         })
         .await?;
-        for slot_ref in &slots {
-            // Conflicts the merge closed as moot ask their question again.
-            let mooted = super::undo_guard::mooted_by_merge(&self.store.read_log(slot_ref).await?);
-            self.commit_with_retry(slot_ref, cause.clone(), |txn| {
+        for (done, slot_ref) in slots.iter().enumerate() {
+            let multi = self.spec_of(&slot_ref.predicate).is_multi();
+            // Checked again in the commit: a write that lands after the checks
+            // above (a claim the merge left, changed) must make the undo refuse,
+            // not restore beside it (concurrency seed 546062062: two current values).
+            let reverted = self.commit_with_log(slot_ref, cause.clone(), |txn, log| {
+                changed_since(merge_id, slot_ref, &txn.slot, &happened)?;
+                if let Some(clash) = clash_after_undo(slot_ref, &txn.slot, log, multi, &happened) {
+                    return Err(clashes(merge_id, slot_ref, &clash));
+                }
+                // Conflicts the merge closed as moot ask their question again.
+                let mooted = super::undo_guard::mooted_by_merge(log);
                 for cf in &mooted {
                     txn.update_conflict(cf, |c| {
                         if c.status == crate::model::ConflictStatus::Moot {
@@ -424,7 +395,22 @@ impl Engine {
                 txn.log_change("undo_merge", &[], None, None, format!("entity merge {merge_id} undone"));
                 Ok(())
             })
-            .await?;
+            .await;
+            if let Err(e) = reverted {
+                // Nothing reverted yet by this call: the merge stands as it was.
+                if done == 0 && !resuming && e.code == ErrorCode::UndoStale {
+                    self.commit_with_retry(&reg, cause.clone(), |txn| {
+                        let m = merge_in(&mut txn.slot, merge_id)?;
+                        if m.state == MergeState::Undoing {
+                            m.state = MergeState::Done;
+                            txn.log_change("undo_merge_refused", &[], None, None, format!("undo of entity merge {merge_id} refused: {}", e.message));
+                        }
+                        Ok(())
+                    })
+                    .await?;
+                }
+                return Err(e);
+            }
         }
         let (undone, _) = self
             .commit_with_retry(&reg, cause, |txn| {
@@ -559,4 +545,60 @@ fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
     } else {
         c.status == r.status && c.observation_count() == r.provenance_len && c.superseded_by == r.superseded_by
     }
+}
+
+/// `UNDO_STALE` when a claim the merge changed in `slot` has changed since
+/// (neither as the merge left it nor already as before it).
+fn changed_since(merge_id: &str, slot_ref: &SlotRef, slot: &Slot, happened: &[&ClaimRevert]) -> Result<()> {
+    for r in happened.iter().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+        let Some(c) = slot.claim(&r.claim_id) else { continue };
+        // As the merge left it, or already as before it (a step that
+        // never reached this claim, or an undo cut short).
+        let as_left = r.after.as_ref().is_none_or(|a| *a == ClaimMark::of(c));
+        if !as_left && !is_reverted(r, c) {
+            return Err(Error::new(
+                ErrorCode::UndoStale,
+                format!("entity merge {merge_id:?} can't be undone: claim {} in {}/{} changed after the merge", r.claim_id, r.subject, r.predicate),
+            )
+            .with_field("mergeId"));
+        }
+    }
+    Ok(())
+}
+
+fn clashes(merge_id: &str, slot_ref: &SlotRef, clash: &invariants::Violation) -> Error {
+    Error::new(
+        ErrorCode::UndoStale,
+        format!("entity merge {merge_id:?} can't be undone: the slot {}/{} changed since and restoring it would break an invariant ({})", slot_ref.subject, slot_ref.predicate, clash.message),
+    )
+    .with_field("mergeId")
+}
+
+/// The invariant an undo would break in `slot` beside a claim the merge did
+/// not move or change (one written since: it may rely on the merged state),
+/// found by restoring a copy of the slot.
+fn clash_after_undo(slot_ref: &SlotRef, slot: &Slot, log: &[crate::model::LogEntry], multi: bool, happened: &[&ClaimRevert]) -> Option<invariants::Violation> {
+    let mooted = super::undo_guard::mooted_by_merge(log);
+    let mut after = slot.clone();
+    for cf in after.conflicts.iter_mut().filter(|c| mooted.contains(&c.id) && c.status == ConflictStatus::Moot) {
+        cf.status = ConflictStatus::Open;
+    }
+    let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
+    for r in &mine {
+        if let Some(c) = after.claims.iter_mut().find(|c| c.id == r.claim_id && !is_reverted(r, c)) {
+            restore(c, r);
+        }
+    }
+    for (cf, copy, back) in conflicts_going_back(&after, &mine) {
+        if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
+            c.rename_claim(&copy, &back);
+        }
+    }
+    let facts = SlotFacts { slot_ref, log, multi };
+    let before = invariants::check_slot(slot, &facts);
+    invariants::check_slot(&after, &facts).into_iter().find(|v| {
+        matches!(v.rule.as_str(), "two_current_values" | "duplicate_value")
+            && !before.contains(v)
+            && v.ids.iter().any(|id| !mine.iter().any(|r| &r.claim_id == id))
+    })
 }
