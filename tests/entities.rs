@@ -633,6 +633,32 @@ fn a_write_landing_while_an_undo_restores_its_slot_makes_the_undo_refuse() {
     assert_eq!(run(h.engine.undo_entity_merge(&m.id)).unwrap_err().code, ErrorCode::UndoStale);
 }
 
+/// Two undos of one merge: the one that starts after the other finished (and
+/// after a write changed what it restored) finds the merge undone; it does not
+/// mark it "undoing" again, nor "done" when it gives up.
+#[test]
+fn an_undo_racing_a_finished_undo_leaves_the_merge_undone() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    let m = run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&reg)).unwrap(), 0);
+    let merge_id = m.id.clone();
+    let first = Box::new(move || {
+        run(other.undo_entity_merge(&merge_id)).unwrap();
+        let late = Candidate { valid_from: Some("2026-06-01".into()), ..about("Globex", "org", "located_in", "Rome") };
+        run(other.remember(&late, &WriteOptions::default())).unwrap();
+    });
+    *h.store.before_commit.borrow_mut() = Some((reg.clone(), first));
+    let err = run(h.engine.undo_entity_merge(&m.id)).unwrap_err();
+    assert!(h.store.before_commit.borrow().is_none(), "the other undo ran");
+    assert_eq!(err.code, ErrorCode::InvalidInput, "{}", err.message);
+    let record = run(h.store.inner.load_slot(&reg)).unwrap().merges.iter().find(|x| x.id == m.id).map(|x| (x.state, x.undone));
+    assert_eq!(record, Some((credence::entities::MergeState::Undone, true)));
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+}
+
 #[test]
 fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
     let h = harness(EngineConfig::default());

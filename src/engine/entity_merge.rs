@@ -186,6 +186,10 @@ impl Engine {
         let (done, _) = self
             .commit_with_retry(reg, cause, |txn| {
                 let m = merge_in(&mut txn.slot, merge_id)?;
+                // Undone (or being undone) by another writer while this one moved slots: not done.
+                if matches!(m.state, MergeState::Undoing | MergeState::Undone) || m.undone {
+                    return Err(Error::new(ErrorCode::Concurrency, format!("entity merge {merge_id:?} was undone while its facts moved")));
+                }
                 m.state = MergeState::Done;
                 let done = m.clone();
                 if let Some(conflict_id) = &done.conflict_id {
@@ -255,6 +259,10 @@ impl Engine {
             let record_cause = LogCause { op: "merge_entities".into(), ..Default::default() };
             self.commit_with_retry(reg, record_cause, |rtxn| {
                 let m = merge_in(&mut rtxn.slot, &merge.id)?;
+                // An undo started meanwhile: move nothing more.
+                if m.state != MergeState::Pending {
+                    return Err(Error::new(ErrorCode::Concurrency, format!("entity merge {:?} was undone while its facts moved", merge.id)));
+                }
                 // Reverts of an earlier attempt at this slot that never committed are dropped.
                 m.reverts.retain(|r| r.predicate != source_ref.predicate || r.write_id.as_ref().is_none_or(|w| committed.contains(w)));
                 m.reverts.extend(reverts.iter().cloned());
@@ -347,14 +355,22 @@ impl Engine {
                 return Err(clashes(merge_id, slot_ref, &clash));
             }
         }
-        let resuming = merge.state == MergeState::Undoing;
+
         let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
-        self.commit_with_retry(&reg, cause.clone(), |txn| {
-            merge_in(&mut txn.slot, merge_id)?.state = MergeState::Undoing;
-            txn.log_change("undo_merge_started", &[], None, None, format!("undoing entity merge {merge_id}"));
-            Ok(())
-        })
-        .await?;
+        // The state it had, as the commit that starts the undo finds it: a
+        // refusal before anything is reverted puts it back.
+        let (prior, _) = self
+            .commit_with_retry(&reg, cause.clone(), |txn| {
+                let m = merge_in(&mut txn.slot, merge_id)?;
+                if m.state == MergeState::Undone || m.undone {
+                    return Err(Error::invalid("mergeId", format!("entity merge {merge_id:?} was already undone")));
+                }
+                let prior = m.state;
+                m.state = MergeState::Undoing;
+                txn.log_change("undo_merge_started", &[], None, None, format!("undoing entity merge {merge_id}"));
+                Ok(prior)
+            })
+            .await?;
         for (done, slot_ref) in slots.iter().enumerate() {
             let multi = self.spec_of(&slot_ref.predicate).is_multi();
             // Checked again in the commit: a write that lands after the checks
@@ -398,11 +414,11 @@ impl Engine {
             .await;
             if let Err(e) = reverted {
                 // Nothing reverted yet by this call: the merge stands as it was.
-                if done == 0 && !resuming && e.code == ErrorCode::UndoStale {
+                if done == 0 && prior != MergeState::Undoing && e.code == ErrorCode::UndoStale {
                     self.commit_with_retry(&reg, cause.clone(), |txn| {
                         let m = merge_in(&mut txn.slot, merge_id)?;
                         if m.state == MergeState::Undoing {
-                            m.state = MergeState::Done;
+                            m.state = prior;
                             txn.log_change("undo_merge_refused", &[], None, None, format!("undo of entity merge {merge_id} refused: {}", e.message));
                         }
                         Ok(())
