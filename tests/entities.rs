@@ -659,6 +659,31 @@ fn an_undo_racing_a_finished_undo_leaves_the_merge_undone() {
     assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
 }
 
+/// "same" for two names already one entity, while another writer undoes the
+/// merge that joined them: the settlement merges them again rather than
+/// recording "same" for two separate entities.
+#[test]
+fn settling_same_while_the_joining_merge_is_undone_merges_again() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    let bank = h.write(about("Acme Bank", "org", "located_in", "Oslo"));
+    let question = bank.conflicts.iter().find(|c| c.kind == ConflictKind::SameEntity).expect("a same_entity question").id.clone();
+    let m = run(h.engine.merge_entities("org:acme", "org:acme-bank")).unwrap();
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert!(open.iter().any(|c| c.id == question), "a direct merge leaves the question open");
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&reg)).unwrap(), 0);
+    let undo = Box::new(move || {
+        run(other.undo_entity_merge(&m.id)).unwrap();
+    });
+    *h.store.before_commit.borrow_mut() = Some((reg.clone(), undo));
+    run(h.engine.settle(&question, "same", Some("agent"))).unwrap();
+    assert!(h.store.before_commit.borrow().is_none(), "the undo ran");
+    let acme = run(h.engine.entity("Acme Bank", Some("org"))).unwrap().unwrap().entity;
+    assert_eq!(acme.id, "org:acme", "settled same: one entity");
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+}
+
 #[test]
 fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
     let h = harness(EngineConfig::default());

@@ -2,9 +2,8 @@
 //! person or the judge — "same" merges their entities (see `entity_merge.rs`),
 //! "different" is remembered and never asked again; undo reopens the question.
 
-use super::entity::unknown;
 use super::{Engine, ReviewReport};
-use crate::entities::{self, MergeState, ENTITY_REGISTRY};
+use crate::entities::{MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::Judge;
 use crate::model::{Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef};
@@ -44,14 +43,13 @@ impl Engine {
         }
         let entity_of = |claim_id: &str| slot.claim(claim_id).map(|c| c.subject.clone()).ok_or_else(|| not_found(conflict_id));
         let (earlier, newer) = (entity_of(&record.earlier_id)?, entity_of(&record.newer_id)?);
-        let root = |id: &str| {
-            let i = slot.entities.iter().position(|e| e.id == id).ok_or_else(|| unknown(id))?;
-            Ok::<String, Error>(slot.entities[entities::root_of(&slot.entities, i)].id.clone())
-        };
-        let (into, from) = (root(&earlier)?, root(&newer)?);
         let settle = SettleWith { conflict_id, settlement, by };
-        if settlement == Settlement::Same && into != from {
-            self.merge_entities_settling(&into, &from, Some(settle)).await?;
+        // "same" always goes through the merge's own commit, which takes the
+        // two names' entities to their roots as it finds them: one entity
+        // already (settled, no merge), or two (perhaps again: an undo of the
+        // merge that joined them may land meanwhile).
+        if settlement == Settlement::Same {
+            self.merge_entities_settling(&earlier, &newer, Some(settle)).await?;
         } else {
             let cause = LogCause { op: "settle".into(), by: Some(by.to_string()), ..Default::default() };
             self.commit_with_retry(slot_ref, cause, |txn| settle_in(txn, &settle)).await?;
