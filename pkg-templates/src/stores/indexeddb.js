@@ -22,12 +22,11 @@
 // It resolves only once the transaction has completed (is durable).
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
+import { HeldSlots } from './held-slots.js';
 import { indexOf } from './slot-index.js';
 
 const DB_VERSION = 3;
 const STORES = ['slots', 'claims', 'conflicts', 'log'];
-// Slots a store keeps for loadSlotToWrite (a slot document is a few KB).
-const HELD_SLOTS = 1024;
 
 function createV1(db) {
   const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
@@ -99,8 +98,7 @@ export class IndexedDbStore {
   #keyRange;
   #durability;
   #db = null;
-  /** slot key → { slot, tag } as this store last loaded or committed it (see loadSlotToWrite) */
-  #held = new Map();
+  #held = new HeldSlots();
 
   /**
    * @param {string} name the IndexedDB database name (created when missing).
@@ -150,7 +148,7 @@ export class IndexedDbStore {
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
-    this.#hold(ref.key, record.slot, record.tag);
+    this.#held.hold(ref.key, record.slot, record.tag);
     return record.slot;
   }
 
@@ -162,20 +160,9 @@ export class IndexedDbStore {
    * stale (even in a database deleted and refilled) writes nothing.
    */
   async loadSlotToWrite(ref) {
-    const held = this.#held.get(ref.key);
-    if (held === undefined) return { slot: await this.loadSlot(ref), held: false };
-    this.#held.delete(ref.key);
-    this.#held.set(ref.key, held);
-    return { slot: held.slot, held: true };
+    return this.#held.answer(ref, (r) => this.loadSlot(r));
   }
 
-  /** Keeps the newest HELD_SLOTS tagged slots (not reserved ones: registries and archive chunks are large and read otherwise). */
-  #hold(key, slot, tag) {
-    this.#held.delete(key);
-    if (!slot || typeof tag !== 'string' || key.startsWith('\u001f')) return;
-    this.#held.set(key, { slot, tag });
-    if (this.#held.size > HELD_SLOTS) this.#held.delete(this.#held.keys().next().value);
-  }
 
   /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
   async slotTag(ref) {
@@ -203,10 +190,8 @@ export class IndexedDbStore {
   async #commit(method, commit, rewrite) {
     const scope = this.#scope;
     const { ref } = commit;
-    const held = this.#held.get(ref.key);
     // The tag of the version this store saw, when it saw the expected one.
-    const seenTag = held !== undefined && held.slot.version === commit.expectedVersion ? held.tag : null;
-    this.#held.delete(ref.key);
+    const seenTag = this.#held.take(ref.key, commit.expectedVersion);
     const tag = newTag();
     const won = await this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
@@ -258,7 +243,7 @@ export class IndexedDbStore {
         }
       };
     }));
-    if (won) this.#hold(ref.key, commit.slot, tag);
+    if (won) this.#held.hold(ref.key, commit.slot, tag);
     return won;
   }
 

@@ -27,6 +27,7 @@
 // process); a single connection (pg.Client, PGlite, a checked-out client) is
 // shared, so this store runs its statements on it one at a time, in order.
 import { CredenceError } from '../errors.js';
+import { HeldSlots } from './held-slots.js';
 import { knownOptions } from '../options.js';
 
 const DEFAULT_TABLES = Object.freeze({
@@ -259,9 +260,6 @@ function sql(t) {
   };
 }
 
-// Slots a store keeps for loadSlotToWrite (a slot document is a few KB).
-const HELD_SLOTS = 1024;
-
 // One queue per single-connection queryable, shared by every store using it.
 const queues = new WeakMap();
 function serially(connection, work) {
@@ -325,8 +323,7 @@ export class PostgresStore {
   #sql;
   #pool;
   #prepared;
-  /** slot key → the slot as this store last loaded or committed it (see loadSlotToWrite) */
-  #held = new Map();
+  #held = new HeldSlots();
 
   constructor(queryable, options = {}) {
     if (!queryable || typeof queryable.query !== 'function') {
@@ -379,7 +376,7 @@ export class PostgresStore {
   async loadSlot(ref) {
     const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
     const slot = rows.length ? json(rows[0].slot) : null;
-    this.#hold(ref.key, slot, rows[0]?.xmin);
+    this.#held.hold(ref.key, slot, rows[0]?.xmin);
     return slot;
   }
 
@@ -392,26 +389,9 @@ export class PostgresStore {
    * made stale writes nothing; the engine then loads again.
    */
   async loadSlotToWrite(ref) {
-    const held = this.#held.get(ref.key);
-    if (held === undefined) return { slot: await this.loadSlot(ref), held: false };
-    this.#held.delete(ref.key);
-    this.#held.set(ref.key, held);
-    return { slot: held.slot, held: true };
+    return this.#held.answer(ref, (r) => this.loadSlot(r));
   }
 
-  /** Keeps the newest HELD_SLOTS slots (not reserved ones: registries and archive chunks are large and read otherwise). */
-  #hold(key, slot, xmin) {
-    this.#held.delete(key);
-    if (!slot || typeof xmin !== 'string' || key.startsWith('\u001f')) return;
-    this.#held.set(key, { slot, xmin });
-    if (this.#held.size > HELD_SLOTS) this.#held.delete(this.#held.keys().next().value);
-  }
-
-  /** The xmin a commit expecting `version` compares, when this store saw that version. */
-  #xminAt(key, version) {
-    const held = this.#held.get(key);
-    return held !== undefined && held.slot.version === version ? held.xmin : null;
-  }
 
   /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
   async slotTag(ref) {
@@ -425,13 +405,12 @@ export class PostgresStore {
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log),
     ];
-    const xmin = this.#xminAt(ref.key, expectedVersion);
-    this.#held.delete(ref.key);
+    const xmin = this.#held.take(ref.key, expectedVersion);
     try {
       const won = expectedVersion === 0
         ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit)])
         : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit), xmin]);
-      if (won.rows.length > 0) this.#hold(ref.key, slot, won.rows[0].xmin);
+      if (won.rows.length > 0) this.#held.hold(ref.key, slot, won.rows[0].xmin);
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
@@ -449,7 +428,7 @@ export class PostgresStore {
   async eraseSlot(commit, log) {
     const { ref, expectedVersion, slot } = commit;
     if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
-    this.#held.delete(ref.key);
+    this.#held.take(ref.key);
     if (expectedVersion === 0) return this.commitSlot(commit);
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
