@@ -684,6 +684,36 @@ fn settling_same_while_the_joining_merge_is_undone_merges_again() {
     assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
 }
 
+/// A retraction landing after a merge copied a claim and before it superseded
+/// the original: the retraction is kept (not overwritten as superseded) and
+/// follows the claim to its copy, which would otherwise stay current.
+#[test]
+fn a_retraction_landing_while_a_merge_moves_its_claim_follows_the_claim() {
+    let h = harness(EngineConfig::default());
+    h.write(from(Candidate { valid_from: Some("2024-01-01".into()), ..about("Acme", "org", "located_in", "Oslo") }, "a", 0.9));
+    let weak = h.write(from(Candidate { valid_from: Some("2024-01-01".into()), ..about("Acme", "org", "located_in", "Lima") }, "b", 0.3));
+    assert_eq!(weak.claim.status, credence::model::Status::Outweighed, "{:?}", weak.action);
+    h.write(about("Globex", "org", "likes", "chess"));
+    let oslo = located(&h, "org:acme").into_iter().position(|(v, _)| v == "Oslo").unwrap();
+    let oslo_id = run(h.engine.recall(Some("org:acme"), &RecallOptions { predicate: Some("located_in".into()), include_history: true, ..Default::default() })).unwrap()[oslo].id.clone();
+    let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
+    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&reg)).unwrap(), 0);
+    let retract = Box::new(move || {
+        run(other.retract(&oslo_id, &credence::engine::RetractOptions { by: Some("agent".into()), reason: Some("wrong".into()), ..Default::default() })).unwrap();
+    });
+    // The source slot's first commit is the merge's seal; the second supersedes the originals.
+    h.store.before_commit_skips.set(1);
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("org:acme", "located_in"), retract));
+    run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
+    assert!(h.store.before_commit.borrow().is_none(), "the retraction ran");
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+    let current = |s: &str| located(&h, s).into_iter().filter(|(_, st)| st.is_current()).map(|(v, _)| v).collect::<Vec<_>>();
+    assert_eq!(current("org:acme"), Vec::<String>::new(), "nothing current left where no one reads");
+    assert_eq!(current("org:globex"), Vec::<String>::new(), "the retraction follows Oslo to its copy");
+    let retracted = |s: &str| located(&h, s).into_iter().filter(|(v, st)| v == "Oslo" && *st == credence::model::Status::Retracted).count();
+    assert_eq!((retracted("org:acme"), retracted("org:globex")), (1, 1), "kept on the original, carried to the copy");
+}
+
 #[test]
 fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
     let h = harness(EngineConfig::default());

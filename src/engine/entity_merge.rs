@@ -280,25 +280,49 @@ impl Engine {
         }
         // The originals give way to their copies; idempotent, so a resume can repeat it.
         let target = self.store.load_slot(&target_ref).await?;
-        self.commit_with_retry(source_ref, cause, |txn| {
-            let landed: Vec<(String, String)> = txn
-                .slot
-                .claims
-                .iter()
-                .filter_map(|c| target.writes.iter().find(|w| w.id == move_key(&merge.id, &c.id)).map(|w| (c.id.clone(), w.claim_id.clone())))
-                .collect();
-            for (old, new) in landed {
-                if txn.claim(&old).is_some_and(|c| c.superseded_by.as_deref() != Some(new.as_str())) {
+        let (retracted, source) = self
+            .commit_with_retry(source_ref, cause.clone(), |txn| {
+                let landed: Vec<(String, String)> = txn
+                    .slot
+                    .claims
+                    .iter()
+                    .filter_map(|c| target.writes.iter().find(|w| w.id == move_key(&merge.id, &c.id)).map(|w| (c.id.clone(), w.claim_id.clone())))
+                    .collect();
+                // Retracted by a person after its copy was made: the retraction stands, and follows it.
+                let mut retracted = Vec::new();
+                for (old, new) in landed {
+                    let Some(c) = txn.claim(&old) else { continue };
+                    if c.superseded_by.as_deref() == Some(new.as_str()) {
+                        continue;
+                    }
+                    if c.status == Status::Retracted {
+                        let record = txn.slot.retractions.iter().rev().find(|r| r.claim_id == old);
+                        retracted.push((new, record.map(|r| r.by.clone()), record.and_then(|r| r.reason.clone())));
+                        continue;
+                    }
                     txn.update_claim(&old, |c| {
                         c.status = Status::Superseded;
                         c.superseded_by = Some(new.clone());
                     });
                     txn.log_change("entity_merge", &[&old], None, None, format!("{} merged into {}", merge.from, merge.into));
                 }
+                Ok(retracted)
+            })
+            .await?;
+        for (copy, by, reason) in retracted {
+            let options = super::RetractOptions { by, reason: Some(reason.unwrap_or_else(|| format!("retracted while {} merged into {}", merge.from, merge.into))), ..Default::default() };
+            match self.retract(&copy, &options).await {
+                Ok(_) => {}
+                // Not live in the target (outweighed away, or retracted there already): nothing to carry.
+                Err(e) if matches!(e.code, ErrorCode::ClaimNotLive) => {}
+                Err(e) => return Err(e),
             }
-            Ok(())
-        })
-        .await?;
+        }
+        // A value the retraction revived is current where no one reads now: moved like the rest.
+        let moved_to = |c: &Claim| target.writes.iter().any(|w| w.id == move_key(&merge.id, &c.id));
+        if source.claims.iter().any(|c| c.status.is_current() && !moved_to(c)) {
+            return Box::pin(self.move_slot(reg, merge, source_ref)).await;
+        }
         let cause = LogCause { op: "merge_entities".into(), ..Default::default() };
         self.commit_with_retry(reg, cause, |txn| {
             let m = merge_in(&mut txn.slot, &merge.id)?;

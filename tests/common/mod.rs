@@ -134,11 +134,13 @@ pub struct FlakyStore {
     /// Runs just before the next commit of its slot reaches the store: another
     /// writer's step landing between this writer's read and its commit.
     pub before_commit: RefCell<Option<(SlotRef, Step)>>,
+    /// Commits to `before_commit`'s slot that pass before its step runs.
+    pub before_commit_skips: Cell<u32>,
 }
 
 impl FlakyStore {
     pub fn new(inner: Rc<dyn Store>) -> Self {
-        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None), stale_uses: Cell::new(1), before_commit: RefCell::new(None) }
+        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None), stale_uses: Cell::new(1), before_commit: RefCell::new(None), before_commit_skips: Cell::new(0) }
     }
     fn check(&self, op: &str) -> Result<()> {
         if *self.fail.borrow() == Some(op) {
@@ -166,7 +168,11 @@ impl Store for FlakyStore {
     }
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
         self.check("commit")?;
-        let due = self.before_commit.borrow().as_ref().is_some_and(|(r, _)| *r == commit.slot_ref);
+        let mut due = self.before_commit.borrow().as_ref().is_some_and(|(r, _)| *r == commit.slot_ref);
+        if due && self.before_commit_skips.get() > 0 {
+            self.before_commit_skips.set(self.before_commit_skips.get() - 1);
+            due = false;
+        }
         let step = if due { self.before_commit.borrow_mut().take() } else { None };
         if let Some((_, step)) = step {
             step();
