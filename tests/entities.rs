@@ -607,19 +607,30 @@ fn a_write_that_resolved_its_name_before_a_merge_follows_the_merge() {
     assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
 
+/// Acme (in Oslo) merged into Globex (in Lima), and a second writer on the same store.
+fn acme_merged_into_globex() -> (Harness, credence::entities::EntityMerge, Rc<credence::engine::Engine>) {
+    let h = harness(EngineConfig::default());
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    let m = run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
+    let registry = run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap();
+    let other = writer_resolved_before(&h, registry, 0);
+    (h, m, other)
+}
+
+/// Globex moved to Rome, later than anything the merge moved.
+fn rome_later() -> Candidate {
+    Candidate { valid_from: Some("2026-06-01".into()), ..about("Globex", "org", "located_in", "Rome") }
+}
+
 /// A write that lands between an undo's checks and its commit to the same slot
 /// (concurrency seed 546062062) makes the undo refuse, as it would have a moment
 /// earlier, instead of restoring a claim beside the one written since.
 #[test]
 fn a_write_landing_while_an_undo_restores_its_slot_makes_the_undo_refuse() {
-    let h = harness(EngineConfig::default());
-    h.write(about("Globex", "org", "located_in", "Lima"));
-    h.write(about("Acme", "org", "located_in", "Oslo"));
-    let m = run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
-    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org"))).unwrap(), 0);
+    let (h, m, other) = acme_merged_into_globex();
     let write = Box::new(move || {
-        let late = Candidate { valid_from: Some("2026-06-01".into()), ..about("Globex", "org", "located_in", "Rome") };
-        let o = run(other.remember(&late, &WriteOptions::default())).unwrap();
+        let o = run(other.remember(&rome_later(), &WriteOptions::default())).unwrap();
         assert_eq!((o.action, o.claim.subject.as_str()), (Action::Superseded, "org:globex"));
     });
     *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("org:globex", "located_in"), write));
@@ -638,17 +649,12 @@ fn a_write_landing_while_an_undo_restores_its_slot_makes_the_undo_refuse() {
 /// mark it "undoing" again, nor "done" when it gives up.
 #[test]
 fn an_undo_racing_a_finished_undo_leaves_the_merge_undone() {
-    let h = harness(EngineConfig::default());
-    h.write(about("Globex", "org", "located_in", "Lima"));
-    h.write(about("Acme", "org", "located_in", "Oslo"));
-    let m = run(h.engine.merge_entities("org:globex", "org:acme")).unwrap();
+    let (h, m, other) = acme_merged_into_globex();
     let reg = credence::model::SlotRef::new(credence::entities::ENTITY_REGISTRY, "org");
-    let other = writer_resolved_before(&h, run(h.store.inner.load_slot(&reg)).unwrap(), 0);
     let merge_id = m.id.clone();
     let first = Box::new(move || {
         run(other.undo_entity_merge(&merge_id)).unwrap();
-        let late = Candidate { valid_from: Some("2026-06-01".into()), ..about("Globex", "org", "located_in", "Rome") };
-        run(other.remember(&late, &WriteOptions::default())).unwrap();
+        run(other.remember(&rome_later(), &WriteOptions::default())).unwrap();
     });
     *h.store.before_commit.borrow_mut() = Some((reg.clone(), first));
     let err = run(h.engine.undo_entity_merge(&m.id)).unwrap_err();

@@ -95,6 +95,14 @@ fn two_writers(retries: u32) -> (Engine, Rc<Holding>, Engine, Rc<Holding>) {
     (engine(&a, &clock, retries), a, engine(&b, &clock, retries), b)
 }
 
+/// `a` holds the slot with Paris; `b` has since written London (a's snapshot is stale).
+fn a_stale_after_london(retries: u32) -> (Engine, Rc<Holding>) {
+    let (a, held, b, _) = two_writers(retries);
+    write(&a, lives_in("Paris", "2020"), &WriteOptions::default()).unwrap();
+    write(&b, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
+    (a, held)
+}
+
 fn write(e: &Engine, c: credence::model::Candidate, options: &WriteOptions) -> Result<credence::model::Outcome> {
     run(e.remember(&c, options))
 }
@@ -116,9 +124,7 @@ fn a_held_snapshot_saves_the_writes_load() {
 #[test]
 fn a_stale_held_snapshot_is_caught_by_the_commit_and_costs_no_retry() {
     // retries 0: a lost race would fail the write; a stale snapshot must not.
-    let (a, _, b, _) = two_writers(0);
-    write(&a, lives_in("Paris", "2020"), &WriteOptions::default()).unwrap();
-    write(&b, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
+    let (a, _) = a_stale_after_london(0);
     // Against a's held snapshot London would be new; it is a confirmation.
     let o = write(&a, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
     assert_eq!((o.action, o.attempts), (Action::Confirmed, 1));
@@ -140,9 +146,7 @@ fn expected_version_is_checked_against_the_slot_as_it_is() {
 
 #[test]
 fn an_answer_without_a_commit_comes_from_the_slot_as_it_is() {
-    let (a, _, b, _) = two_writers(3);
-    write(&a, lives_in("Paris", "2020"), &WriteOptions::default()).unwrap();
-    write(&b, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
+    let (a, _) = a_stale_after_london(3);
     // `reject` refuses London against a's held snapshot (Paris only) without
     // committing anything; the slot as it is holds London: a confirmation.
     let reject = WriteOptions { strategy: Some("reject".into()), ..Default::default() };
@@ -153,9 +157,7 @@ fn an_answer_without_a_commit_comes_from_the_slot_as_it_is() {
 
 #[test]
 fn a_batch_writes_from_held_snapshots_too() {
-    let (a, store, b, _) = two_writers(0);
-    write(&a, lives_in("Paris", "2020"), &WriteOptions::default()).unwrap();
-    write(&b, lives_in("London", "2024"), &WriteOptions::default()).unwrap();
+    let (a, store) = a_stale_after_london(0);
     let loads = store.backend_loads.get();
     let out = run(a.remember_many(&[lives_in("London", "2024"), lives_in("Rome", "2025")], &WriteOptions::default())).unwrap();
     assert_eq!(out.iter().map(|o| o.action).collect::<Vec<_>>(), vec![Action::Confirmed, Action::Superseded]);

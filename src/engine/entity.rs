@@ -251,16 +251,17 @@ impl Engine {
         let by_id = entities::by_id(&slot.entities, name, &entity_type);
         let named_by_id = by_id.is_some();
         let index = self.names.of(&entity_type, &slot, &self.settings);
+        // The id of a new entity an earlier name of the batch will create: that
+        // entity, as one write at a time would find it (recorded by `record_in`).
+        let batch_id = by_id.is_none() && batch.planned(&entity_type, name);
         let (hit, mut resolution) = match by_id {
             Some((i, r)) => (Some(i), r),
-            // The id of a new entity an earlier name of the batch will create: that
-            // entity, as one write at a time would find it (recorded by `record_in`).
-            None if batch.planned(&entity_type, name) => (None, entities::by_new_id(name)),
+            None if batch_id => (None, entities::by_new_id(name)),
             None => index.resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
         };
         let merged_from = match hit {
             Some(i) => related_entities(&slot, &index, i),
-            None if resolution.rule == "id" => Vec::new(),
+            None if batch_id => Vec::new(),
             None => {
                 resolution.entity_id = entities::new_id(|id| index.id_taken(id), name, &entity_type);
                 batch.plan(&entity_type, &resolution.entity_id);

@@ -188,7 +188,7 @@ impl Engine {
                 let m = merge_in(&mut txn.slot, merge_id)?;
                 // Undone (or being undone) by another writer while this one moved slots: not done.
                 if matches!(m.state, MergeState::Undoing | MergeState::Undone) || m.undone {
-                    return Err(Error::new(ErrorCode::Concurrency, format!("entity merge {merge_id:?} was undone while its facts moved")));
+                    return Err(undone_meanwhile(merge_id));
                 }
                 m.state = MergeState::Done;
                 let done = m.clone();
@@ -261,7 +261,7 @@ impl Engine {
                 let m = merge_in(&mut rtxn.slot, &merge.id)?;
                 // An undo started meanwhile: move nothing more.
                 if m.state != MergeState::Pending {
-                    return Err(Error::new(ErrorCode::Concurrency, format!("entity merge {:?} was undone while its facts moved", merge.id)));
+                    return Err(undone_meanwhile(&merge.id));
                 }
                 // Reverts of an earlier attempt at this slot that never committed are dropped.
                 m.reverts.retain(|r| r.predicate != source_ref.predicate || r.write_id.as_ref().is_none_or(|w| committed.contains(w)));
@@ -337,9 +337,9 @@ impl Engine {
     }
 
     /// `clash_after_undo` against the slot's log as stored now.
-    async fn undo_clash(&self, slot_ref: &SlotRef, slot: &Slot, happened: &[&ClaimRevert]) -> Result<Option<invariants::Violation>> {
+    async fn undo_clash(&self, slot_ref: &SlotRef, slot: &Slot, mine: &[&ClaimRevert]) -> Result<Option<invariants::Violation>> {
         let log = self.store.read_log(slot_ref).await?;
-        Ok(clash_after_undo(slot_ref, slot, &log, self.spec_of(&slot_ref.predicate).is_multi(), happened))
+        Ok(clash_after_undo(slot_ref, slot, &log, self.spec_of(&slot_ref.predicate).is_multi(), mine))
     }
 
     /// Reverts a merge (or rolls back one a crash interrupted): names and
@@ -374,8 +374,9 @@ impl Engine {
         }
         for slot_ref in &slots {
             let slot = self.store.load_slot(slot_ref).await?;
-            changed_since(merge_id, slot_ref, &slot, &happened)?;
-            if let Some(clash) = self.undo_clash(slot_ref, &slot, &happened).await? {
+            let mine = reverts_in(&happened, slot_ref);
+            changed_since(merge_id, &slot, &mine)?;
+            if let Some(clash) = self.undo_clash(slot_ref, &slot, &mine).await? {
                 return Err(clashes(merge_id, slot_ref, &clash));
             }
         }
@@ -400,9 +401,10 @@ impl Engine {
             // Checked again in the commit: a write that lands after the checks
             // above (a claim the merge left, changed) must make the undo refuse,
             // not restore beside it (concurrency seed 546062062: two current values).
+            let mine = reverts_in(&happened, slot_ref);
             let reverted = self.commit_with_log(slot_ref, cause.clone(), |txn, log| {
-                changed_since(merge_id, slot_ref, &txn.slot, &happened)?;
-                if let Some(clash) = clash_after_undo(slot_ref, &txn.slot, log, multi, &happened) {
+                changed_since(merge_id, &txn.slot, &mine)?;
+                if let Some(clash) = clash_after_undo(slot_ref, &txn.slot, log, multi, &mine) {
                     return Err(clashes(merge_id, slot_ref, &clash));
                 }
                 // Conflicts the merge closed as moot ask their question again.
@@ -414,7 +416,6 @@ impl Engine {
                         }
                     });
                 }
-                let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
                 for r in mine.iter().rev() {
                     if txn.claim(&r.claim_id).is_some_and(|c| is_reverted(r, c)) {
                         continue;
@@ -587,10 +588,19 @@ fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
     }
 }
 
-/// `UNDO_STALE` when a claim the merge changed in `slot` has changed since
+/// The reverts of `happened` that belong to one slot.
+fn reverts_in<'a>(happened: &[&'a ClaimRevert], slot_ref: &SlotRef) -> Vec<&'a ClaimRevert> {
+    happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect()
+}
+
+fn undone_meanwhile(merge_id: &str) -> Error {
+    Error::new(ErrorCode::Concurrency, format!("entity merge {merge_id:?} was undone while its facts moved"))
+}
+
+/// `UNDO_STALE` when a claim the merge changed in `slot` (its reverts `mine`) has changed since
 /// (neither as the merge left it nor already as before it).
-fn changed_since(merge_id: &str, slot_ref: &SlotRef, slot: &Slot, happened: &[&ClaimRevert]) -> Result<()> {
-    for r in happened.iter().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate) {
+fn changed_since(merge_id: &str, slot: &Slot, mine: &[&ClaimRevert]) -> Result<()> {
+    for r in mine {
         let Some(c) = slot.claim(&r.claim_id) else { continue };
         // As the merge left it, or already as before it (a step that
         // never reached this claim, or an undo cut short).
@@ -617,19 +627,18 @@ fn clashes(merge_id: &str, slot_ref: &SlotRef, clash: &invariants::Violation) ->
 /// The invariant an undo would break in `slot` beside a claim the merge did
 /// not move or change (one written since: it may rely on the merged state),
 /// found by restoring a copy of the slot.
-fn clash_after_undo(slot_ref: &SlotRef, slot: &Slot, log: &[crate::model::LogEntry], multi: bool, happened: &[&ClaimRevert]) -> Option<invariants::Violation> {
+fn clash_after_undo(slot_ref: &SlotRef, slot: &Slot, log: &[crate::model::LogEntry], multi: bool, mine: &[&ClaimRevert]) -> Option<invariants::Violation> {
     let mooted = super::undo_guard::mooted_by_merge(log);
     let mut after = slot.clone();
     for cf in after.conflicts.iter_mut().filter(|c| mooted.contains(&c.id) && c.status == ConflictStatus::Moot) {
         cf.status = ConflictStatus::Open;
     }
-    let mine: Vec<&ClaimRevert> = happened.iter().copied().filter(|r| r.subject == slot_ref.subject && r.predicate == slot_ref.predicate).collect();
-    for r in &mine {
+    for r in mine {
         if let Some(c) = after.claims.iter_mut().find(|c| c.id == r.claim_id && !is_reverted(r, c)) {
             restore(c, r);
         }
     }
-    for (cf, copy, back) in conflicts_going_back(&after, &mine) {
+    for (cf, copy, back) in conflicts_going_back(&after, mine) {
         if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
             c.rename_claim(&copy, &back);
         }

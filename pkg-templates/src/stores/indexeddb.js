@@ -163,7 +163,6 @@ export class IndexedDbStore {
     return this.#held.answer(ref, (r) => this.loadSlot(r));
   }
 
-
   /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
   async slotTag(ref) {
     const range = this.#keyRange.bound([this.#scope, ref.key], [this.#scope, ref.key, []]);
