@@ -11,6 +11,7 @@ mod check;
 mod dependent;
 mod entity;
 mod entity_merge;
+mod entity_merge_undo;
 mod erase;
 mod import;
 mod listing;
