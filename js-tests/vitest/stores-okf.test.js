@@ -60,7 +60,7 @@ describe('OkfStore — the bundle on disk', () => {
     await memory.remember({ predicate: 'located_in', object: 'San Francisco', validFrom: '2025-06-01' });
     await memory.remember({ subject: 'Alice', predicate: 'likes', object: 'green tea' });
     expect(readdirSync(path.join(dir, 'claims')).sort()).toEqual(['^alice~likes.md', 'user~located_in.md']);
-    expect(readdirSync(path.join(dir, 'entities'))).toEqual([]);
+    expect(readdirSync(path.join(dir, 'entities'))).toEqual([]); // no entity-typed write yet
     const text = readFileSync(path.join(dir, 'claims', 'user~located_in.md'), 'utf8');
     const [, front, body] = text.split(/^---$/m);
     const data = YAML.parse(front);
@@ -72,6 +72,38 @@ describe('OkfStore — the bundle on disk', () => {
     expect(log.startsWith('# credence log')).toBe(true);
     expect(log).toMatch(/### .* · user · located_in · v2\n\n- \*\*supersede\*\*: /);
     expect(log.match(/<!-- credence:log /g)).toHaveLength(3);
+  });
+
+  it('writes an entity per file in entities/, a new name touching only its own; a writer killed before them loses nothing', async () => {
+    const dir = bundle();
+    const memory = new Memory({ store: new OkfStore(dir) });
+    for (const [who, org] of [['ana', 'Acme Corp'], ['bo', 'Globex'], ['cy', 'ACME, Inc.']]) await memory.remember({ subject: who, predicate: 'works_at', object: org });
+    const files = () => readdirSync(path.join(dir, 'entities')).sort();
+    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md']);
+    const acme = readFileSync(path.join(dir, 'entities', 'org%3Aacme.md'), 'utf8');
+    const [, front, body] = acme.split(/^---$/m);
+    expect(YAML.parse(front)).toMatchObject({ registry: 'org', at: 0, entity: { id: 'org:acme', type: 'org', name: 'Acme Corp', aliases: ['Acme Corp', 'ACME, Inc.'] } });
+    expect(body).toContain('# Acme Corp (`org:acme`)');
+    // The registry's own file keeps no entity list, only the count and the last commit's changes.
+    const registry = YAML.parse(readFileSync(path.join(dir, 'claims', '%1Fentities~org.md'), 'utf8').split(/^---$/m)[1]);
+    expect(registry.entities).toBeUndefined();
+    expect(registry.entityFiles).toBe(2);
+    // A new name writes its own file; Globex's is not rewritten.
+    const globexFile = () => statSync(path.join(dir, 'entities', 'org%3Aglobex.md'), { bigint: true });
+    const before = globexFile();
+    await memory.remember({ subject: 'di', predicate: 'works_at', object: 'Initech' });
+    expect([globexFile().ino, globexFile().mtimeNs]).toEqual([before.ino, before.mtimeNs]);
+    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md', 'org%3Ainitech.md']);
+    // Killed after the registry file, before its entity file: a fresh reader takes the entity from
+    // the registry file, and the next commit writes the file.
+    rmSync(path.join(dir, 'entities', 'org%3Ainitech.md'));
+    const fresh = new Memory({ store: new OkfStore(dir) });
+    expect((await fresh.entity('Initech', { type: 'org' }))?.entity.id).toBe('org:initech');
+    await fresh.remember({ subject: 'ed', predicate: 'works_at', object: 'Hooli' });
+    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md', 'org%3Ahooli.md', 'org%3Ainitech.md']);
+    // A missing file that no commit can restore is named, not silently dropped.
+    rmSync(path.join(dir, 'entities', 'org%3Aglobex.md'));
+    await expect(new Memory({ store: new OkfStore(dir) }).entity('Globex', { type: 'org' })).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA', message: expect.stringContaining('no file for entity 1') });
   });
 
   it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {

@@ -74,11 +74,15 @@ describe('PostgresStore on PGlite — schema and options', () => {
 
   it('keeps memory_entities in step with the entity registries (SPEC §8, §9)', async () => {
     const memory = new Memory({ store: new PostgresStore(db, { scope: 'ents' }) });
+    // The registry as the store loads it (its entities come from these rows when it was committed by its changes).
+    const store = new PostgresStore(db, { scope: 'ents' });
+    const ref = { key: `\u001fentities\u001forg`, subject: '\u001fentities', predicate: 'org' };
     await memory.remember({ subject: 'alice', predicate: 'works_at', object: 'Acme Corp' });
     await memory.remember({ subject: 'bob', predicate: 'works_at', object: 'Globex' });
     await memory.remember({ subject: 'carol', predicate: 'works_at', object: 'ACME, Inc.' });
     const { rows } = await db.query("SELECT id, type, name, aliases, data FROM memory_entities WHERE scope = 'ents' ORDER BY id");
-    const registry = (await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND subject = chr(31) || 'entities' AND predicate = 'org'")).rows[0].slot;
+    const registry = await store.loadSlot(ref);
+    expect((await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND predicate = 'org'")).rows[0].slot.entities).toBeUndefined();
     expect(rows.map((r) => r.data)).toEqual([...registry.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect(rows.map((r) => [r.type, r.name])).toEqual([['org', 'Acme Corp'], ['org', 'Globex']]);
     expect(rows[0].aliases).toContain('ACME, Inc.');
@@ -86,7 +90,7 @@ describe('PostgresStore on PGlite — schema and options', () => {
     // every change lands: a merge, its undo, a new name, a new entity.
     const inStep = async () => {
       const now = (await db.query("SELECT data FROM memory_entities WHERE scope = 'ents' ORDER BY id")).rows.map((r) => r.data);
-      const reg = (await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND subject = chr(31) || 'entities' AND predicate = 'org'")).rows[0].slot;
+      const reg = await store.loadSlot(ref);
       expect(now).toEqual([...reg.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
       return reg;
     };
@@ -103,8 +107,6 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect((await inStep()).entities).toHaveLength(3);
     // A commit that does not name its entity changes (a caller's own): every entity
     // is compared, and one the registry no longer holds loses its row.
-    const store = new PostgresStore(db, { scope: 'ents' });
-    const ref = { key: `\u001fentities\u001forg`, subject: '\u001fentities', predicate: 'org' };
     const slot = await store.loadSlot(ref);
     const kept = { ...slot, version: slot.version + 1, entities: slot.entities.filter((e) => e.id !== 'org:initech') };
     expect(await store.commitSlot({ ref, expectedVersion: slot.version, slot: kept, changedClaims: [], changedConflicts: [], log: [] })).toBe(true);

@@ -45,6 +45,23 @@ fn absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
+/// A registry entity and its position (entities are only appended, so a
+/// position never changes): what `commitRegistry` writes.
+#[derive(Serialize)]
+struct Positioned<'a> {
+    at: usize,
+    entity: &'a crate::entities::Entity,
+}
+
+/// The entities named by `ids`, with their positions. New entities are the
+/// last ones, so each is looked for from the end.
+fn positioned<'a>(entities: &'a crate::model::Chunked<crate::entities::Entity>, ids: &[String]) -> Vec<Positioned<'a>> {
+    ids.iter()
+        .filter_map(|id| (0..entities.len()).rev().find(|&i| entities[i].id == *id))
+        .map(|at| Positioned { at, entity: &entities[at] })
+        .collect()
+}
+
 /// A JS `ClaimStore`. Snapshots of reserved slots (entity registries, the
 /// calibration record) are kept with the store's `slotTag` they were read at,
 /// when the store has that method: a registry holds every entity of its type,
@@ -55,6 +72,8 @@ pub struct JsStore {
     tagged: bool,
     /// The store has `loadSlotToWrite` (it may hold snapshots of slots).
     holds: bool,
+    /// The store has `commitRegistry` (with `slotTag`): registries are committed by their changes.
+    by_changes: bool,
     snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
 }
 
@@ -62,7 +81,8 @@ impl JsStore {
     pub fn new(target: JsValue) -> Self {
         let has = |method: &str| Reflect::get(&target, &method.into()).is_ok_and(|f| f.is_function());
         let (tagged, holds) = (has("slotTag"), has("loadSlotToWrite"));
-        JsStore { target, tagged, holds, snapshots: RefCell::default() }
+        let by_changes = tagged && has("commitRegistry");
+        JsStore { target, tagged, holds, by_changes, snapshots: RefCell::default() }
     }
 
     /// The store's tag of the slot's current content; None when it gives none.
@@ -80,6 +100,28 @@ impl JsStore {
     /// one) are kept with their tag; other slots are read when asked for.
     fn keeps_snapshot(&self, slot: &SlotRef) -> bool {
         self.tagged && slot.subject == crate::entities::ENTITY_REGISTRY
+    }
+
+    /// `store.commitRegistry(commit)`: the commit without the registry's
+    /// entities, plus the entities it changed with their positions, so a new
+    /// name costs the same at any number of entities. `Some(tag)` when
+    /// written: the committed registry is then the snapshot at that tag.
+    async fn commit_registry(&self, commit: &SlotCommit) -> Result<Option<Rc<Slot>>> {
+        let mut trimmed = commit.clone();
+        trimmed.slot.entities = Default::default();
+        let value = arg(&trimmed)?;
+        let changed = positioned(&commit.slot.entities, &commit.changed_entities);
+        let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
+        let v = self.call("commitRegistry", &[value]).await?;
+        let tag = match (v.as_string(), v.as_f64(), v.as_bool()) {
+            (Some(tag), _, _) => tag,
+            (None, Some(n), _) => n.to_string(),
+            (None, None, Some(false)) => return Ok(None),
+            _ => return Err(Error::new(ErrorCode::MalformedStoreData, "store.commitRegistry() result: must be the slot's new tag (written) or false (version moved on)")),
+        };
+        let slot = Rc::new(commit.slot.clone());
+        self.snapshots.borrow_mut().insert(commit.slot_ref.key.clone(), (tag, slot.clone()));
+        Ok(Some(slot))
     }
 
     /// The slot as the store holds it now.
@@ -150,10 +192,23 @@ impl Store for JsStore {
     }
 
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
+        if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
+            return Ok(self.commit_registry(commit).await?.is_some());
+        }
         let v = self.call("commitSlot", &[arg(commit)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.commitSlot() result: must be true (written) or false (version moved on)")
         })
+    }
+
+    async fn commit_slot_owned(&self, commit: SlotCommit) -> Result<std::result::Result<Rc<Slot>, SlotCommit>> {
+        if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
+            return Ok(match self.commit_registry(&commit).await? {
+                Some(slot) => Ok(slot),
+                None => Err(commit),
+            });
+        }
+        Ok(if self.commit_slot(&commit).await? { Ok(Rc::new(commit.slot)) } else { Err(commit) })
     }
 
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {

@@ -85,7 +85,24 @@ export interface ClaimStore {
    * `loadSlot` before it answers anything it does not commit.
    */
   loadSlotToWrite?(ref: SlotRef): Promise<{ slot: Slot | null | undefined; held: boolean }> | { slot: Slot | null | undefined; held: boolean };
+  /**
+   * Optional, with `slotTag`, for stores that keep a record per entity: an
+   * entity registry (subject "\u001fentities", predicate the entity type)
+   * committed by what changed, so a new name costs the same at 100 entities
+   * of its type as at 100,000. `commit` is a `SlotCommit` whose `slot` has no
+   * `entities`; `commit.entities` lists the entities new or changed, each with
+   * `at`, its position in the registry (entities are only ever appended, so a
+   * position never changes). All or nothing, only at `expectedVersion`, like
+   * `commitSlot`; resolves to the slot's new tag (what `slotTag` answers
+   * from then on) when written, `false` when the version moved on. `loadSlot`
+   * still answers the whole registry, its entities in position order, and a
+   * registry written whole by `commitSlot` must load as written.
+   */
+  commitRegistry?(commit: RegistryCommit): Promise<string | false> | string | false;
 }
+
+/** An entity registry's commit by its changes (`ClaimStore.commitRegistry`). */
+export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[] };
 
 /** Consolidates the active entries (oldest first) with the incoming one. */
 export type MergeHook = (

@@ -1,9 +1,11 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 3), every record carries its `scope`:
-//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag? }
-//              the whole slot document, `slot.version` is the version;
+// Layout (database version 4), every record carries its `scope`:
+//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows? }
+//              the whole slot document, `slot.version` is the version (an
+//              entity registry committed by `commitRegistry` keeps its
+//              entities in `entities` instead, marked `entityRows`);
 //              indexes byScope (scope), bySubject ([scope, subject]),
 //              byDirty ([scope, dirty]: `dirty` = key, present only while the
 //              slot has entries the review pass has not seen) and byTag
@@ -13,6 +15,8 @@
 //   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
 //              index byStatus ([scope, status, openedAt, id]).
 //   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
+//   entities   [scope, key, at] → { scope, key, at, entity }: a registry's
+//              entities by position, so a new name writes one record.
 //
 // Invariant: `commitSlot` reads the version and writes the slot, the id indexes
 // and the log in ONE readwrite transaction over all four object stores.
@@ -25,8 +29,9 @@ import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
 import { indexOf } from './slot-index.js';
 
-const DB_VERSION = 3;
-const STORES = ['slots', 'claims', 'conflicts', 'log'];
+const DB_VERSION = 4;
+const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities'];
+const REGISTRY = '\u001fentities';
 
 function createV1(db) {
   const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
@@ -67,6 +72,8 @@ function upgrade(db, tx, oldVersion) {
   if (oldVersion < 2) addIndexesV2(tx);
   // Version 3: slot tags. Slots stored before have none (slotTag answers null) until their next commit.
   if (oldVersion < 3) tx.objectStore('slots').createIndex('byTag', ['scope', 'key', 'tag']);
+  // Version 4: registry entities as records of their own (commitRegistry).
+  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
 }
 
 /** A commit's tag: random, so it never returns for other content (not even after the database is deleted). */
@@ -143,13 +150,27 @@ export class IndexedDbStore {
   // ---- ClaimStore ----
 
   async loadSlot(ref) {
-    const record = await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key]));
+    const [record, rows] = ref.subject === REGISTRY ? await this.#readRegistry(ref) : [await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key])), null];
     if (record === undefined) return null;
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
+    if (record.entityRows) {
+      if (rows.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the entities of registry ${JSON.stringify(ref.key)}`);
+      return { ...record.slot, entities: rows.map((r) => r.entity) };
+    }
     this.#held.hold(ref.key, record.slot, record.tag);
     return record.slot;
+  }
+
+  /** A registry's slot record and its entity records (by position), read in one transaction. */
+  #readRegistry(ref) {
+    const key = [this.#scope, ref.key];
+    const range = this.#range(key, [...key, []]);
+    return this.#withDb('loadSlot', (db) => {
+      const tx = db.transaction(['slots', 'entities'], 'readonly');
+      return Promise.all([request(tx.objectStore('slots').get(key)), request(tx.objectStore('entities').getAll(range))]);
+    });
   }
 
   /**
@@ -165,6 +186,12 @@ export class IndexedDbStore {
 
   /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
   async slotTag(ref) {
+    // A registry is read whole: small once written by its changes (its entities are records of
+    // their own), and fake-indexeddb walks an index range in time linear in the index.
+    if (ref.subject === REGISTRY) {
+      const record = await this.#read('slotTag', 'slots', (s) => s.get([this.#scope, ref.key]));
+      return record?.tag ?? null;
+    }
     const range = this.#keyRange.bound([this.#scope, ref.key], [this.#scope, ref.key, []]);
     return this.#withDb('slotTag', (db) => new Promise((resolve, reject) => {
       const req = db.transaction('slots', 'readonly').objectStore('slots').index('byTag').openKeyCursor(range);
@@ -178,6 +205,21 @@ export class IndexedDbStore {
   }
 
   /**
+   * An entity registry committed by its changes (see `commitRegistry` in the
+   * ClaimStore docs): the slot record without entities, and one record per
+   * entity new or changed. A registry still stored whole has its entities
+   * moved to records by the same transaction. Resolves to the new tag, or false.
+   */
+  async commitRegistry(commit) {
+    if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities)) {
+      throw new CredenceError('IndexedDbStore.commitRegistry: commit must be an entity registry commit with an entities list', { code: 'INVALID_INPUT', field: 'commit' });
+    }
+    const tag = newTag();
+    const won = await this.#commit('commitRegistry', commit, null, tag);
+    return won ? tag : false;
+  }
+
+  /**
    * Privacy erasure: commitSlot, and in the same transaction the slot's log
    * records are deleted and `log` (the scrubbed entries) written in their place.
    */
@@ -186,12 +228,13 @@ export class IndexedDbStore {
     return this.#commit('eraseSlot', commit, log);
   }
 
-  async #commit(method, commit, rewrite) {
+  /** A commit's transaction; `byChanges` (commitRegistry) is the tag of a registry written by its changes. */
+  async #commit(method, commit, rewrite, byChanges = null) {
     const scope = this.#scope;
     const { ref } = commit;
     // The tag of the version this store saw, when it saw the expected one.
     const seenTag = this.#held.take(ref.key, commit.expectedVersion);
-    const tag = newTag();
+    const tag = byChanges ?? newTag();
     const won = await this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
       let stale = false;
@@ -211,7 +254,10 @@ export class IndexedDbStore {
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
           const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
-          slots.put({ ...at, slot: commit.slot, ...slotFields, tag });
+          if (ref.subject === REGISTRY) {
+            this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities);
+          }
+          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...(byChanges === null ? {} : { entityRows: true }) });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
@@ -242,8 +288,30 @@ export class IndexedDbStore {
         }
       };
     }));
-    if (won) this.#held.hold(ref.key, commit.slot, tag);
+    if (won && byChanges === null) this.#held.hold(ref.key, commit.slot, tag);
     return won;
+  }
+
+  /**
+   * A registry's entity records for a commit: a whole commit (`changed` null)
+   * keeps its entities in the slot document and drops the records; a commit
+   * by changes writes the changed ones, and every entity of a registry
+   * stored whole until now.
+   */
+  #putEntities(entities, at, previous, changed) {
+    const range = this.#range([at.scope, at.key], [at.scope, at.key, []]);
+    // A registry begun anew (its slot record deleted) or written whole: no records of its own.
+    if (changed === null || !previous) {
+      if (changed === null ? previous?.entityRows : true) entities.delete(range);
+      if (changed === null) return;
+    }
+    if (previous && !previous.entityRows) {
+      (previous.slot.entities ?? []).forEach((entity, i) => entities.put({ scope: at.scope, key: at.key, at: i, entity }));
+    }
+    for (const { at: i, entity } of changed) {
+      if (!Number.isSafeInteger(i) || i < 0) throw new CredenceError('IndexedDbStore.commitRegistry: every entity needs its position `at`', { code: 'INVALID_INPUT', field: 'entities' });
+      entities.put({ scope: at.scope, key: at.key, at: i, entity });
+    }
   }
 
   async findClaim(claimId) {

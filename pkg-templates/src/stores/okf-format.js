@@ -73,6 +73,20 @@ export function fileNameOf(subject, predicate) {
   return `${cut}~~${hash}.md`;
 }
 
+/**
+ * `entities/<id>.md`: an entity's file, named by its id encoded as slot file
+ * names are (`org:acme` → `org%3Aacme.md`), cut and hashed past 200 bytes.
+ */
+export function entityFileOf(id) {
+  const full = encodePart(id);
+  if (full.length + 3 <= MAX_NAME) return `${full}.md`;
+  const cut = full.slice(0, 150).replace(/%[0-9A-F]?$|\^$/, '');
+  return `${cut}~~${createHash('sha256').update(id).digest('hex').slice(0, 16)}.md`;
+}
+
+/** The start every entity file name of a registry's type has (ids are `type:slug`). */
+export const entityFilePrefix = (type) => encodePart(`${type}:`);
+
 /** The slot a file name stands for; `{ hashed: true }` when only its contents can tell; null when not a slot file. */
 export function refOfFileName(name) {
   if (!name.endsWith('.md') || name.startsWith('.')) return null;
@@ -150,7 +164,10 @@ export function renderSlotFile(subject, predicate, slot) {
     conflicts: slot.conflicts ?? [],
     writes: slot.writes ?? [],
     // Only an entity-registry slot has these (SPEC §9): kept when present.
+    // A registry written by its changes has its entities in entities/*.md
+    // (`entityFiles` of them) and here only those its last commit changed.
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
+    ...(Number.isSafeInteger(slot.entityFiles) ? { entityFiles: slot.entityFiles, pending: slot.pending ?? [] } : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
@@ -303,6 +320,13 @@ export function parseSlotFile(text, file) {
   const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
   if (data.entities?.length) slot.entities = data.entities;
   if (data.merges?.length) slot.merges = data.merges;
+  if (data.entityFiles !== undefined) {
+    if (!isCount(data.entityFiles)) throw malformed(file, 'entityFiles must be a non-negative integer');
+    const pendingProblem = check(data.pending ?? [], listOf({ at: 'n', entity: ENTITY }), 'pending');
+    if (pendingProblem) throw malformed(file, pendingProblem);
+    slot.entityFiles = data.entityFiles;
+    slot.pending = data.pending ?? [];
+  }
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);
   if (data.retractions?.length) slot.retractions = data.retractions;
@@ -313,6 +337,34 @@ export function parseSlotFile(text, file) {
   if (archiveProblem) throw malformed(file, archiveProblem);
   if (data.archive?.length) slot.archive = data.archive;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
+}
+
+// ---- entity files -----------------------------------------------------------------
+// `entities/<id>.md`: one entity of a registry written by its changes, with
+// its position in the registry (`at`) and the registry version that wrote it.
+
+export function renderEntityFile(registry, version, at, entity) {
+  const front = { format: FORMAT, registry, at, version, entity };
+  const also = entity.aliases.filter((a) => a !== entity.name).map(oneLine).join(', ') || '—';
+  const merged = entity.mergedInto ? `\nMerged into \`${entity.mergedInto}\`.\n` : '';
+  return `---\n${renderFrontMatter(front)}---\n\n# ${oneLine(entity.name)} (\`${entity.id}\`)\n\nAlso known as: ${also}.\n${merged}`;
+}
+
+/** Parses an entity file; throws MALFORMED_STORE_DATA naming `file`. */
+export function parseEntityFile(text, file) {
+  const src = text.replace(/\r\n/g, '\n');
+  const close = src.startsWith('---\n') ? src.indexOf('\n---\n', 3) : -1;
+  if (close === -1) throw malformed(file, 'is not an entity file (YAML front matter between "---" lines)');
+  let data;
+  try {
+    data = parseFrontMatter(src.slice(4, close + 1));
+  } catch (err) {
+    throw malformed(file, `the front matter is not valid YAML: ${String(err.message).split(' at line ')[0]}`, err);
+  }
+  const problem = check(data, { registry: 's', at: 'n', version: 'n', entity: ENTITY }, 'the front matter');
+  if (problem) throw malformed(file, problem);
+  if (!isCount(data.at) || !isCount(data.version)) throw malformed(file, 'at and version must be non-negative integers');
+  return { registry: data.registry, at: data.at, version: data.version, entity: data.entity };
 }
 
 // ---- log.md --------------------------------------------------------------------------

@@ -66,6 +66,10 @@ async function checkpointFile(root, file, headerText) {
   if (records.length === 0 && headerText !== undefined) return;
   for (const name of new Set(records.map((r) => r.f))) await fsyncFile(path.join(root, 'claims', name));
   await syncDir(path.join(root, 'claims'));
+  // A registry's commits also wrote entity files (okf.js, commitRegistry).
+  const entityFiles = new Set(records.flatMap((r) => (Array.isArray(r.ents) ? r.ents.map((e) => e.f) : [])));
+  for (const name of entityFiles) await fsyncFile(path.join(root, 'entities', name));
+  if (entityFiles.size > 0) await syncDir(path.join(root, 'entities'));
   await fsyncFile(path.join(root, 'log.md'));
   if (headerText === undefined) {
     await fs.unlink(file).catch(() => {});
@@ -113,7 +117,8 @@ export class Journal {
 
   /**
    * Appends `record` ({ f: slot file, k: key, v: version, c: commit id,
-   * slot: file text, log: log block }); resolves once it is durable.
+   * slot: file text, log: log block, ents?: [{ f: entity file, text }] });
+   * resolves once it is durable.
    */
   append(record) {
     return new Promise((resolve, reject) => {

@@ -4,7 +4,10 @@
 //   <dir>/claims/<subject>~<predicate>.md  one file per slot: YAML front matter
 //                                          (version, claims, conflicts, writes)
 //                                          and a readable body
-//   <dir>/entities/*.md                     entities (SPEC §9)
+//   <dir>/entities/*.md                     entities (SPEC §9): one file per
+//                                          entity of a registry written by
+//                                          its changes (commitRegistry); the
+//                                          registry's slot file keeps the rest
 //   <dir>/log.md                            append-only, readable, with the
 //                                          structured entries as comments
 //   <dir>/index/                            derived index (okf-index.js):
@@ -26,8 +29,8 @@ import path from 'node:path';
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import {
-  LOG_HEADER, compareKeys, fileNameOf, logGeneration, malformed, parseLogLines, parseSlotFile,
-  refOfFileName, renderLogBlock, renderSlotFile, slotKey,
+  LOG_HEADER, compareKeys, entityFileOf, entityFilePrefix, fileNameOf, logGeneration, malformed, parseEntityFile, parseLogLines,
+  parseSlotFile, refOfFileName, renderEntityFile, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
@@ -50,6 +53,7 @@ function freshIds(before, next) {
 const stampOf = (stat) => `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const REGISTRY = '\u001fentities';
 
 function invalid(field, message) {
   return new CredenceError(`OkfStore: ${field} ${message}`, { code: 'INVALID_INPUT', field });
@@ -72,6 +76,9 @@ function checkRef(ref) {
 export class OkfStore {
   #root;
   #claimsDir;
+  #entitiesDir;
+  /** registry key → the version whose entity files this store finished writing */
+  #materialized = new Map();
   #logFile;
   #lockOptions;
   #ready = null;
@@ -92,6 +99,7 @@ export class OkfStore {
     }
     this.#root = scope === undefined ? path.resolve(dir) : path.resolve(dir, 'scopes', scope);
     this.#claimsDir = path.join(this.#root, 'claims');
+    this.#entitiesDir = path.join(this.#root, 'entities');
     this.#logFile = path.join(this.#root, 'log.md');
     // Lock owner files live in the bundle root (okf-fs.js: one per process, swept when it dies).
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, ownerDir: this.#root };
@@ -105,8 +113,18 @@ export class OkfStore {
   }
 
   async loadSlot(ref) {
-    const entry = await this.#entryOf(ref);
-    return entry ? structuredClone(entry.slot) : null;
+    for (let attempt = 0; ; attempt++) {
+      const entry = await this.#entryOf(ref);
+      if (!entry) return null;
+      const slot = structuredClone(entry.slot);
+      if (slot.entityFiles === undefined) return slot;
+      // A file newer than the slot file read: a commit landed meanwhile, read both again (after
+      // a few tries such files are taken for leftovers of a registry deleted and begun anew).
+      const entities = await this.#entitiesOf(ref, slot, attempt < 5);
+      if (entities === null) continue;
+      const { entityFiles: _, pending: __, ...rest } = slot;
+      return { ...rest, entities };
+    }
   }
 
   /**
@@ -119,23 +137,105 @@ export class OkfStore {
     return entry && entry.stamp !== null ? `${entry.slot.version}:${entry.stamp}` : null;
   }
 
+  /**
+   * An entity registry written by its changes (see `commitRegistry` in the
+   * ClaimStore docs): each changed entity to its file in entities/, the
+   * registry's slot file without entities. The slot file goes first and
+   * carries the changed entities too (`pending`), so a writer killed before
+   * the entity files leaves nothing lost: readers take `pending` over the
+   * files, and the next commit writes them. A registry kept whole until now
+   * has every entity moved to its file. Resolves to the new tag, or false.
+   */
+  async commitRegistry(commit) {
+    const ref = checkRef(commit?.ref);
+    const changed = commit.entities;
+    if (ref.subject !== REGISTRY || !Array.isArray(changed) || changed.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || typeof e.entity?.id !== 'string')) {
+      throw invalid('commit', 'must be an entity registry commit with entities as { at: position, entity } items');
+    }
+    const { entities: _, ...rest } = commit.slot;
+    let tag = false;
+    const header = { ...rest, entityFiles: 0, pending: changed };
+    const won = await this.#casSlot({ ...commit, slot: header }, async ({ ref, slot, name, file, current }) => {
+      const writes = new Map(); // position → entity, for the files
+      const before = current?.slot;
+      if (before && before.entityFiles === undefined) (before.entities ?? []).forEach((e, i) => writes.set(i, e));
+      if (before && this.#materialized.get(ref.key) !== before.version) for (const p of before.pending ?? []) writes.set(p.at, p.entity);
+      for (const p of changed) writes.set(p.at, p.entity);
+      const had = before ? (before.entityFiles ?? before.entities?.length ?? 0) : 0;
+      slot.entityFiles = Math.max(had, ...changed.map((p) => p.at + 1));
+      for (let i = had; i < slot.entityFiles; i++) {
+        if (!writes.has(i)) throw invalid('commit.entities', `skips position ${i}: new entities are appended`);
+      }
+      const commitId = randomToken();
+      const block = renderLogBlock(ref, slot.version, commitId, commit.log);
+      await this.#appendLog(name, block, slot.version, commitId, !current);
+      const text = renderSlotFile(ref.subject, ref.predicate, slot);
+      await replaceFile(file, text);
+      const ents = [...writes].map(([at, e]) => ({ f: entityFileOf(e.id), text: renderEntityFile(ref.predicate, slot.version, at, e) }));
+      for (const e of ents) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
+      this.#materialized.set(ref.key, slot.version);
+      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents });
+      return text;
+    }, (stamp) => {
+      tag = `${header.version}:${stamp ?? `unstamped-${randomToken()}`}`;
+    });
+    return won ? tag : false;
+  }
+
   async commitSlot(commit) {
     return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
       const commitId = randomToken();
       const block = renderLogBlock(ref, slot.version, commitId, commit.log);
-      // log.md's own lock: an erasure rewrites the whole file, and no append may land in between
-      // (nor between noting where the block goes and appending it).
-      await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
-        const logSize = await fs.stat(this.#logFile).then((st) => st.size, () => 0);
-        await this.#index.noteLogBlock(name, logSize, slot.version, commitId, !current);
-        await append(this.#logFile, block);
-      });
+      await this.#appendLog(name, block, slot.version, commitId, !current);
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await replaceFile(file, text);
       // Acknowledged (and the slot's lock released) only once the journal holds it durably.
       await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block });
       return text;
     });
+  }
+
+  /** Appends a commit's block to log.md and notes where it went. */
+  async #appendLog(name, block, version, commitId, created) {
+    // log.md's own lock: an erasure rewrites the whole file, and no append may land in between
+    // (nor between noting where the block goes and appending it).
+    await withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
+      const logSize = await fs.stat(this.#logFile).then((st) => st.size, () => 0);
+      await this.#index.noteLogBlock(name, logSize, version, commitId, created);
+      await append(this.#logFile, block);
+    });
+  }
+
+  /**
+   * A registry's entities from entities/*.md (files of its type, each with
+   * its position), the slot file's `pending` over them; null when a file is
+   * newer than `header` (a commit landed meanwhile) and `strict`.
+   */
+  async #entitiesOf(ref, header, strict) {
+    const prefix = entityFilePrefix(ref.predicate);
+    const names = await fs.readdir(this.#entitiesDir).catch((err) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    const found = new Array(header.entityFiles).fill(null);
+    for (const name of names) {
+      if (!name.startsWith(prefix) || !name.endsWith('.md')) continue;
+      const text = await readText(path.join(this.#entitiesDir, name));
+      if (text === null) continue;
+      const e = parseEntityFile(text, this.#relative(path.join('entities', name)));
+      if (e.registry !== ref.predicate || e.at >= found.length) continue;
+      if (e.version > header.version) {
+        if (strict) return null;
+        continue;
+      }
+      if (found[e.at] === null || found[e.at].version < e.version) found[e.at] = e;
+    }
+    for (const p of header.pending) if (p.at < found.length) found[p.at] = p;
+    const missing = found.indexOf(null);
+    if (missing >= 0) {
+      throw malformed(this.#relative('entities'), `has no file for entity ${missing} of the ${header.entityFiles} of registry ${JSON.stringify(ref.predicate)} (version ${header.version})`);
+    }
+    return found.map((e) => e.entity);
   }
 
   /**
@@ -173,7 +273,7 @@ export class OkfStore {
    * to the slot file's new text. Index markers bracket it so they stay a
    * superset of the truth (okf-index.js).
    */
-  async #casSlot(commit, write) {
+  async #casSlot(commit, write, stamped = () => {}) {
     const ref = checkRef(commit.ref);
     const { expectedVersion, slot } = commit;
     await this.#ensureBundle();
@@ -190,6 +290,7 @@ export class OkfStore {
       // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
       const written = await fs.stat(file, { bigint: true }).catch(() => null);
       this.#remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
+      stamped(written && stampOf(written));
       await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
       return true;
     });
@@ -330,6 +431,14 @@ export class OkfStore {
       if ((current?.slot.version ?? 0) < last.v) {
         await writeAtomic(file, last.slot);
         this.#files.delete(name);
+      }
+      // Entity files a registry's commits wrote: each as its newest record has it, unless newer on disk.
+      const newest = new Map();
+      for (const r of records) for (const e of r.ents ?? []) newest.set(e.f, { v: r.v, text: e.text });
+      for (const [entityFile, { v, text }] of newest) {
+        const target = path.join(this.#entitiesDir, entityFile);
+        const onDisk = await readText(target).then((t) => (t === null ? -1 : parseEntityFile(t, target).version)).catch(() => -1);
+        if (onDisk < v) await writeAtomic(target, text);
       }
     });
   }

@@ -13,7 +13,10 @@
 //                     (scope, status, opened_at, id) for listConflicts
 //   memory_claim_log  the append-only log, one row per entry
 //   memory_entities   one row per entity (SPEC §9), kept in step with its
-//                     type's registry slot by the same commit, for SQL readers
+//                     type's registry slot by the same commit, for SQL readers;
+//                     a registry committed by its changes (commitRegistry)
+//                     keeps its entities only here, by `registry` and `pos`,
+//                     and its slot row without them (marked "entityRows")
 // Every row carries `scope`; every query filters on it.
 //
 // A commit is one statement, so it is atomic without BEGIN/COMMIT: a
@@ -38,6 +41,7 @@ const DEFAULT_TABLES = Object.freeze({
   entities: 'memory_entities',
 });
 
+const REGISTRY = '\u001fentities';
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 // Lost races PostgreSQL itself reports: the transaction was rolled back.
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -134,6 +138,10 @@ function schemaStatements(t) {
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (scope, id)
 )`,
+    // A registry committed by its changes: its entities by (registry type, position).
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS registry text`,
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS pos integer`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_idx ON ${t.entities} (scope, registry, pos)`,
   ];
 }
 
@@ -161,6 +169,11 @@ export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
  * written when it changed, removed when it left the registry.
  */
 function commitRows(t, changed, removed) {
+  return `${slotRows(t)}, ${entityRows(t, changed, removed)}`;
+}
+
+/** The claim, conflict and log rows of a commit (see commitRows). */
+function slotRows(t) {
   return `claims_up AS (
       INSERT INTO ${t.claims}
         (scope, id, slot_key, subject, predicate, object, status, confidence, recorded_at, claim)
@@ -182,7 +195,12 @@ function commitRows(t, changed, removed) {
       INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
       SELECT $1, $2, (e.value->>'version')::bigint, e.ord::int, (e.value->>'at')::timestamptz, e.value->>'rule', e.value
       FROM won, jsonb_array_elements($9::jsonb) WITH ORDINALITY AS e(value, ord)
-    ), entities_up AS (
+    )`;
+}
+
+/** A registry slot's entity rows when the commit holds the whole registry (see commitRows). */
+function entityRows(t, changed, removed) {
+  return `entities_up AS (
       INSERT INTO ${t.entities} (scope, id, type, name, aliases, data)
       SELECT $1, e->>'id', e->>'type', e->>'name', COALESCE(e->'aliases', '[]'::jsonb), e
       FROM won, jsonb_array_elements(COALESCE(${changed}::jsonb, won.slot->'entities', '[]'::jsonb)) AS e
@@ -197,6 +215,26 @@ function commitRows(t, changed, removed) {
       DELETE FROM ${t.entities} AS d USING won
       WHERE ${removed}::text[] IS NULL AND d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
         AND NOT COALESCE(won.slot->'entities', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('id', d.id))
+    )`;
+}
+
+/**
+ * commitRegistry's entity rows: the changed entities ($11) and those of a
+ * registry stored whole until now (`inline`: rows of (value, ord)), one row
+ * per id (a changed entity wins over its stored copy).
+ */
+function registryRows(t, inline) {
+  return `entities_rows AS (
+      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data, registry, pos)
+      SELECT DISTINCT ON (u.e->>'id') $1, u.e->>'id', u.e->>'type', u.e->>'name', COALESCE(u.e->'aliases', '[]'::jsonb), u.e, $4, u.pos
+      FROM won, (
+        SELECT x->'entity' AS e, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements($11::jsonb) AS x
+        UNION ALL
+        SELECT i.value, (i.ord - 1)::int, 1 FROM (${inline}) AS i
+      ) AS u
+      ORDER BY u.e->>'id', u.pref
+      ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases,
+        data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, updated_at = now()
     )`;
 }
 
@@ -244,6 +282,32 @@ function sql(t) {
       WHERE l.scope = $1 AND l.slot_key = $2 AND l.version = o.version AND l.seq = o.seq
     )
     SELECT version FROM won`,
+    // An entity registry: the slot row, and its entity rows when it was committed by its changes.
+    loadRegistry: `SELECT s.slot, s.xmin::text AS xmin, CASE WHEN s.slot ? 'entityRows' THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos IS NOT NULL) END AS entities
+      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2`,
+    // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
+    // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
+    // every entity moved to rows by the same statement. $12 is commitUpdate's $13.
+    registryInsert: `WITH won AS (
+      INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
+      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE $10::bigint = 0
+      ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT NULL::jsonb AS value, 0::bigint AS ord WHERE false`)}, detached AS (
+      -- Rows a registry of this type left behind (its slot row deleted): not this one's.
+      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won
+      WHERE scope = $1 AND registry = $4 AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
+    )
+    SELECT version::text || ':' || xmin AS tag FROM won`,
+    registryUpdate: `WITH cur AS (
+      SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2
+    ), won AS (
+      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND version = $10 AND ($12::text IS NULL OR xmin::text = $12::text)
+      RETURNING version, slot, xmin::text AS xmin
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN cur.slot ? 'entityRows' THEN '[]'::jsonb ELSE COALESCE(cur.slot->'entities', '[]'::jsonb) END) WITH ORDINALITY AS o(value, ord)`)}
+    SELECT version::text || ':' || xmin AS tag FROM won`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
@@ -374,9 +438,25 @@ export class PostgresStore {
   }
 
   async loadSlot(ref) {
+    if (ref.subject === REGISTRY) return this.#loadRegistry(ref);
     const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
     const slot = rows.length ? json(rows[0].slot) : null;
     this.#held.hold(ref.key, slot, rows[0]?.xmin);
+    return slot;
+  }
+
+  /** A registry, with its entities from their rows when it was committed by its changes. */
+  async #loadRegistry(ref) {
+    const { rows } = await this.#query(this.#sql.loadRegistry, [this.#scope, ref.key, ref.predicate]);
+    if (rows.length === 0) return null;
+    const slot = json(rows[0].slot);
+    if (rows[0].entities === null || rows[0].entities === undefined) return slot;
+    const positioned = json(rows[0].entities);
+    if (positioned.some((p, i) => p.at !== i)) {
+      throw new CredenceError(`PostgresStore: the entity rows of registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) have gaps in their positions`, { code: 'MALFORMED_STORE_DATA' });
+    }
+    delete slot.entityRows;
+    slot.entities = positioned.map((p) => p.entity);
     return slot;
   }
 
@@ -414,6 +494,35 @@ export class PostgresStore {
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
+      if (RETRYABLE.has(err?.code)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * An entity registry committed by its changes (see `commitRegistry` in
+   * the ClaimStore docs): one statement writes the slot row without
+   * entities and a row per changed entity. Resolves to the new tag, or false.
+   */
+  async commitRegistry(commit) {
+    const { ref, expectedVersion, slot } = commit;
+    if (ref?.subject !== REGISTRY || !Array.isArray(commit.entities)) {
+      throw invalid('commit', 'must be an entity registry commit with an entities list');
+    }
+    if (commit.entities.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || typeof e.entity?.id !== 'string')) {
+      throw invalid('commit.entities', 'must be { at: position, entity } items');
+    }
+    const { entities: _, ...header } = slot;
+    const values = [
+      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entityRows: true }),
+      commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(commit.entities),
+    ];
+    try {
+      const won = expectedVersion === 0
+        ? await this.#query(this.#sql.registryInsert, values)
+        : await this.#query(this.#sql.registryUpdate, [...values, null]); // $12: registries are not held
+      return won.rows.length > 0 ? won.rows[0].tag : false;
+    } catch (err) {
       if (RETRYABLE.has(err?.code)) return false;
       throw err;
     }
