@@ -1,18 +1,42 @@
 // Section 9 (scale), the entity registry: an entity-typed write's cost as the
-// number of entities of its type grows, on the in-memory store, printed as
-// one JSON line. Each size gets a fresh memory whose registry is filled by
+// number of entities of its type grows, on one store, printed as one JSON line. Each size gets a fresh memory whose registry is filled by
 // the engine itself (rememberMany, one new org per write, names that share no
 // word), then two probes are timed, medians of `reps`:
 //   a write naming a new org (resolved against every name: near matches),
 //   a write naming a known org (the common case).
 //
-//   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps>
-import { Memory } from 'credence';
+//   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps> [memory|okf|indexeddb|postgres] [tmpdir]
+//   (postgres: on DATABASE_URL, one fresh scope per size)
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
 import { medianOf } from '../lib.mjs';
 
-const [sizesArg, repsArg] = process.argv.slice(2);
+const [sizesArg, repsArg, kind = 'memory', tmp] = process.argv.slice(2);
 const sizes = sizesArg.split(',').map(Number);
 const reps = Number(repsArg);
+let pool = null;
+
+async function openStore(size) {
+  if (kind === 'memory') return new MemoryStore();
+  if (kind === 'okf') {
+    const dir = path.join(tmp, `registry-okf-${size}-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    return new OkfStore(dir);
+  }
+  if (kind === 'indexeddb') {
+    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
+    return new IndexedDbStore(`registry-${size}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+  }
+  if (kind === 'postgres') {
+    const pg = (await import('pg')).default;
+    pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+    const store = new PostgresStore(pool, { scope: `registry-${size}-${process.pid}` });
+    await store.ensureSchema();
+    return store;
+  }
+  throw new Error(`unknown store ${kind}`);
+}
 
 /** A distinct, pronounceable-enough word per (i, salt): org names that share no word. */
 function word(i, salt) {
@@ -28,11 +52,11 @@ const org = (i) => `${word(i, 1)} ${word(i, 2)}`;
 
 const timeOf = (fn) => medianOf(reps, fn);
 
-const out = { store: 'memory', reps, sizes: {} };
+const out = { store: kind, reps, sizes: {} };
 // A first, unrecorded size warms the JIT.
 for (const size of [Math.min(300, sizes[0]), ...sizes]) {
   const warmUp = out.warm === undefined;
-  const memory = new Memory();
+  const memory = new Memory({ store: await openStore(size) });
   for (let i = 0; i < size; i += 500) {
     await memory.rememberMany(Array.from({ length: Math.min(500, size - i) }, (_, k) => ({ subject: `p${i + k}`, predicate: 'works_at', object: org(i + k) })));
   }
@@ -45,3 +69,4 @@ for (const size of [Math.min(300, sizes[0]), ...sizes]) {
   else out.sizes[size] = { entities, ops };
 }
 console.log(JSON.stringify(out));
+await pool?.end();

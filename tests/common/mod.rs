@@ -150,6 +150,26 @@ impl FlakyStore {
     }
 }
 
+impl FlakyStore {
+    /// A store that writes a registry by its changes (`commitRegistry`) writes
+    /// only the entities a commit names: every entity that differs from the
+    /// stored registry must be named, or it would be lost there.
+    async fn expect_entity_changes_named(&self, commit: &SlotCommit) -> Result<()> {
+        if commit.slot_ref.subject != credence::entities::ENTITY_REGISTRY {
+            return Ok(());
+        }
+        let stored = self.inner.load_slot(&commit.slot_ref).await?;
+        if stored.version != commit.expected_version {
+            return Ok(());
+        }
+        for (i, e) in commit.slot.entities.iter().enumerate() {
+            let same = stored.entities.get(i).is_some_and(|old| **old == **e);
+            assert!(same || commit.changed_entities.contains(&e.id), "registry commit changes entity {} (position {i}) without naming it", e.id);
+        }
+        Ok(())
+    }
+}
+
 #[async_trait(?Send)]
 impl Store for FlakyStore {
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
@@ -181,6 +201,7 @@ impl Store for FlakyStore {
             self.lose_races.set(self.lose_races.get() - 1);
             return Ok(false);
         }
+        self.expect_entity_changes_named(commit).await?;
         self.inner.commit_slot(commit).await
     }
     async fn find_claim(&self, id: &str) -> Result<Option<SlotRef>> {
