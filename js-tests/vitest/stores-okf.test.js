@@ -104,6 +104,13 @@ describe('OkfStore — the bundle on disk', () => {
     // A missing file that no commit can restore is named, not silently dropped.
     rmSync(path.join(dir, 'entities', 'org%3Aglobex.md'));
     await expect(new Memory({ store: new OkfStore(dir) }).entity('Globex', { type: 'org' })).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA', message: expect.stringContaining('no file for entity 1') });
+    // A type long enough that its entity file names are cut and hashed: still found by a fresh reader.
+    const type = 'k'.repeat(300);
+    const long = bundle();
+    const writer = new Memory({ store: new OkfStore(long) });
+    for (const name of ['Acme Widgets', 'Globex']) await writer.remember({ subject: name, subjectType: type, predicate: 'located_in', object: 'Oslo' });
+    expect(readdirSync(path.join(long, 'entities')).every((f) => /~~[0-9a-f]{16}\.md$/.test(f))).toBe(true);
+    expect((await new Memory({ store: new OkfStore(long) }).entity('Globex', { type }))?.entity.name).toBe('Globex');
   });
 
   it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {

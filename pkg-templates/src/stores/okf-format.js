@@ -84,8 +84,11 @@ export function entityFileOf(id) {
   return `${cut}~~${createHash('sha256').update(id).digest('hex').slice(0, 16)}.md`;
 }
 
-/** The start every entity file name of a registry's type has (ids are `type:slug`). */
-export const entityFilePrefix = (type) => encodePart(`${type}:`);
+/**
+ * The start every entity file name of a registry's type has (ids are
+ * `type:slug`), at most 140 chars: a name cut for length keeps ≥ 148.
+ */
+export const entityFilePrefix = (type) => encodePart(`${type}:`).slice(0, 140);
 
 /** The slot a file name stands for; `{ hashed: true }` when only its contents can tell; null when not a slot file. */
 export function refOfFileName(name) {
