@@ -241,10 +241,13 @@ function registryRows(t, inline) {
 function sql(t) {
   return {
     // xmin::text: with the version, what a held snapshot's commit compares (see loadSlotToWrite).
-    load: `SELECT slot, xmin::text AS xmin FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    // `subject = $3` with the key: a tenant growing faster than ANALYZE runs gets plans from
+    // stats that think its scope holds no rows, and the planner then took (scope, subject)
+    // for scope alone and filtered every slot of the scope by key (1.5 ms at 10,000 slots).
+    load: `SELECT slot, xmin::text AS xmin FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
     // xmin: the transaction that wrote this row version, so the tag changes with every
     // commit and never repeats for other content, even after the table is emptied.
-    tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2`,
+    tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
     // A commit is ONE statement (data-modifying CTEs run atomically, in one
     // snapshot): the compare-and-set on the slot row, then the claim,
     // conflict and log rows, each joined to the CAS's RETURNING so that a lost
@@ -264,7 +267,7 @@ function sql(t) {
     SELECT version, xmin FROM won`,
     commitUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
       RETURNING version, slot, xmin::text AS xmin
     ), ${commitRows(t, '$11', '$12')}
     SELECT version, xmin FROM won`,
@@ -272,7 +275,7 @@ function sql(t) {
     // rewritten in place, matched by position (version, seq order) with $11.
     eraseUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND version = $10 RETURNING version, slot
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 RETURNING version, slot
     ), ${commitRows(t, '$12', '$13')}, old_log AS (
       SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
       FROM ${t.log} WHERE scope = $1 AND slot_key = $2
@@ -286,7 +289,7 @@ function sql(t) {
     loadRegistry: `SELECT s.slot, s.xmin::text AS xmin, CASE WHEN s.slot ? 'entityRows' THEN (
         SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
         FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos IS NOT NULL) END AS entities
-      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2`,
+      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2 AND s.subject = chr(31) || 'entities'`,
     // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
     // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
     // every entity moved to rows by the same statement. $12 is commitUpdate's $13.
@@ -301,10 +304,10 @@ function sql(t) {
     )
     SELECT version::text || ':' || xmin AS tag FROM won`,
     registryUpdate: `WITH cur AS (
-      SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2
+      SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3
     ), won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND version = $10 AND ($12::text IS NULL OR xmin::text = $12::text)
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($12::text IS NULL OR xmin::text = $12::text)
       RETURNING version, slot, xmin::text AS xmin
     ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN cur.slot ? 'entityRows' THEN '[]'::jsonb ELSE COALESCE(cur.slot->'entities', '[]'::jsonb) END) WITH ORDINALITY AS o(value, ord)`)}
     SELECT version::text || ':' || xmin AS tag FROM won`,
@@ -439,7 +442,7 @@ export class PostgresStore {
 
   async loadSlot(ref) {
     if (ref.subject === REGISTRY) return this.#loadRegistry(ref);
-    const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key]);
+    const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key, ref.subject]);
     const slot = rows.length ? json(rows[0].slot) : null;
     this.#held.hold(ref.key, slot, rows[0]?.xmin);
     return slot;
@@ -475,7 +478,7 @@ export class PostgresStore {
 
   /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
   async slotTag(ref) {
-    const { rows } = await this.#query(this.#sql.tag, [this.#scope, ref.key]);
+    const { rows } = await this.#query(this.#sql.tag, [this.#scope, ref.key, ref.subject]);
     return rows.length ? rows[0].tag : null;
   }
 
