@@ -132,17 +132,18 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
       if (typeof store.commitRegistry !== 'function') return;
       const r = ref('\u001fentities', 'org');
       const ent = (i, over = {}) => ({ id: `org:e${i}`, type: 'org', name: AWKWARD[i % AWKWARD.length].slice(0, 40), aliases: [`E${i}`], ...over });
-      const byChanges = (expected, version, changed) => ({
+      const byChanges = (expected, version, changed, entityCount) => ({
         ...commit(r, expected, slot(version, [])),
         entities: changed.map(([at, entity]) => ({ at, entity })),
+        entityCount,
       });
       const entitiesIn = async (s) => normalize((await s.loadSlot(r)).entities);
-      const first = await store.commitRegistry(byChanges(0, 1, [[0, ent(0)], [1, ent(1)], [2, ent(2)]]));
+      const first = await store.commitRegistry(byChanges(0, 1, [[0, ent(0)], [1, ent(1)], [2, ent(2)]], 3));
       expect(typeof first).toBe('string');
       expect(await store.slotTag(r)).toBe(first);
       for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(normalize([ent(0), ent(1), ent(2)]));
       // One entity changed, one appended: only those are sent.
-      const second = await store.commitRegistry(byChanges(1, 2, [[1, ent(1, { aliases: ['E1', 'E one'], mergedInto: 'org:e0' })], [3, ent(3)]]));
+      const second = await store.commitRegistry(byChanges(1, 2, [[1, ent(1, { aliases: ['E1', 'E one'], mergedInto: 'org:e0' })], [3, ent(3)]], 4));
       expect(second).not.toBe(first);
       expect(await store.slotTag(r)).toBe(second);
       const now = normalize([ent(0), ent(1, { aliases: ['E1', 'E one'], mergedInto: 'org:e0' }), ent(2), ent(3)]);
@@ -151,14 +152,14 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect(versionOf(await s.loadSlot(r))).toBe(2);
       }
       // A lost race writes nothing, its entities included.
-      expect(await store.commitRegistry(byChanges(1, 2, [[4, ent(4)]]))).toBe(false);
+      expect(await store.commitRegistry(byChanges(1, 2, [[4, ent(4)]], 5))).toBe(false);
       expect(await store.slotTag(r)).toBe(second);
       for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(now);
       // Written whole by commitSlot, the registry loads as written; by its changes again, the same.
       const whole = { ...slot(3, []), entities: [...now, normalize(ent(4))] };
       expect(await store.commitSlot(commit(r, 2, whole))).toBe(true);
       for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(whole.entities);
-      expect(typeof (await store.commitRegistry(byChanges(3, 4, [[5, ent(5)]])))).toBe('string');
+      expect(typeof (await store.commitRegistry(byChanges(3, 4, [[5, ent(5)]], 6)))).toBe('string');
       for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual([...whole.entities, normalize(ent(5))]);
       expect(normalize(await store.readLog(r)).map((e) => e.version)).toEqual([1, 2, 3, 4]);
     });

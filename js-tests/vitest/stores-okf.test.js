@@ -1,7 +1,7 @@
 // OkfStore: the conformance suite, then what only a markdown bundle has —
 // readable files, a fresh reader, broken files, atomic writes.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -111,6 +111,57 @@ describe('OkfStore — the bundle on disk', () => {
     for (const name of ['Acme Widgets', 'Globex']) await writer.remember({ subject: name, subjectType: type, predicate: 'located_in', object: 'Oslo' });
     expect(readdirSync(path.join(long, 'entities')).every((f) => /~~[0-9a-f]{16}\.md$/.test(f))).toBe(true);
     expect((await new Memory({ store: new OkfStore(long) }).entity('Globex', { type }))?.entity.name).toBe('Globex');
+  });
+
+  it('keeps a registry whole across a writer stopped at any entity file: moving a whole registry over, and changes another writer left unwritten', async () => {
+    const dir = bundle();
+    const entityFile = (id) => path.join(dir, 'entities', `${id.replace(':', '%3A')}.md`);
+    // A file that cannot be replaced (a directory in its place) stops a commit there, as a kill would.
+    const block = (id) => {
+      rmSync(entityFile(id), { force: true });
+      mkdirSync(path.join(entityFile(id), 'x'), { recursive: true });
+      return () => rmSync(entityFile(id), { recursive: true, force: true });
+    };
+    const names = async (store, type = 'org') => (await store.loadSlot({ key: `\u001fentities\u001f${type}`, subject: '\u001fentities', predicate: type })).entities.map((e) => [e.id, e.aliases]);
+    // A registry stored whole (as commitSlot writes it), then moved over by a new name.
+    const whole = new OkfStore(dir);
+    const r = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    const ent = (slug, aliases) => ({ id: `org:${slug}`, type: 'org', name: aliases[0], aliases });
+    expect(await whole.commitSlot({ ...commit(r, 0, slot(1, [])), slot: { ...slot(1, []), entities: [ent('acme', ['Acme']), ent('globex', ['Globex'])] } })).toBe(true);
+    let unblock = block('org:acme');
+    await expect(new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ana', predicate: 'works_at', object: 'Initech' })).rejects.toThrow();
+    unblock();
+    // Stopped while writing the files of the whole registry: nothing of the write landed.
+    expect(await names(new OkfStore(dir))).toEqual([['org:acme', ['Acme']], ['org:globex', ['Globex']]]);
+    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ana', predicate: 'works_at', object: 'Initech' });
+    expect(await names(new OkfStore(dir))).toEqual([['org:acme', ['Acme']], ['org:globex', ['Globex']], ['org:initech', ['Initech']]]);
+    // One writer stops after its registry file, before Acme's file; another writer's commit
+    // stops there too: both changes still load, from the registry file alone. (Each writer has
+    // read the registry before the block: a writer keeps what it read while the tag stays.)
+    for (const [who, org] of [['bo', 'ACME'], ['cy', 'Hooli']]) {
+      const writer = new Memory({ store: new OkfStore(dir) });
+      await writer.entity('Globex', { type: 'org' });
+      unblock = block('org:acme');
+      await expect(writer.remember({ subject: who, predicate: 'works_at', object: org })).rejects.toThrow();
+      unblock();
+    }
+    const expected = [['org:acme', ['Acme', 'ACME']], ['org:globex', ['Globex']], ['org:initech', ['Initech']], ['org:hooli', ['Hooli']]];
+    expect(await names(new OkfStore(dir))).toEqual(expected);
+    // The next commit writes them all; the files alone then hold the registry.
+    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'di', predicate: 'works_at', object: 'Umbrella' });
+    const registry = YAML.parse(readFileSync(path.join(dir, 'claims', '%1Fentities~org.md'), 'utf8').split(/^---$/m)[1]);
+    expect(registry.format).toBe('credence-okf/2');
+    // Its registry file still names what it found unwritten (written after it); the files now hold them.
+    expect(registry.pending.map((p) => p.entity.id)).toEqual(['org:acme', 'org:hooli', 'org:umbrella']);
+    for (const id of ['org:hooli', 'org:umbrella']) expect(existsSync(entityFile(id))).toBe(true);
+    expect(YAML.parse(readFileSync(entityFile('org:acme'), 'utf8').split(/^---$/m)[1]).entity.aliases).toEqual(['Acme', 'ACME']);
+    expect(await names(new OkfStore(dir))).toEqual([...expected, ['org:umbrella', ['Umbrella']]]);
+    // Written whole again, then by its changes: files of the earlier generation never count.
+    const now = await new OkfStore(dir).loadSlot(r);
+    const renamed = { ...now, version: now.version + 1, entities: now.entities.map((e) => (e.id === 'org:acme' ? { ...e, aliases: ['Acme'] } : e)) };
+    expect(await new OkfStore(dir).commitSlot({ ...commit(r, now.version, slot(now.version + 1, [])), slot: renamed })).toBe(true);
+    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ed', predicate: 'works_at', object: 'Stark Industries' });
+    expect((await names(new OkfStore(dir)))[0]).toEqual(['org:acme', ['Acme']]);
   });
 
   it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {

@@ -72,6 +72,28 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect((await row(oslo.claim.id)).x).not.toBe(before.x); // a new observation rewrites it
   });
 
+  it('loads a registry kept as rows only as committed: rows another registry left, a deleted row, a schema not upgraded', async () => {
+    const store = new PostgresStore(db, { scope: 'rows' });
+    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    const ent = (slug) => ({ id: `org:${slug}`, type: 'org', name: slug, aliases: [slug] });
+    const base = { ref, changedClaims: [], changedConflicts: [], log: [] };
+    const loaded = async () => (await store.loadSlot(ref)).entities.map((e) => e.id);
+    expect(await store.commitRegistry({ ...base, expectedVersion: 0, slot: { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0 }, entities: ['a', 'b', 'c'].map((x, at) => ({ at, entity: ent(x) })), entityCount: 3 })).toBeTypeOf('string');
+    // Written whole with other entities (a caller's own commit), then by its changes again.
+    expect(await store.commitSlot({ ...base, expectedVersion: 1, slot: { version: 2, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [ent('x'), ent('y')] } })).toBe(true);
+    expect(await store.commitRegistry({ ...base, expectedVersion: 2, slot: { version: 3, claims: [], conflicts: [], writes: [], reviewed: 0 }, entities: [{ at: 2, entity: ent('z') }], entityCount: 3 })).toBeTypeOf('string');
+    expect(await loaded()).toEqual(['org:x', 'org:y', 'org:z']);
+    // A row deleted by hand: refused, naming the registry, not read as a shorter one.
+    await db.query("DELETE FROM memory_entities WHERE scope = 'rows' AND id = 'org:z'");
+    await expect(store.loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA', message: expect.stringContaining('"org"') });
+    // Tables from before registry rows (no registry/pos columns): told to run the schema again.
+    const tables = { slots: 'old_slots', claims: 'old_claims', conflicts: 'old_conflicts', log: 'old_log', entities: 'old_entities' };
+    await db.exec(PostgresStore.schema(tables));
+    await db.exec('ALTER TABLE old_entities DROP COLUMN pos');
+    const old = new PostgresStore(db, { scope: 'rows', tables });
+    await expect(new Memory({ store: old }).remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' })).rejects.toMatchObject({ message: expect.stringContaining('after every upgrade') });
+  });
+
   it('keeps memory_entities in step with the entity registries (SPEC §8, §9)', async () => {
     const memory = new Memory({ store: new PostgresStore(db, { scope: 'ents' }) });
     // The registry as the store loads it (its entities come from these rows when it was committed by its changes).
@@ -82,7 +104,8 @@ describe('PostgresStore on PGlite — schema and options', () => {
     await memory.remember({ subject: 'carol', predicate: 'works_at', object: 'ACME, Inc.' });
     const { rows } = await db.query("SELECT id, type, name, aliases, data FROM memory_entities WHERE scope = 'ents' ORDER BY id");
     const registry = await store.loadSlot(ref);
-    expect((await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND predicate = 'org'")).rows[0].slot.entities).toBeUndefined();
+    // The slot row counts them (an older version refuses that rather than reading no entities).
+    expect((await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND predicate = 'org'")).rows[0].slot.entities).toEqual({ rows: 2 });
     expect(rows.map((r) => r.data)).toEqual([...registry.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
     expect(rows.map((r) => [r.type, r.name])).toEqual([['org', 'Acme Corp'], ['org', 'Globex']]);
     expect(rows[0].aliases).toContain('ACME, Inc.');

@@ -112,6 +112,7 @@ impl JsStore {
         let value = arg(&trimmed)?;
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
         let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
+        let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
         let v = self.call("commitRegistry", &[value]).await?;
         let tag = match (v.as_string(), v.as_f64(), v.as_bool()) {
             (Some(tag), _, _) => tag,

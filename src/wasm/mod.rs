@@ -92,7 +92,7 @@ export interface ClaimStore {
    * of its type as at 100,000. `commit` is a `SlotCommit` whose `slot` has no
    * `entities`; `commit.entities` lists the entities new or changed, each with
    * `at`, its position in the registry (entities are only ever appended, so a
-   * position never changes). All or nothing, only at `expectedVersion`, like
+   * position never changes), and `commit.entityCount` how many it holds. All or nothing, only at `expectedVersion`, like
    * `commitSlot`; resolves to the slot's new tag (what `slotTag` answers
    * from then on) when written, `false` when the version moved on. `loadSlot`
    * still answers the whole registry, its entities in position order, and a
@@ -102,7 +102,7 @@ export interface ClaimStore {
 }
 
 /** An entity registry's commit by its changes (`ClaimStore.commitRegistry`). */
-export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[] };
+export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[]; entityCount: number };
 
 /** Consolidates the active entries (oldest first) with the incoming one. */
 export type MergeHook = (

@@ -5,7 +5,7 @@
 //   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows? }
 //              the whole slot document, `slot.version` is the version (an
 //              entity registry committed by `commitRegistry` keeps its
-//              entities in `entities` instead, marked `entityRows`);
+//              entities in `entities` instead, `entityRows` of them);
 //              indexes byScope (scope), bySubject ([scope, subject]),
 //              byDirty ([scope, dirty]: `dirty` = key, present only while the
 //              slot has entries the review pass has not seen) and byTag
@@ -155,9 +155,10 @@ export class IndexedDbStore {
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
-    if (record.entityRows) {
-      if (rows.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the entities of registry ${JSON.stringify(ref.key)}`);
-      return { ...record.slot, entities: rows.map((r) => r.entity) };
+    if (record.entityRows !== undefined) {
+      const held = rows.filter((r) => r.at < record.entityRows);
+      if (held.length !== record.entityRows || held.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the entities of registry ${JSON.stringify(ref.key)}`);
+      return { ...record.slot, entities: held.map((r) => r.entity) };
     }
     this.#held.hold(ref.key, record.slot, record.tag);
     return record.slot;
@@ -211,7 +212,7 @@ export class IndexedDbStore {
    * moved to records by the same transaction. Resolves to the new tag, or false.
    */
   async commitRegistry(commit) {
-    if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities)) {
+    if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities) || !Number.isSafeInteger(commit.entityCount) || commit.entities.some((e) => !(e?.at < commit.entityCount))) {
       throw new CredenceError('IndexedDbStore.commitRegistry: commit must be an entity registry commit with an entities list', { code: 'INVALID_INPUT', field: 'commit' });
     }
     const tag = newTag();
@@ -257,7 +258,7 @@ export class IndexedDbStore {
           if (ref.subject === REGISTRY) {
             this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities);
           }
-          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...(byChanges === null ? {} : { entityRows: true }) });
+          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...(byChanges === null ? {} : { entityRows: commit.entityCount }) });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
@@ -302,10 +303,10 @@ export class IndexedDbStore {
     const range = this.#range([at.scope, at.key], [at.scope, at.key, []]);
     // A registry begun anew (its slot record deleted) or written whole: no records of its own.
     if (changed === null || !previous) {
-      if (changed === null ? previous?.entityRows : true) entities.delete(range);
+      if (changed === null ? previous?.entityRows !== undefined : true) entities.delete(range);
       if (changed === null) return;
     }
-    if (previous && !previous.entityRows) {
+    if (previous && previous.entityRows === undefined) {
       (previous.slot.entities ?? []).forEach((entity, i) => entities.put({ scope: at.scope, key: at.key, at: i, entity }));
     }
     for (const { at: i, entity } of changed) {

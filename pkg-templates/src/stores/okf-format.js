@@ -5,6 +5,9 @@ import YAML from 'yaml';
 import { CredenceError } from '../errors.js';
 
 export const FORMAT = 'credence-okf/1';
+// A registry slot file whose entities are in entities/*.md: an older reader,
+// which would take it for an empty registry, refuses the format instead.
+export const FORMAT_ENTITY_FILES = 'credence-okf/2';
 export const KEY_SEPARATOR = '\u001f';
 const MAX_NAME = 200;
 
@@ -158,7 +161,7 @@ function renderBody(subject, predicate, slot) {
 
 export function renderSlotFile(subject, predicate, slot) {
   const front = {
-    format: FORMAT,
+    format: Number.isSafeInteger(slot.entityFiles) ? FORMAT_ENTITY_FILES : FORMAT,
     subject,
     predicate,
     version: slot.version,
@@ -170,7 +173,7 @@ export function renderSlotFile(subject, predicate, slot) {
     // A registry written by its changes has its entities in entities/*.md
     // (`entityFiles` of them) and here only those its last commit changed.
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
-    ...(Number.isSafeInteger(slot.entityFiles) ? { entityFiles: slot.entityFiles, pending: slot.pending ?? [] } : {}),
+    ...(Number.isSafeInteger(slot.entityFiles) ? { entityFiles: slot.entityFiles, generation: slot.generation, pending: slot.pending ?? [] } : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
@@ -307,7 +310,7 @@ export function parseSlotFile(text, file) {
     throw malformed(file, `the front matter is not valid YAML${where}: ${String(err.message).split(' at line ')[0]}`, err);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw malformed(file, 'the front matter is not a mapping');
-  if (data.format !== undefined && data.format !== FORMAT) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);
+  if (data.format !== undefined && data.format !== FORMAT && data.format !== FORMAT_ENTITY_FILES) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);
   if (typeof data.subject !== 'string' || typeof data.predicate !== 'string') throw malformed(file, 'subject and predicate must be strings');
   if (!isCount(data.version) || data.version === 0) throw malformed(file, 'version must be a positive integer');
   const reviewed = data.reviewed ?? 0;
@@ -323,12 +326,13 @@ export function parseSlotFile(text, file) {
   const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
   if (data.entities?.length) slot.entities = data.entities;
   if (data.merges?.length) slot.merges = data.merges;
+  if ((data.format === FORMAT_ENTITY_FILES) !== (data.entityFiles !== undefined)) throw malformed(file, `entityFiles belongs with format ${FORMAT_ENTITY_FILES}, and only there`);
   if (data.entityFiles !== undefined) {
     if (!isCount(data.entityFiles)) throw malformed(file, 'entityFiles must be a non-negative integer');
-    const pendingProblem = check(data.pending ?? [], listOf({ at: 'n', entity: ENTITY }), 'pending');
+    if (typeof data.generation !== 'string' || data.generation === '') throw malformed(file, 'generation must be a non-empty string');
+    const pendingProblem = check(data.pending ?? [], listOf({ at: 'n', v: 'n', entity: ENTITY }), 'pending');
     if (pendingProblem) throw malformed(file, pendingProblem);
-    slot.entityFiles = data.entityFiles;
-    slot.pending = data.pending ?? [];
+    Object.assign(slot, { entityFiles: data.entityFiles, generation: data.generation, pending: data.pending ?? [] });
   }
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);
@@ -344,10 +348,11 @@ export function parseSlotFile(text, file) {
 
 // ---- entity files -----------------------------------------------------------------
 // `entities/<id>.md`: one entity of a registry written by its changes, with
-// its position in the registry (`at`) and the registry version that wrote it.
+// its position in the registry (`at`), the registry version that made this
+// state of it, and the registry's generation (okf.js, commitRegistry).
 
-export function renderEntityFile(registry, version, at, entity) {
-  const front = { format: FORMAT, registry, at, version, entity };
+export function renderEntityFile(registry, generation, version, at, entity) {
+  const front = { format: FORMAT_ENTITY_FILES, registry, generation, at, version, entity };
   const also = entity.aliases.filter((a) => a !== entity.name).map(oneLine).join(', ') || '—';
   const merged = entity.mergedInto ? `\nMerged into \`${entity.mergedInto}\`.\n` : '';
   return `---\n${renderFrontMatter(front)}---\n\n# ${oneLine(entity.name)} (\`${entity.id}\`)\n\nAlso known as: ${also}.\n${merged}`;
@@ -364,10 +369,10 @@ export function parseEntityFile(text, file) {
   } catch (err) {
     throw malformed(file, `the front matter is not valid YAML: ${String(err.message).split(' at line ')[0]}`, err);
   }
-  const problem = check(data, { registry: 's', at: 'n', version: 'n', entity: ENTITY }, 'the front matter');
+  const problem = check(data, { registry: 's', generation: 's', at: 'n', version: 'n', entity: ENTITY }, 'the front matter');
   if (problem) throw malformed(file, problem);
   if (!isCount(data.at) || !isCount(data.version)) throw malformed(file, 'at and version must be non-negative integers');
-  return { registry: data.registry, at: data.at, version: data.version, entity: data.entity };
+  return { registry: data.registry, generation: data.generation, at: data.at, version: data.version, entity: data.entity };
 }
 
 // ---- log.md --------------------------------------------------------------------------

@@ -113,16 +113,19 @@ export class OkfStore {
   }
 
   async loadSlot(ref) {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const entry = await this.#entryOf(ref);
       if (!entry) return null;
       const slot = structuredClone(entry.slot);
       if (slot.entityFiles === undefined) return slot;
-      // A file newer than the slot file read: a commit landed meanwhile, read both again (after
-      // a few tries such files are taken for leftovers of a registry deleted and begun anew).
-      const entities = await this.#entitiesOf(ref, slot, attempt < 5);
-      if (entities === null) continue;
-      const { entityFiles: _, pending: __, ...rest } = slot;
+      // A file newer than the slot file read: a commit landed meanwhile, read both again.
+      const entities = await this.#entitiesOf(ref, slot);
+      if (entities === null) {
+        if (attempt >= 200) throw new CredenceError(`OkfStore: registry ${JSON.stringify(ref.predicate)} kept changing while it was read (${attempt} tries)`, { code: 'CONCURRENCY' });
+        await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
+        continue;
+      }
+      const { entityFiles: _, pending: __, generation: ___, ...rest } = slot;
       return { ...rest, entities };
     }
   }
@@ -141,45 +144,73 @@ export class OkfStore {
    * An entity registry written by its changes (see `commitRegistry` in the
    * ClaimStore docs): each changed entity to its file in entities/, the
    * registry's slot file without entities. The slot file goes first and
-   * carries the changed entities too (`pending`), so a writer killed before
-   * the entity files leaves nothing lost: readers take `pending` over the
-   * files, and the next commit writes them. A registry kept whole until now
-   * has every entity moved to its file. Resolves to the new tag, or false.
+   * carries every change whose entity file may not be written yet
+   * (`pending`, each with the version that made it): readers take the newest
+   * of a file and a pending entry, so a writer killed before its entity files
+   * loses nothing, and the next commit writes them. A registry kept whole
+   * until now first has its entities written to files as committed (a reader
+   * of the whole slot file ignores them) under a new `generation`, which
+   * every entity file names: files of another generation (a registry written
+   * whole meanwhile, or deleted and begun anew) never count. Resolves to the
+   * new tag, or false.
    */
   async commitRegistry(commit) {
     const ref = checkRef(commit?.ref);
     const changed = commit.entities;
-    if (ref.subject !== REGISTRY || !Array.isArray(changed) || changed.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || typeof e.entity?.id !== 'string')) {
-      throw invalid('commit', 'must be an entity registry commit with entities as { at: position, entity } items');
+    const count = commit.entityCount;
+    if (ref.subject !== REGISTRY || !Number.isSafeInteger(count) || !Array.isArray(changed) || changed.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || e.at >= count || typeof e.entity?.id !== 'string')) {
+      throw invalid('commit', 'must be an entity registry commit: entities as { at: position below entityCount, entity } items');
     }
     const { entities: _, ...rest } = commit.slot;
     let tag = false;
-    const header = { ...rest, entityFiles: 0, pending: changed };
+    const header = { ...rest, entityFiles: 0, generation: '', pending: [] };
     const won = await this.#casSlot({ ...commit, slot: header }, async ({ ref, slot, name, file, current }) => {
-      const writes = new Map(); // position → entity, for the files
       const before = current?.slot;
-      if (before && before.entityFiles === undefined) (before.entities ?? []).forEach((e, i) => writes.set(i, e));
-      if (before && this.#materialized.get(ref.key) !== before.version) for (const p of before.pending ?? []) writes.set(p.at, p.entity);
-      for (const p of changed) writes.set(p.at, p.entity);
+      const whole = !before || before.entityFiles === undefined;
+      const generation = whole ? randomToken() : before.generation;
+      const fileOf = (at, v, entity) => ({ f: entityFileOf(entity.id), text: renderEntityFile(ref.predicate, generation, v, at, entity) });
+      const ents = [];
+      if (whole) {
+        for (const [at, e] of (before?.entities ?? []).entries()) ents.push(fileOf(at, before.version, e));
+        for (const e of ents) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
+      }
+      const pending = new Map();
+      if (!whole) for (const p of await this.#unwritten(ref, before)) pending.set(p.at, p);
+      for (const p of changed) pending.set(p.at, { at: p.at, v: slot.version, entity: p.entity });
       const had = before ? (before.entityFiles ?? before.entities?.length ?? 0) : 0;
-      slot.entityFiles = Math.max(had, ...changed.map((p) => p.at + 1));
-      for (let i = had; i < slot.entityFiles; i++) {
-        if (!writes.has(i)) throw invalid('commit.entities', `skips position ${i}: new entities are appended`);
+      Object.assign(slot, { generation, entityFiles: count, pending: [...pending.values()].sort((a, b) => a.at - b.at) });
+      if (count < had) throw invalid('commit.entityCount', `is ${count}, below the ${had} entities the registry holds: entities are only appended`);
+      for (let i = had; i < count; i++) {
+        if (!pending.has(i)) throw invalid('commit.entities', `skips position ${i}: new entities are appended`);
       }
       const commitId = randomToken();
       const block = renderLogBlock(ref, slot.version, commitId, commit.log);
       await this.#appendLog(name, block, slot.version, commitId, !current);
       const text = renderSlotFile(ref.subject, ref.predicate, slot);
       await replaceFile(file, text);
-      const ents = [...writes].map(([at, e]) => ({ f: entityFileOf(e.id), text: renderEntityFile(ref.predicate, slot.version, at, e) }));
-      for (const e of ents) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
-      this.#materialized.set(ref.key, slot.version);
-      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents });
+      const written = slot.pending.map((p) => fileOf(p.at, p.v, p.entity));
+      for (const e of written) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
+      this.#materialized.set(ref.key, `${generation}:${slot.version}`);
+      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents: [...ents, ...written] });
       return text;
     }, (stamp) => {
       tag = `${header.version}:${stamp ?? `unstamped-${randomToken()}`}`;
     });
     return won ? tag : false;
+  }
+
+  /** The pending entries of the registry slot file `header` whose entity files are not written yet. */
+  async #unwritten(ref, header) {
+    // This store wrote them itself (the commit that left them returned).
+    if (this.#materialized.get(ref.key) === `${header.generation}:${header.version}`) return [];
+    const out = [];
+    for (const p of header.pending ?? []) {
+      // Unreadable counts as unwritten: the entry stays pending, this commit writes the file.
+      const file = path.join(this.#entitiesDir, entityFileOf(p.entity.id));
+      const on = await readText(file).then((text) => (text === null ? null : parseEntityFile(text, file)), () => null);
+      if (!on || on.generation !== header.generation || on.at !== p.at || on.version < p.v) out.push(p);
+    }
+    return out;
   }
 
   async commitSlot(commit) {
@@ -207,30 +238,31 @@ export class OkfStore {
   }
 
   /**
-   * A registry's entities from entities/*.md (files of its type, each with
-   * its position), the slot file's `pending` over them; null when a file is
-   * newer than `header` (a commit landed meanwhile) and `strict`.
+   * A registry's entities from entities/*.md (the files of its type and
+   * generation, each with its position), the slot file's pending entries
+   * where newer; null when a file is newer than `header` (a commit landed
+   * meanwhile: read both again).
    */
-  async #entitiesOf(ref, header, strict) {
+  async #entitiesOf(ref, header) {
     const prefix = entityFilePrefix(ref.predicate);
     const names = await fs.readdir(this.#entitiesDir).catch((err) => {
       if (err.code === 'ENOENT') return [];
       throw err;
     });
     const found = new Array(header.entityFiles).fill(null);
+    const take = (e) => {
+      if (e.at < found.length && (found[e.at] === null || found[e.at].version < e.version)) found[e.at] = e;
+    };
     for (const name of names) {
       if (!name.startsWith(prefix) || !name.endsWith('.md')) continue;
       const text = await readText(path.join(this.#entitiesDir, name));
       if (text === null) continue;
       const e = parseEntityFile(text, this.#relative(path.join('entities', name)));
-      if (e.registry !== ref.predicate || e.at >= found.length) continue;
-      if (e.version > header.version) {
-        if (strict) return null;
-        continue;
-      }
-      if (found[e.at] === null || found[e.at].version < e.version) found[e.at] = e;
+      if (e.registry !== ref.predicate || e.generation !== header.generation) continue;
+      if (e.version > header.version) return null;
+      take(e);
     }
-    for (const p of header.pending) if (p.at < found.length) found[p.at] = p;
+    for (const p of header.pending) take({ at: p.at, version: p.v, entity: p.entity });
     const missing = found.indexOf(null);
     if (missing >= 0) {
       throw malformed(this.#relative('entities'), `has no file for entity ${missing} of the ${header.entityFiles} of registry ${JSON.stringify(ref.predicate)} (version ${header.version})`);
@@ -432,13 +464,20 @@ export class OkfStore {
         await writeAtomic(file, last.slot);
         this.#files.delete(name);
       }
-      // Entity files a registry's commits wrote: each as its newest record has it, unless newer on disk.
+      // Entity files a registry's commits wrote, of the generation its slot file now names: each as
+      // its newest record has it, unless the disk holds a newer one.
+      const generation = await this.#read(name).then((e) => e?.slot.generation, () => undefined);
       const newest = new Map();
-      for (const r of records) for (const e of r.ents ?? []) newest.set(e.f, { v: r.v, text: e.text });
-      for (const [entityFile, { v, text }] of newest) {
+      for (const r of records) {
+        for (const e of r.ents ?? []) {
+          const parsed = parseEntityFile(e.text, e.f);
+          if (parsed.generation === generation && (newest.get(e.f)?.version ?? -1) <= parsed.version) newest.set(e.f, { ...parsed, text: e.text });
+        }
+      }
+      for (const [entityFile, { version, text }] of newest) {
         const target = path.join(this.#entitiesDir, entityFile);
-        const onDisk = await readText(target).then((t) => (t === null ? -1 : parseEntityFile(t, target).version)).catch(() => -1);
-        if (onDisk < v) await writeAtomic(target, text);
+        const onDisk = await readText(target).then((t) => (t === null ? null : parseEntityFile(t, target)), () => null);
+        if (!onDisk || onDisk.generation !== generation || onDisk.version < version) await writeAtomic(target, text);
       }
     });
   }
@@ -500,6 +539,7 @@ export class OkfStore {
       await sweepDebris(this.#root);
       await sweepDebris(this.#claimsDir);
       await sweepDebris(path.join(this.#root, 'journal'));
+      await sweepDebris(this.#entitiesDir);
     })().catch((err) => {
       this.#ready = null;
       throw err;

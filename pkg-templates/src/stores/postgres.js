@@ -16,7 +16,8 @@
 //                     type's registry slot by the same commit, for SQL readers;
 //                     a registry committed by its changes (commitRegistry)
 //                     keeps its entities only here, by `registry` and `pos`,
-//                     and its slot row without them (marked "entityRows")
+//                     and its slot row without them (`"entities": {"rows": n}`, which
+//                     an older version refuses rather than reads as no entities)
 // Every row carries `scope`; every query filters on it.
 //
 // A commit is one statement, so it is atomic without BEGIN/COMMIT: a
@@ -286,9 +287,9 @@ function sql(t) {
     )
     SELECT version FROM won`,
     // An entity registry: the slot row, and its entity rows when it was committed by its changes.
-    loadRegistry: `SELECT s.slot, s.xmin::text AS xmin, CASE WHEN s.slot ? 'entityRows' THEN (
+    loadRegistry: `SELECT s.slot, s.xmin::text AS xmin, CASE WHEN jsonb_typeof(s.slot->'entities') = 'object' THEN (
         SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
-        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos IS NOT NULL) END AS entities
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos < (s.slot->'entities'->>'rows')::int) END AS entities
       FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2 AND s.subject = chr(31) || 'entities'`,
     // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
     // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
@@ -309,7 +310,13 @@ function sql(t) {
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
       WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($12::text IS NULL OR xmin::text = $12::text)
       RETURNING version, slot, xmin::text AS xmin
-    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN cur.slot ? 'entityRows' THEN '[]'::jsonb ELSE COALESCE(cur.slot->'entities', '[]'::jsonb) END) WITH ORDINALITY AS o(value, ord)`)}
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) WITH ORDINALITY AS o(value, ord)`)}, detached AS (
+      -- Moved over from a registry stored whole: rows of entities it no longer holds are not its.
+      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won, cur
+      WHERE scope = $1 AND registry = $4 AND jsonb_typeof(cur.slot->'entities') IS DISTINCT FROM 'object'
+        AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
+        AND NOT (id = ANY(SELECT o->>'id' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) AS o))
+    )
     SELECT version::text || ':' || xmin AS tag FROM won`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
@@ -365,9 +372,10 @@ const isoOf = (value) => new Date(value).toISOString();
 const slotRef = (row) => (row ? { key: row.key, subject: row.subject, predicate: row.predicate } : null);
 
 function explain(err, tables) {
-  if (err && err.code === '42P01') {
+  // 42703: a column this version added (run the schema again after an upgrade: it is idempotent).
+  if (err && (err.code === '42P01' || err.code === '42703')) {
     return new CredenceError(
-      `PostgresStore: ${err.message}; create the tables first (run POSTGRES_SCHEMA, or await store.ensureSchema() for tables ${Object.values(tables).join(', ')})`,
+      `PostgresStore: ${err.message}; create or upgrade the tables first (run POSTGRES_SCHEMA, idempotent, after every upgrade, or await store.ensureSchema() for tables ${Object.values(tables).join(', ')})`,
       { code: 'STORE_FAILED', cause: err },
     );
   }
@@ -455,10 +463,9 @@ export class PostgresStore {
     const slot = json(rows[0].slot);
     if (rows[0].entities === null || rows[0].entities === undefined) return slot;
     const positioned = json(rows[0].entities);
-    if (positioned.some((p, i) => p.at !== i)) {
-      throw new CredenceError(`PostgresStore: the entity rows of registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) have gaps in their positions`, { code: 'MALFORMED_STORE_DATA' });
+    if (positioned.length !== slot.entities.rows || positioned.some((p, i) => p.at !== i)) {
+      throw new CredenceError(`PostgresStore: the entity rows of registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) are not positions 0 to ${slot.entities.rows - 1}`, { code: 'MALFORMED_STORE_DATA' });
     }
-    delete slot.entityRows;
     slot.entities = positioned.map((p) => p.entity);
     return slot;
   }
@@ -512,12 +519,12 @@ export class PostgresStore {
     if (ref?.subject !== REGISTRY || !Array.isArray(commit.entities)) {
       throw invalid('commit', 'must be an entity registry commit with an entities list');
     }
-    if (commit.entities.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || typeof e.entity?.id !== 'string')) {
-      throw invalid('commit.entities', 'must be { at: position, entity } items');
+    if (commit.entities.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || e.at >= commit.entityCount || typeof e.entity?.id !== 'string')) {
+      throw invalid('commit.entities', 'must be { at: position below entityCount, entity } items');
     }
     const { entities: _, ...header } = slot;
     const values = [
-      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entityRows: true }),
+      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entities: { rows: commit.entityCount } }),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(commit.entities),
     ];
     try {
