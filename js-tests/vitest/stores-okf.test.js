@@ -164,6 +164,25 @@ describe('OkfStore — the bundle on disk', () => {
     expect((await names(new OkfStore(dir)))[0]).toEqual(['org:acme', ['Acme']]);
   });
 
+  it('reloads a registry another writer moved by reading only the entity files it changed', async () => {
+    const dir = bundle();
+    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    const writer = new Memory({ store: new OkfStore(dir) });
+    for (const org of ['Acme', 'Globex', 'Initech']) await writer.remember({ subject: org, predicate: 'works_at', object: org });
+    const reader = new OkfStore(dir);
+    expect((await reader.loadSlot(ref)).entities.map((e) => e.name)).toEqual(['Acme', 'Globex', 'Initech']);
+    await writer.remember({ subject: 'x', predicate: 'works_at', object: 'Hooli' });
+    await writer.remember({ subject: 'y', predicate: 'works_at', object: 'ACME' });
+    // An entity file nobody changed, made unreadable: the reader does not open it again.
+    writeFileSync(path.join(dir, 'entities', 'org%3Aglobex.md'), 'not an entity file');
+    const names = (slot) => slot.entities.map((e) => [e.name, e.aliases]);
+    expect(names(await reader.loadSlot(ref))).toEqual([['Acme', ['Acme', 'ACME']], ['Globex', ['Globex']], ['Initech', ['Initech']], ['Hooli', ['Hooli']]]);
+    await expect(new OkfStore(dir).loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
+    // More changes than the registry file lists (512): the reader reads every file again.
+    await writer.rememberMany(Array.from({ length: 520 }, (_, i) => ({ subject: `s${i}`, predicate: 'works_at', object: `Company ${i}x${i}q` })));
+    await expect(reader.loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
+  });
+
   it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {
     const dir = bundle();
     const memory = new Memory({ store: new OkfStore(dir) });

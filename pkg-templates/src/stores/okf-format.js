@@ -173,7 +173,9 @@ export function renderSlotFile(subject, predicate, slot) {
     // A registry written by its changes has its entities in entities/*.md
     // (`entityFiles` of them) and here only those its last commit changed.
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
-    ...(Number.isSafeInteger(slot.entityFiles) ? { entityFiles: slot.entityFiles, generation: slot.generation, pending: slot.pending ?? [] } : {}),
+    ...(Number.isSafeInteger(slot.entityFiles)
+      ? { entityFiles: slot.entityFiles, generation: slot.generation, pending: slot.pending ?? [], changesSince: slot.changesSince ?? slot.version, changes: slot.changes ?? [] }
+      : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
@@ -332,7 +334,10 @@ export function parseSlotFile(text, file) {
     if (typeof data.generation !== 'string' || data.generation === '') throw malformed(file, 'generation must be a non-empty string');
     const pendingProblem = check(data.pending ?? [], listOf({ at: 'n', v: 'n', entity: ENTITY }), 'pending');
     if (pendingProblem) throw malformed(file, pendingProblem);
-    Object.assign(slot, { entityFiles: data.entityFiles, generation: data.generation, pending: data.pending ?? [] });
+    const changesProblem = check(data.changes ?? [], listOf({ v: 'n', at: 'n', id: 's' }), 'changes');
+    if (changesProblem) throw malformed(file, changesProblem);
+    if (data.changesSince !== undefined && !isCount(data.changesSince)) throw malformed(file, 'changesSince must be a non-negative integer');
+    Object.assign(slot, { entityFiles: data.entityFiles, generation: data.generation, pending: data.pending ?? [], changesSince: data.changesSince ?? data.version, changes: data.changes ?? [] });
   }
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);

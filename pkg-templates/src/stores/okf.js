@@ -49,6 +49,24 @@ function freshIds(before, next) {
   };
 }
 
+const RECENT_CHANGES = 512;
+
+/**
+ * A registry slot file's list of recent entity changes (`{ v, at, id }`,
+ * oldest first) after a commit at `version` changing `changed`, and the
+ * version since which it holds every change: whole versions drop off the
+ * front past RECENT_CHANGES entries.
+ */
+function recentChanges(before, since, changed, version) {
+  const changes = [...before, ...changed.map((p) => ({ v: version, at: p.at, id: p.entity.id }))];
+  let changesSince = since;
+  while (changes.length > RECENT_CHANGES) {
+    changesSince = changes[0].v;
+    while (changes.length > 0 && changes[0].v === changesSince) changes.shift();
+  }
+  return { changes, changesSince };
+}
+
 /** A file's identity and content version (a bigint stat): a commit renames a new file in, so every commit's file has its own. */
 const stampOf = (stat) => `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 
@@ -79,6 +97,8 @@ export class OkfStore {
   #entitiesDir;
   /** registry key → the version whose entity files this store finished writing */
   #materialized = new Map();
+  /** registry key → { generation, version, entities } as this store last read or wrote it */
+  #registries = new Map();
   #logFile;
   #lockOptions;
   #ready = null;
@@ -119,14 +139,15 @@ export class OkfStore {
       const slot = structuredClone(entry.slot);
       if (slot.entityFiles === undefined) return slot;
       // A file newer than the slot file read: a commit landed meanwhile, read both again.
-      const entities = await this.#entitiesOf(ref, slot);
+      const entities = (await this.#entitiesSince(ref, slot)) ?? (await this.#entitiesOf(ref, slot));
       if (entities === null) {
         if (attempt >= 200) throw new CredenceError(`OkfStore: registry ${JSON.stringify(ref.predicate)} kept changing while it was read (${attempt} tries)`, { code: 'CONCURRENCY' });
         await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
         continue;
       }
-      const { entityFiles: _, pending: __, generation: ___, ...rest } = slot;
-      return { ...rest, entities };
+      this.#registries.set(ref.key, { generation: slot.generation, version: slot.version, entities });
+      const { entityFiles: _, pending: __, generation: ___, changes: ____, changesSince: _____, ...rest } = slot;
+      return { ...rest, entities: structuredClone(entities) };
     }
   }
 
@@ -178,7 +199,9 @@ export class OkfStore {
       if (!whole) for (const p of await this.#unwritten(ref, before)) pending.set(p.at, p);
       for (const p of changed) pending.set(p.at, { at: p.at, v: slot.version, entity: p.entity });
       const had = before ? (before.entityFiles ?? before.entities?.length ?? 0) : 0;
-      Object.assign(slot, { generation, entityFiles: count, pending: [...pending.values()].sort((a, b) => a.at - b.at) });
+      // The entity changes of recent versions, so a reader holding an earlier version reads only those files.
+      const { changes, changesSince } = recentChanges(whole ? [] : before.changes ?? [], whole ? slot.version - 1 : before.changesSince ?? before.version, changed, slot.version);
+      Object.assign(slot, { generation, entityFiles: count, pending: [...pending.values()].sort((a, b) => a.at - b.at), changesSince, changes });
       if (count < had) throw invalid('commit.entityCount', `is ${count}, below the ${had} entities the registry holds: entities are only appended`);
       for (let i = had; i < count; i++) {
         if (!pending.has(i)) throw invalid('commit.entities', `skips position ${i}: new entities are appended`);
@@ -191,6 +214,14 @@ export class OkfStore {
       const written = slot.pending.map((p) => fileOf(p.at, p.v, p.entity));
       for (const e of written) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
       this.#materialized.set(ref.key, `${generation}:${slot.version}`);
+      const held = this.#registries.get(ref.key);
+      if (held && !whole && held.generation === generation && held.version === before.version) {
+        const entities = held.entities.slice();
+        for (const p of changed) entities[p.at] = structuredClone(p.entity);
+        this.#registries.set(ref.key, { generation, version: slot.version, entities });
+      } else {
+        this.#registries.delete(ref.key);
+      }
       await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents: [...ents, ...written] });
       return text;
     }, (stamp) => {
@@ -235,6 +266,37 @@ export class OkfStore {
       await this.#index.noteLogBlock(name, logSize, version, commitId, created);
       await append(this.#logFile, block);
     });
+  }
+
+  /**
+   * The registry `header` names, from the one this store read last when the
+   * slot file lists every entity change since (`changes`): only the files of
+   * entities changed meanwhile are read. undefined when it cannot (read all),
+   * null when a file is newer than `header` (read both again).
+   */
+  async #entitiesSince(ref, header) {
+    const held = this.#registries.get(ref.key);
+    if (!held || held.generation !== header.generation || held.version < (header.changesSince ?? Infinity) || held.version > header.version) return undefined;
+    const entities = held.entities.slice();
+    const newest = new Map();
+    for (const c of header.changes ?? []) if (c.v > held.version && (newest.get(c.at)?.v ?? -1) < c.v) newest.set(c.at, c);
+    for (const [at, c] of newest) {
+      const pending = header.pending.find((p) => p.at === at && p.v >= c.v);
+      if (pending) {
+        entities[at] = pending.entity;
+        continue;
+      }
+      const name = entityFileOf(c.id);
+      const text = await readText(path.join(this.#entitiesDir, name));
+      if (text === null) return undefined;
+      const e = parseEntityFile(text, this.#relative(path.join('entities', name)));
+      if (e.generation !== header.generation || e.at !== at) return undefined;
+      if (e.version > header.version) return null;
+      if (e.version < c.v) return undefined;
+      entities[at] = e.entity;
+    }
+    if (entities.length !== header.entityFiles || entities.includes(undefined)) return undefined;
+    return entities;
   }
 
   /**
