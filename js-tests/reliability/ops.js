@@ -33,7 +33,9 @@ export function hash(text) {
 
 export const DATES = ['1990-01-01', '1991-02-02', '1992-03-03'];
 export const ZONES = ['PST', 'CET', 'JST', 'UTC'];
-export const DEFAULT_MIX = { add: 12, dispute: 4, ask: 2, settle: 2, undo: 1 };
+export const ORGS = ['Acme Corp', 'Globex', 'Initech'];
+// `org`: a works_at write naming a known org or, half the time, a new one (an entity registry commit).
+export const DEFAULT_MIX = { add: 12, dispute: 4, ask: 2, settle: 2, undo: 1, org: 3 };
 const SETTLEMENTS = ['keep_newer', 'keep_earlier', 'keep_both'];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,6 +62,8 @@ export function planOp(rand, worker, i, { subjects, mix }) {
       return { op, id, settlement: SETTLEMENTS[Math.floor(choice * 3)], pickIndex };
     case 'undo':
       return { op, id, pickIndex };
+    case 'org':
+      return { op, id, candidate: { id, subject, predicate: 'works_at', object: choice < 0.5 ? `Org ${id}` : ORGS[Math.floor(choice * 6) - 3] } };
     default:
       return { op: 'add', id, candidate: { id, subject, predicate: 'likes', object: id } };
   }
@@ -116,10 +120,12 @@ export async function runWriter(memory, {
       return {
         op: plan.op, id: plan.id, key: `${plan.candidate.subject}\u001f${o.claim.predicate}`, object: plan.candidate.object,
         claimId: o.claim.id, action: o.action, version: o.slotVersion, replayed: Boolean(o.replayed), attempts: o.attempts,
+        ...(o.claim.objectEntity ? { entity: o.claim.objectEntity } : {}),
       };
     }
     const settle = plan.op === 'settle';
-    const candidates = await m.conflicts({ status: settle ? 'open' : 'settled' });
+    // Questions about entities (new org names may ask them) are settled "same"/"different", not here.
+    const candidates = (await m.conflicts({ status: settle ? 'open' : 'settled' })).filter((c) => c.kind !== 'same_entity');
     if (candidates.length === 0) return null;
     const target = candidates[Math.floor(plan.pickIndex * candidates.length)];
     report('try', { op: plan.op, id: plan.id, conflictId: target.id });
