@@ -267,6 +267,34 @@ export function indexedDbCases({ api, indexedDB, IDBKeyRange = globalThis.IDBKey
       eq((await one.recall('user', { predicate: 'likes' })).length, 1, 'written once');
     }],
 
+    ['entity registries are written one entity record per change, read whole by another Memory', async () => {
+      const name = freshName();
+      const writer = new Memory({ store: store(name) });
+      for (const [who, org] of [['ana', 'Acme Corp'], ['bo', 'Globex'], ['cy', 'ACME, Inc.'], ['di', 'Initech']]) {
+        await writer.remember({ subject: who, predicate: 'works_at', object: org });
+      }
+      const r = ref('\u001fentities', 'org');
+      const slot = await store(name).loadSlot(r);
+      eq(slot.entities.map((e) => [e.id, e.aliases]), [['org:acme', ['Acme Corp', 'ACME, Inc.']], ['org:globex', ['Globex']], ['org:initech', ['Initech']]], 'registry read whole');
+      const records = await new Promise((resolve, reject) => {
+        const req = indexedDB.open(name);
+        req.onsuccess = () => {
+          const db = req.result;
+          const all = db.transaction(['slots', 'entities'], 'readonly');
+          const out = {};
+          all.objectStore('entities').getAll().onsuccess = (e) => (out.entities = e.target.result);
+          all.objectStore('slots').get(['default', r.key]).onsuccess = (e) => (out.slot = e.target.result);
+          all.oncomplete = () => { db.close(); resolve(out); };
+          all.onerror = () => reject(all.error);
+        };
+        req.onerror = () => reject(req.error);
+      });
+      eq(records.entities.map((x) => [x.at, x.entity.id]), [[0, 'org:acme'], [1, 'org:globex'], [2, 'org:initech']], 'one record per entity, by position');
+      eq([records.slot.entityRows, records.slot.slot.entities], [3, undefined], 'the slot record counts them and holds none');
+      const reader = new Memory({ store: store(name) });
+      eq((await reader.entity('ACME, Inc.', { type: 'org' }))?.entity.id, 'org:acme', 'a second Memory resolves the alias');
+    }],
+
     ['erase leaves no trace of the text in any record of any object store', async () => {
       const SECRET = '12 Quiet Lane';
       const s = store();
