@@ -178,7 +178,7 @@ describe('OkfStore — the bundle on disk', () => {
     const names = (slot) => slot.entities.map((e) => [e.name, e.aliases]);
     expect(names(await reader.loadSlot(ref))).toEqual([['Acme', ['Acme', 'ACME']], ['Globex', ['Globex']], ['Initech', ['Initech']], ['Hooli', ['Hooli']]]);
     await expect(new OkfStore(dir).loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
-    // More changes than the registry file lists (512): the reader reads every file again.
+    // More changes than the registry file lists (128): the reader reads every file again.
     await writer.rememberMany(Array.from({ length: 520 }, (_, i) => ({ subject: `s${i}`, predicate: 'works_at', object: `Company ${i}x${i}q` })));
     await expect(reader.loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
   });

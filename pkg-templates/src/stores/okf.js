@@ -49,7 +49,7 @@ function freshIds(before, next) {
   };
 }
 
-const RECENT_CHANGES = 512;
+const RECENT_CHANGES = 128;
 
 /**
  * A registry slot file's list of recent entity changes (`{ v, at, id }`,
