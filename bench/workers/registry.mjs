@@ -7,36 +7,14 @@
 //
 //   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps> [memory|okf|indexeddb|postgres] [tmpdir]
 //   (postgres: on DATABASE_URL, one fresh scope per size)
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
+import { Memory } from 'credence';
 import { medianOf } from '../lib.mjs';
+import { closeStores, openStore as openKindOf } from './stores.mjs';
 
 const [sizesArg, repsArg, kind = 'memory', tmp] = process.argv.slice(2);
 const sizes = sizesArg.split(',').map(Number);
 const reps = Number(repsArg);
-let pool = null;
-
-async function openStore(size) {
-  if (kind === 'memory') return new MemoryStore();
-  if (kind === 'okf') {
-    const dir = path.join(tmp, `registry-okf-${size}-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
-    return new OkfStore(dir);
-  }
-  if (kind === 'indexeddb') {
-    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
-    return new IndexedDbStore(`registry-${size}`, { indexedDB: new IDBFactory(), IDBKeyRange });
-  }
-  if (kind === 'postgres') {
-    const pg = (await import('pg')).default;
-    pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
-    const store = new PostgresStore(pool, { scope: `registry-${size}-${process.pid}` });
-    await store.ensureSchema();
-    return store;
-  }
-  throw new Error(`unknown store ${kind}`);
-}
+const openStore = (size) => openKindOf(kind, `registry-${size}`, tmp);
 
 /** A distinct, pronounceable-enough word per (i, salt): org names that share no word. */
 function word(i, salt) {
@@ -69,4 +47,4 @@ for (const size of [Math.min(300, sizes[0]), ...sizes]) {
   else out.sizes[size] = { entities, ops };
 }
 console.log(JSON.stringify(out));
-await pool?.end();
+await closeStores();

@@ -10,10 +10,9 @@
 // reviewed and with their conflicts closed, so the answers of conflicts() and
 // review() stay the same size at every store size: what grows is only what
 // the answer does not depend on.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { Memory, MemoryStore, OkfStore, IndexedDbStore, PostgresStore } from 'credence';
+import { Memory, MemoryStore } from 'credence';
 import { medianOf, nsSince, now } from '../lib.mjs';
+import { closeStores, openStore as openKindOf } from './stores.mjs';
 import { workload } from '../workload.mjs';
 
 const [kind, sizesArg, repsArg, tmp] = process.argv.slice(2);
@@ -22,28 +21,7 @@ const reps = Number(repsArg);
 const REGISTRY = '\u001fentities';
 const judge = { findPairs: () => [], confirmPair: () => ({ sameThing: false, newerInvalidatesEarlier: false, reason: '' }) };
 
-let pool = null;
-
-async function openStore(size) {
-  if (kind === 'memory') return new MemoryStore();
-  if (kind === 'okf') {
-    const dir = path.join(tmp, `scale-okf-${size}`);
-    mkdirSync(dir, { recursive: true });
-    return new OkfStore(dir);
-  }
-  if (kind === 'indexeddb') {
-    const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
-    return new IndexedDbStore(`scale-${size}`, { indexedDB: new IDBFactory(), IDBKeyRange });
-  }
-  if (kind === 'postgres') {
-    const pg = (await import('pg')).default;
-    pool ??= new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
-    const store = new PostgresStore(pool, { scope: `scale-${size}-${process.pid}` });
-    await store.ensureSchema();
-    return store;
-  }
-  throw new Error(`unknown store ${kind}`);
-}
+const openStore = (size) => openKindOf(kind, `scale-${size}`, tmp);
 
 // The template, written by the engine once.
 const template = new MemoryStore();
@@ -111,5 +89,5 @@ for (const size of [Math.min(300, sizes[0]), ...sizes]) {
   store.close?.();
   process.stderr.write(`scale ${kind} ${size}: ${JSON.stringify(ops)}\n`);
 }
-await pool?.end();
+await closeStores();
 console.log(JSON.stringify(out));
