@@ -39,3 +39,12 @@ void adapted;
 // @ts-expect-error a v1 store is not a ClaimStore
 const notV2: ClaimStore = v1;
 void notV2;
+
+// Optional: entity registries committed by their changes.
+import { type RegistryCommit } from 'credence';
+declare const base: ClaimStore;
+const byChanges: ClaimStore = {
+  ...base,
+  commitRegistry: async (commit: RegistryCommit) => (commit.entities.every((e) => e.at < commit.entityCount && e.entity.id !== '') ? 'tag-1' : false),
+};
+void byChanges;
