@@ -3,12 +3,14 @@
 // the engine itself (rememberMany, one new org per write, names that share no
 // word), then two probes are timed, medians of `reps`:
 //   a write naming a new org (resolved against every name: near matches),
-//   a write naming a known org (the common case).
+//   a write naming a known org (the common case),
+//   and (stores other processes share) a new org written by a second store
+//   object on the same data after the first wrote one: it reloads the registry.
 //
 //   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps> [memory|okf|indexeddb|postgres] [tmpdir]
 //   (postgres: on DATABASE_URL, one fresh scope per size)
 import { Memory } from 'credence';
-import { medianOf } from '../lib.mjs';
+import { median, medianOf, now, nsSince } from '../lib.mjs';
 import { closeStores, openStore as openKindOf } from './stores.mjs';
 
 const [sizesArg, repsArg, kind = 'memory', tmp] = process.argv.slice(2);
@@ -43,6 +45,17 @@ for (const size of [Math.min(300, sizes[0]), ...sizes]) {
     newEntity: await timeOf((i) => memory.remember({ subject: `probe_new_${i}`, predicate: 'works_at', object: org(10_000_000 + i + 2) })),
     knownEntity: await timeOf((i) => memory.remember({ subject: `probe_known_${i}`, predicate: 'works_at', object: org((i + 2) * 7919 % size) })),
   };
+  if (kind !== 'memory') {
+    const other = new Memory({ store: await openKindOf(kind, `registry-${size}`, tmp, true) });
+    const runs = [];
+    for (let i = -1; i < reps; i++) {
+      await memory.remember({ subject: `probe_a_${i}`, predicate: 'works_at', object: org(20_000_000 + i * 2) });
+      const t0 = now();
+      await other.remember({ subject: `probe_b_${i}`, predicate: 'works_at', object: org(20_000_001 + i * 2) });
+      if (i >= 0) runs.push(nsSince(t0));
+    }
+    ops.newEntityAfterOther = median(runs);
+  }
   if (warmUp) out.warm = { entities };
   else out.sizes[size] = { entities, ops };
 }

@@ -164,6 +164,37 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
       expect(normalize(await store.readLog(r)).map((e) => e.version)).toEqual([1, 2, 3, 4]);
     });
 
+    it('loadRegistryChanges (when the store has it): the entities changed since a version, within one lifetime of the registry', async () => {
+      const { store, reopen } = await fresh();
+      if (typeof store.loadRegistryChanges !== 'function') return;
+      const r = ref('\u001fentities', 'org');
+      const ent = (i, over = {}) => ({ id: `org:e${i}`, type: 'org', name: `E${i}`, aliases: [`E${i}`], ...over });
+      const byChanges = (expected, version, changed, entityCount) => ({
+        ...commit(r, expected, slot(version, [])),
+        entities: changed.map(([at, entity]) => ({ at, entity })),
+        entityCount,
+      });
+      const first = await store.commitRegistry(byChanges(0, 1, [[0, ent(0)], [1, ent(1)], [2, ent(2)]], 3));
+      const second = await store.commitRegistry(byChanges(1, 2, [[1, ent(1, { aliases: ['E1', 'E one'] })], [3, ent(3)]], 4));
+      for (const s of [store, reopen()]) {
+        const changes = await s.loadRegistryChanges(r, { version: 1, tag: first });
+        expect(changes.slot.version).toBe(2);
+        expect(changes.slot.entities ?? []).toEqual([]);
+        expect(changes.entityCount).toBe(4);
+        expect(changes.tag).toBe(second);
+        expect(normalize([...changes.entities].sort((a, b) => a.at - b.at))).toEqual(normalize([{ at: 1, entity: ent(1, { aliases: ['E1', 'E one'] }) }, { at: 3, entity: ent(3) }]));
+        expect((await s.loadRegistryChanges(r, { version: 2, tag: second })).entities).toEqual([]);
+        expect(await s.loadRegistryChanges(r, { version: 1, tag: 'not-a-tag-of-this-store' })).toBeNull();
+      }
+      // Written whole, and then by its changes again (another lifetime): an earlier reader reads it whole.
+      const whole = { ...slot(3, []), entities: [ent(0), ent(1), ent(2), ent(3)] };
+      expect(await store.commitSlot(commit(r, 2, whole))).toBe(true);
+      expect(await store.loadRegistryChanges(r, { version: 2, tag: second })).toBeNull();
+      const later = await store.commitRegistry(byChanges(3, 4, [[4, ent(4)]], 5));
+      expect(await store.loadRegistryChanges(r, { version: 2, tag: second })).toBeNull();
+      expect((await store.loadRegistryChanges(r, { version: 4, tag: later })).entities).toEqual([]);
+    });
+
     it('loadSlotToWrite (when the store has it): a version the slot had, and a stale one never commits', async () => {
       const { store, reopen } = await fresh();
       if (typeof store.loadSlotToWrite !== 'function') return;

@@ -32,11 +32,11 @@ import { dumpInFreshProcess, startChaosWriter } from './processes.js';
 function jittered(store) {
   const turn = () => new Promise((resolve) => (Math.random() < 0.5 ? setImmediate(resolve) : queueMicrotask(resolve)));
   const wrapped = {};
-  for (const method of ['loadSlot', 'loadSlotToWrite', 'slotTag', 'commitSlot', 'commitRegistry', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']) {
+  for (const method of ['loadSlot', 'loadSlotToWrite', 'slotTag', 'commitSlot', 'commitRegistry', 'loadRegistryChanges', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']) {
     if (typeof store[method] !== 'function') continue;
-    wrapped[method] = async (arg) => {
+    wrapped[method] = async (...args) => {
       await turn();
-      const result = await store[method](arg);
+      const result = await store[method](...args);
       await turn();
       return result;
     };

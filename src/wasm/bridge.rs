@@ -53,6 +53,23 @@ struct Positioned<'a> {
     entity: &'a crate::entities::Entity,
 }
 
+/// A registry entity and its position, as a store answers them.
+#[derive(serde::Deserialize)]
+struct PositionedEntity {
+    at: usize,
+    entity: crate::entities::Entity,
+}
+
+/// What `store.loadRegistryChanges` answers.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RegistryChanges {
+    slot: Slot,
+    entities: Vec<PositionedEntity>,
+    entity_count: usize,
+    tag: String,
+}
+
 /// The entities named by `ids`, with their positions. New entities are the
 /// last ones, so each is looked for from the end.
 fn positioned<'a>(entities: &'a crate::model::Chunked<crate::entities::Entity>, ids: &[String]) -> Vec<Positioned<'a>> {
@@ -74,6 +91,8 @@ pub struct JsStore {
     holds: bool,
     /// The store has `commitRegistry` (with `slotTag`): registries are committed by their changes.
     by_changes: bool,
+    /// ... and `loadRegistryChanges`: a registry whose tag moved is read as its changes since the snapshot.
+    reads_changes: bool,
     snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
 }
 
@@ -82,7 +101,8 @@ impl JsStore {
         let has = |method: &str| Reflect::get(&target, &method.into()).is_ok_and(|f| f.is_function());
         let (tagged, holds) = (has("slotTag"), has("loadSlotToWrite"));
         let by_changes = tagged && has("commitRegistry");
-        JsStore { target, tagged, holds, by_changes, snapshots: RefCell::default() }
+        let reads_changes = by_changes && has("loadRegistryChanges");
+        JsStore { target, tagged, holds, by_changes, reads_changes, snapshots: RefCell::default() }
     }
 
     /// The store's tag of the slot's current content; None when it gives none.
@@ -123,6 +143,41 @@ impl JsStore {
         let slot = Rc::new(commit.slot.clone());
         self.snapshots.borrow_mut().insert(commit.slot_ref.key.clone(), (tag, slot.clone()));
         Ok(Some(slot))
+    }
+
+    /// `store.loadRegistryChanges(ref, { version, tag })`: the registry now as
+    /// its changes since `snapshot` (read at `seen`), applied to a copy that
+    /// shares every unchanged chunk of entities (so the engine's name index
+    /// follows it by the chunks that differ). None when the store cannot tell.
+    async fn registry_changes(&self, slot_ref: &SlotRef, seen: &str, snapshot: &Slot) -> Result<Option<(String, Rc<Slot>)>> {
+        let since = js_sys::Object::new();
+        let _ = Reflect::set(&since, &"version".into(), &(snapshot.version as f64).into());
+        let _ = Reflect::set(&since, &"tag".into(), &seen.into());
+        let v = self.call("loadRegistryChanges", &[arg(slot_ref)?, since.into()]).await?;
+        if absent(&v) {
+            return Ok(None);
+        }
+        let answer: RegistryChanges = self.read(v, "loadRegistryChanges")?;
+        let malformed = |what: &str| Error::new(ErrorCode::MalformedStoreData, format!("store.loadRegistryChanges() result: {what}"));
+        if answer.slot.version < snapshot.version {
+            return Err(malformed("a version older than the one asked about"));
+        }
+        let mut next = answer.slot;
+        next.entities = snapshot.entities.clone();
+        let mut changed = answer.entities;
+        changed.sort_by_key(|p| p.at);
+        for p in changed {
+            let len = next.entities.len();
+            match next.entities.get_mut(p.at) {
+                Some(e) => *e = p.entity.into(),
+                None if p.at == len => next.entities.push(p.entity.into()),
+                None => return Err(malformed("an entity past the end of the registry")),
+            }
+        }
+        if next.entities.len() != answer.entity_count {
+            return Err(malformed("entityCount does not match the entities"));
+        }
+        Ok(Some((answer.tag, Rc::new(next))))
     }
 
     /// The slot as the store holds it now.
@@ -168,9 +223,16 @@ impl Store for JsStore {
             self.snapshots.borrow_mut().remove(&slot.key);
             return self.fetch_slot(slot).await.map(Rc::new);
         };
-        if let Some((seen, snapshot)) = self.snapshots.borrow().get(&slot.key) {
-            if *seen == tag {
-                return Ok(snapshot.clone());
+        let held = self.snapshots.borrow().get(&slot.key).cloned();
+        if let Some((seen, snapshot)) = held {
+            if seen == tag {
+                return Ok(snapshot);
+            }
+            if self.reads_changes {
+                if let Some((now, next)) = self.registry_changes(slot, &seen, &snapshot).await? {
+                    self.snapshots.borrow_mut().insert(slot.key.clone(), (now, next.clone()));
+                    return Ok(next);
+                }
             }
         }
         let loaded = Rc::new(self.fetch_slot(slot).await?);

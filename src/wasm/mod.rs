@@ -99,10 +99,23 @@ export interface ClaimStore {
    * registry written whole by `commitSlot` must load as written.
    */
   commitRegistry?(commit: RegistryCommit): Promise<string | false> | string | false;
+  /**
+   * Optional, with `commitRegistry`: a registry whose tag moved since the
+   * engine read it (`since`: that version and tag), as its changes — the slot
+   * now without entities, every entity changed after `since.version` with its
+   * position, how many it holds, and the tag of what it answers — so a write
+   * after another process's new name reads what changed, not every entity.
+   * `null` when it cannot tell (another lifetime of the registry, or too far
+   * behind): the engine then loads it whole.
+   */
+  loadRegistryChanges?(ref: SlotRef, since: { version: number; tag: string }): Promise<RegistryChanges | null> | RegistryChanges | null;
 }
 
 /** An entity registry's commit by its changes (`ClaimStore.commitRegistry`). */
 export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[]; entityCount: number };
+
+/** What `ClaimStore.loadRegistryChanges` answers. */
+export type RegistryChanges = { slot: Slot; entities: { at: number; entity: Entity }[]; entityCount: number; tag: string };
 
 /** Consolidates the active entries (oldest first) with the incoming one. */
 export type MergeHook = (

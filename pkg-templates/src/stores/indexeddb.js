@@ -73,7 +73,8 @@ function upgrade(db, tx, oldVersion) {
   // Version 3: slot tags. Slots stored before have none (slotTag answers null) until their next commit.
   if (oldVersion < 3) tx.objectStore('slots').createIndex('byTag', ['scope', 'key', 'tag']);
   // Version 4: registry entities as records of their own (commitRegistry).
-  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
+  // byVer: the records a registry version wrote, for a reader asking what changed since its own.
+  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] }).createIndex('byVer', ['scope', 'key', 'ver']);
 }
 
 /** A commit's tag: random, so it never returns for other content (not even after the database is deleted). */
@@ -164,6 +165,25 @@ export class IndexedDbStore {
     return record.slot;
   }
 
+  /**
+   * A registry whose tag moved since `since` (see `loadRegistryChanges` in
+   * the ClaimStore docs): the entity records written after `since.version`,
+   * in the same generation, read in one transaction; null when it cannot tell.
+   */
+  async loadRegistryChanges(ref, since) {
+    const generation = typeof since?.tag === 'string' ? since.tag.split('~')[0] : '';
+    if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
+    const key = [this.#scope, ref.key];
+    const [record, rows] = await this.#withDb('loadRegistryChanges', (db) => {
+      const tx = db.transaction(['slots', 'entities'], 'readonly');
+      const range = this.#range([...key, since.version], [...key, []], true, false);
+      return Promise.all([request(tx.objectStore('slots').get(key)), request(tx.objectStore('entities').index('byVer').getAll(range))]);
+    });
+    if (!record || record.entityRows === undefined || record.generation !== generation || record.slot?.version < since.version) return null;
+    const entities = rows.filter((r) => r.at < record.entityRows).map((r) => ({ at: r.at, entity: r.entity }));
+    return { slot: record.slot, entities, entityCount: record.entityRows, tag: record.tag };
+  }
+
   /** A registry's slot record and its entity records (by position), read in one transaction. */
   #readRegistry(ref) {
     const key = [this.#scope, ref.key];
@@ -215,9 +235,9 @@ export class IndexedDbStore {
     if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities) || !Number.isSafeInteger(commit.entityCount) || commit.entities.some((e) => !(e?.at < commit.entityCount))) {
       throw new CredenceError('IndexedDbStore.commitRegistry: commit must be an entity registry commit with an entities list', { code: 'INVALID_INPUT', field: 'commit' });
     }
-    const tag = newTag();
-    const won = await this.#commit('commitRegistry', commit, null, tag);
-    return won ? tag : false;
+    const written = { tag: null };
+    const won = await this.#commit('commitRegistry', commit, null, written);
+    return won ? written.tag : false;
   }
 
   /**
@@ -229,13 +249,17 @@ export class IndexedDbStore {
     return this.#commit('eraseSlot', commit, log);
   }
 
-  /** A commit's transaction; `byChanges` (commitRegistry) is the tag of a registry written by its changes. */
+  /**
+   * A commit's transaction. `byChanges` (commitRegistry): a registry written by its changes, whose
+   * tag (its generation — kept while it stays records, new when it becomes them — and a random
+   * part) is set on it once known.
+   */
   async #commit(method, commit, rewrite, byChanges = null) {
     const scope = this.#scope;
     const { ref } = commit;
     // The tag of the version this store saw, when it saw the expected one.
     const seenTag = this.#held.take(ref.key, commit.expectedVersion);
-    const tag = byChanges ?? newTag();
+    let tag = newTag();
     const won = await this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
       let stale = false;
@@ -256,9 +280,16 @@ export class IndexedDbStore {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
           const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
           if (ref.subject === REGISTRY) {
-            this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities);
+            this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities, commit.slot.version);
           }
-          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...(byChanges === null ? {} : { entityRows: commit.entityCount }) });
+          let rows = {};
+          if (byChanges !== null) {
+            const before = read.result;
+            const generation = before?.entityRows !== undefined && before.generation ? before.generation : newTag();
+            tag = byChanges.tag = `${generation}~${tag}`;
+            rows = { entityRows: commit.entityCount, generation };
+          }
+          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...rows });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
@@ -299,7 +330,7 @@ export class IndexedDbStore {
    * by changes writes the changed ones, and every entity of a registry
    * stored whole until now.
    */
-  #putEntities(entities, at, previous, changed) {
+  #putEntities(entities, at, previous, changed, version) {
     const range = this.#range([at.scope, at.key], [at.scope, at.key, []]);
     // A registry begun anew (its slot record deleted) or written whole: no records of its own.
     if (changed === null || !previous) {
@@ -307,11 +338,11 @@ export class IndexedDbStore {
       if (changed === null) return;
     }
     if (previous && previous.entityRows === undefined) {
-      (previous.slot.entities ?? []).forEach((entity, i) => entities.put({ scope: at.scope, key: at.key, at: i, entity }));
+      (previous.slot.entities ?? []).forEach((entity, i) => entities.put({ scope: at.scope, key: at.key, at: i, entity, ver: version }));
     }
     for (const { at: i, entity } of changed) {
       if (!Number.isSafeInteger(i) || i < 0) throw new CredenceError('IndexedDbStore.commitRegistry: every entity needs its position `at`', { code: 'INVALID_INPUT', field: 'entities' });
-      entities.put({ scope: at.scope, key: at.key, at: i, entity });
+      entities.put({ scope: at.scope, key: at.key, at: i, entity, ver: version });
     }
   }
 

@@ -158,7 +158,9 @@ export class OkfStore {
    */
   async slotTag(ref) {
     const entry = await this.#entryOf(ref);
-    return entry && entry.stamp !== null ? `${entry.slot.version}:${entry.stamp}` : null;
+    if (!entry || entry.stamp === null) return null;
+    // A registry's names its generation too (loadRegistryChanges answers only within one).
+    return ref.subject === REGISTRY ? this.#registryTag(entry) : `${entry.slot.version}:${entry.stamp}`;
   }
 
   /**
@@ -225,7 +227,7 @@ export class OkfStore {
       await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents: [...ents, ...written] });
       return text;
     }, (stamp) => {
-      tag = `${header.version}:${stamp ?? `unstamped-${randomToken()}`}`;
+      tag = `${header.version}:${header.generation}:${stamp ?? `unstamped-${randomToken()}`}`;
     });
     return won ? tag : false;
   }
@@ -269,21 +271,21 @@ export class OkfStore {
   }
 
   /**
-   * The registry `header` names, from the one this store read last when the
-   * slot file lists every entity change since (`changes`): only the files of
-   * entities changed meanwhile are read. undefined when it cannot (read all),
-   * null when a file is newer than `header` (read both again).
+   * The entities the registry `header` (of `generation`) changed after
+   * `version`, by position, read from their files (or `pending`): undefined
+   * when it cannot tell (another generation, or its list of changes does not
+   * reach back that far), null when a file is newer than `header` (a commit
+   * landed meanwhile: read both again).
    */
-  async #entitiesSince(ref, header) {
-    const held = this.#registries.get(ref.key);
-    if (!held || held.generation !== header.generation || held.version < (header.changesSince ?? Infinity) || held.version > header.version) return undefined;
-    const entities = held.entities.slice();
+  async #changedSince(ref, header, generation, version) {
+    if (generation !== header.generation || version < (header.changesSince ?? Infinity) || version > header.version) return undefined;
     const newest = new Map();
-    for (const c of header.changes ?? []) if (c.v > held.version && (newest.get(c.at)?.v ?? -1) < c.v) newest.set(c.at, c);
+    for (const c of header.changes ?? []) if (c.v > version && (newest.get(c.at)?.v ?? -1) < c.v) newest.set(c.at, c);
+    const changed = new Map();
     for (const [at, c] of newest) {
       const pending = header.pending.find((p) => p.at === at && p.v >= c.v);
       if (pending) {
-        entities[at] = pending.entity;
+        changed.set(at, pending.entity);
         continue;
       }
       const name = entityFileOf(c.id);
@@ -293,10 +295,50 @@ export class OkfStore {
       if (e.generation !== header.generation || e.at !== at) return undefined;
       if (e.version > header.version) return null;
       if (e.version < c.v) return undefined;
-      entities[at] = e.entity;
+      changed.set(at, e.entity);
     }
+    return changed;
+  }
+
+  /** The registry `header` names, from the one this store read last and what changed since (see #changedSince). */
+  async #entitiesSince(ref, header) {
+    const held = this.#registries.get(ref.key);
+    if (!held) return undefined;
+    const changed = await this.#changedSince(ref, header, held.generation, held.version);
+    if (!changed) return changed;
+    const entities = held.entities.slice();
+    for (const [at, entity] of changed) entities[at] = entity;
     if (entities.length !== header.entityFiles || entities.includes(undefined)) return undefined;
     return entities;
+  }
+
+  /**
+   * A registry whose tag moved since `since` (see `loadRegistryChanges` in
+   * the ClaimStore docs): the entities changed after `since.version`, read
+   * from their files; null when it cannot tell.
+   */
+  async loadRegistryChanges(ref, since) {
+    const generation = typeof since?.tag === 'string' ? since.tag.split(':')[1] : undefined;
+    if (checkRef(ref).subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      const entry = await this.#entryOf(ref);
+      if (!entry || entry.slot.entityFiles === undefined || entry.stamp === null) return null;
+      const changed = await this.#changedSince(ref, entry.slot, generation, since.version);
+      if (changed === undefined) return null;
+      if (changed === null) {
+        await new Promise((resolve) => setTimeout(resolve, attempt));
+        continue;
+      }
+      const { entityFiles, pending: _, generation: __, changes: ___, changesSince: ____, ...slot } = structuredClone(entry.slot);
+      const entities = [...changed].map(([at, entity]) => ({ at, entity: structuredClone(entity) }));
+      return { slot, entities, entityCount: entityFiles, tag: this.#registryTag(entry) };
+    }
+    return null;
+  }
+
+  /** A registry slot file's tag: its version, generation and stamp. */
+  #registryTag(entry) {
+    return `${entry.slot.version}:${entry.slot.generation ?? ''}:${entry.stamp}`;
   }
 
   /**

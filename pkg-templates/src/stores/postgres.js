@@ -43,6 +43,8 @@ const DEFAULT_TABLES = Object.freeze({
 });
 
 const REGISTRY = '\u001fentities';
+/** A registry's lifetime as rows: random, so a registry begun anew never matches an old reader. */
+const newGeneration = () => Array.from({ length: 4 }, () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')).join('');
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 // Lost races PostgreSQL itself reports: the transaction was rolled back.
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -143,6 +145,9 @@ function schemaStatements(t) {
     `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS registry text`,
     `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS pos integer`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_idx ON ${t.entities} (scope, registry, pos)`,
+    // ... and the registry version that wrote each, for a reader that asks what changed since its own.
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS ver bigint`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_ver_idx ON ${t.entities} (scope, registry, ver)`,
   ];
 }
 
@@ -226,8 +231,8 @@ function entityRows(t, changed, removed) {
  */
 function registryRows(t, inline) {
   return `entities_rows AS (
-      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data, registry, pos)
-      SELECT DISTINCT ON (u.e->>'id') $1, u.e->>'id', u.e->>'type', u.e->>'name', COALESCE(u.e->'aliases', '[]'::jsonb), u.e, $4, u.pos
+      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data, registry, pos, ver)
+      SELECT DISTINCT ON (u.e->>'id') $1, u.e->>'id', u.e->>'type', u.e->>'name', COALESCE(u.e->'aliases', '[]'::jsonb), u.e, $4, u.pos, $5
       FROM won, (
         SELECT x->'entity' AS e, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements($11::jsonb) AS x
         UNION ALL
@@ -235,7 +240,7 @@ function registryRows(t, inline) {
       ) AS u
       ORDER BY u.e->>'id', u.pref
       ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases,
-        data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, updated_at = now()
+        data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, ver = EXCLUDED.ver, updated_at = now()
     )`;
 }
 
@@ -303,13 +308,17 @@ function sql(t) {
       UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won
       WHERE scope = $1 AND registry = $4 AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
     )
-    SELECT version::text || ':' || xmin AS tag FROM won`,
+    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
+    // A registry kept as rows keeps its generation; one moved over from a whole document takes $6's.
     registryUpdate: `WITH cur AS (
       SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3
     ), won AS (
-      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($12::text IS NULL OR xmin::text = $12::text)
-      RETURNING version, slot, xmin::text AS xmin
+      UPDATE ${t.slots} AS s SET version = $5, updated_at = now(), slot = CASE
+          WHEN jsonb_typeof(cur.slot->'entities') = 'object' AND jsonb_typeof(cur.slot->'generation') = 'string'
+          THEN $6::jsonb || jsonb_build_object('generation', cur.slot->'generation') ELSE $6::jsonb END
+      FROM cur
+      WHERE s.scope = $1 AND s.key = $2 AND s.subject = $3 AND s.version = $10 AND ($12::text IS NULL OR s.xmin::text = $12::text)
+      RETURNING s.version, s.slot, s.xmin::text AS xmin
     ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) WITH ORDINALITY AS o(value, ord)`)}, detached AS (
       -- Moved over from a registry stored whole: rows of entities it no longer holds are not its.
       UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won, cur
@@ -317,7 +326,17 @@ function sql(t) {
         AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
         AND NOT (id = ANY(SELECT o->>'id' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) AS o))
     )
-    SELECT version::text || ':' || xmin AS tag FROM won`,
+    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
+    // A registry's tag names its generation too (loadRegistryChanges answers only within one).
+    registryTag: `SELECT version::text || ':' || xmin::text || ':' || COALESCE(slot->>'generation', '') AS tag
+      FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'`,
+    // The registry now and the entity rows written after version $4, when it is kept as rows
+    // of generation $5 and not older than $4 (else entities is null: read it whole).
+    registryChanges: `SELECT s.slot, s.version::text || ':' || s.xmin::text || ':' || COALESCE(s.slot->>'generation', '') AS tag,
+      CASE WHEN jsonb_typeof(s.slot->'entities') = 'object' AND s.slot->>'generation' = $5 AND s.version >= $4 THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data)), '[]'::jsonb)
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.ver > $4 AND e.pos < (s.slot->'entities'->>'rows')::int) END AS entities
+      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2 AND s.subject = chr(31) || 'entities'`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
@@ -467,7 +486,22 @@ export class PostgresStore {
       throw new CredenceError(`PostgresStore: the entity rows of registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) are not positions 0 to ${slot.entities.rows - 1}`, { code: 'MALFORMED_STORE_DATA' });
     }
     slot.entities = positioned.map((p) => p.entity);
+    delete slot.generation;
     return slot;
+  }
+
+  /**
+   * A registry whose tag moved since `since` (see `loadRegistryChanges` in the
+   * ClaimStore docs): the entity rows written after `since.version`, in the
+   * same generation; null when it is another generation or not kept as rows.
+   */
+  async loadRegistryChanges(ref, since) {
+    const generation = typeof since?.tag === 'string' ? since.tag.split(':')[2] : undefined;
+    if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
+    const { rows } = await this.#query(this.#sql.registryChanges, [this.#scope, ref.key, ref.predicate, since.version, generation]);
+    if (rows.length === 0 || rows[0].entities === null || rows[0].entities === undefined) return null;
+    const { entities: count, generation: _, ...slot } = json(rows[0].slot);
+    return { slot, entities: json(rows[0].entities), entityCount: count.rows, tag: rows[0].tag };
   }
 
   /**
@@ -485,7 +519,8 @@ export class PostgresStore {
 
   /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
   async slotTag(ref) {
-    const { rows } = await this.#query(this.#sql.tag, [this.#scope, ref.key, ref.subject]);
+    const registry = ref.subject === REGISTRY;
+    const { rows } = await this.#query(registry ? this.#sql.registryTag : this.#sql.tag, registry ? [this.#scope, ref.key] : [this.#scope, ref.key, ref.subject]);
     return rows.length ? rows[0].tag : null;
   }
 
@@ -524,7 +559,7 @@ export class PostgresStore {
     }
     const { entities: _, ...header } = slot;
     const values = [
-      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entities: { rows: commit.entityCount } }),
+      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entities: { rows: commit.entityCount }, generation: newGeneration() }),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(commit.entities),
     ];
     try {
