@@ -49,6 +49,11 @@ describe('concurrent agents — seeds that once failed', () => {
   it('seed 500576: undo of a settlement racing an ask_user write', async () => {
     await runConcurrent({ Memory, openStore: stores.MemoryStore(), seed: 500576, rounds: 30 });
   }, 120_000);
+  // A retraction undone after an entity merge moved a copy of the claim's value into its slot (the
+  // copy keeps the original's recording time, so it did not count as written since): duplicate_value.
+  it('seed 780142611: undoing a retraction beside a copy an entity merge moved in', async () => {
+    await runConcurrent({ Memory, openStore: stores.MemoryStore(), seed: 780142611, rounds: 30 });
+  }, 120_000);
 });
 
 for (const [name, opener] of Object.entries(stores)) {

@@ -68,14 +68,15 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
             None => return Some(format!("claim {:?} is gone", change.claim_id)),
         }
     }
-    // A copy of its value written since (the retracted claim was not there
-    // to corroborate), live or not, would overlap it once restored.
+    // A copy of its value that came since (written while the retracted claim
+    // was not there to corroborate, or moved in by an entity merge, which
+    // keeps the original's recording time), live or not, would overlap it
+    // once restored (concurrency seed 780142611: duplicate_value).
     let restored = (claim.effective_from(), record.valid_to_before.unwrap_or(Timestamp(i64::MAX)));
     if let Some(copy) = slot.claims.iter().find(|c| {
         let (from, to) = slot.validity(c);
         c.id != claim.id
             && c.status != Status::Retired
-            && c.recorded_at >= record.recorded_at
             && strategy::same_value(c, claim)
             && from < restored.1
             && restored.0 < to

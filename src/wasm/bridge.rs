@@ -228,8 +228,9 @@ impl Store for JsStore {
             if seen == tag {
                 return Ok(snapshot);
             }
+            // A speed-up only: a store that cannot answer (or fails to) is read whole below.
             if self.reads_changes {
-                if let Some((now, next)) = self.registry_changes(slot, &seen, &snapshot).await? {
+                if let Ok(Some((now, next))) = self.registry_changes(slot, &seen, &snapshot).await {
                     self.snapshots.borrow_mut().insert(slot.key.clone(), (now, next.clone()));
                     return Ok(next);
                 }

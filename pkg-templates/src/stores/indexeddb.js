@@ -1,7 +1,7 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 4), every record carries its `scope`:
+// Layout (database version 5), every record carries its `scope`:
 //   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows? }
 //              the whole slot document, `slot.version` is the version (an
 //              entity registry committed by `commitRegistry` keeps its
@@ -15,8 +15,9 @@
 //   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
 //              index byStatus ([scope, status, openedAt, id]).
 //   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
-//   entities   [scope, key, at] → { scope, key, at, entity }: a registry's
-//              entities by position, so a new name writes one record.
+//   entities   [scope, key, at] → { scope, key, at, entity, ver }: a registry's
+//              entities by position, so a new name writes one record; index
+//              byVer ([scope, key, ver]: the registry version that wrote it).
 //
 // Invariant: `commitSlot` reads the version and writes the slot, the id indexes
 // and the log in ONE readwrite transaction over all four object stores.
@@ -29,7 +30,7 @@ import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
 import { indexOf } from './slot-index.js';
 
-const DB_VERSION = 4;
+const DB_VERSION = 5;
 const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities'];
 const REGISTRY = '\u001fentities';
 
@@ -73,8 +74,9 @@ function upgrade(db, tx, oldVersion) {
   // Version 3: slot tags. Slots stored before have none (slotTag answers null) until their next commit.
   if (oldVersion < 3) tx.objectStore('slots').createIndex('byTag', ['scope', 'key', 'tag']);
   // Version 4: registry entities as records of their own (commitRegistry).
-  // byVer: the records a registry version wrote, for a reader asking what changed since its own.
-  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] }).createIndex('byVer', ['scope', 'key', 'ver']);
+  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
+  // Version 5: the records a registry version wrote (byVer), for a reader asking what changed since its own.
+  if (oldVersion < 5) tx.objectStore('entities').createIndex('byVer', ['scope', 'key', 'ver']);
 }
 
 /** A commit's tag: random, so it never returns for other content (not even after the database is deleted). */

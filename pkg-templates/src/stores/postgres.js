@@ -44,7 +44,7 @@ const DEFAULT_TABLES = Object.freeze({
 
 const REGISTRY = '\u001fentities';
 /** A registry's lifetime as rows: random, so a registry begun anew never matches an old reader. */
-const newGeneration = () => Array.from({ length: 4 }, () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')).join('');
+const newGeneration = () => globalThis.crypto.randomUUID().replace(/-/g, '');
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 // Lost races PostgreSQL itself reports: the transaction was rolled back.
 const RETRYABLE = new Set(['40001', '40P01']);
