@@ -67,3 +67,34 @@ describe('IndexedDbStore upgrade from database version 1', () => {
     store.close();
   });
 });
+
+describe('IndexedDbStore upgrade from database version 4', () => {
+  it('adds the byVer index, so a registry another store moved is read as its changes', async () => {
+    const indexedDB = new IDBFactory();
+    // Version 4 as it was first written: the entities store without its byVer index.
+    const open = indexedDB.open('v4-db', 4);
+    open.onupgradeneeded = () => {
+      const db = open.result;
+      const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
+      slots.createIndex('byScope', 'scope');
+      slots.createIndex('bySubject', ['scope', 'subject']);
+      slots.createIndex('byDirty', ['scope', 'dirty']);
+      slots.createIndex('byTag', ['scope', 'key', 'tag']);
+      db.createObjectStore('claims', { keyPath: ['scope', 'id'] });
+      db.createObjectStore('conflicts', { keyPath: ['scope', 'id'] }).createIndex('byStatus', ['scope', 'status', 'openedAt', 'id']);
+      db.createObjectStore('log', { autoIncrement: true }).createIndex('bySlot', ['scope', 'key']);
+      db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
+    };
+    (await request(open)).close();
+    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    const reader = new IndexedDbStore('v4-db', { indexedDB, IDBKeyRange });
+    const writer = new Memory({ store: new IndexedDbStore('v4-db', { indexedDB, IDBKeyRange }) });
+    await writer.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' });
+    const since = { version: (await reader.loadSlot(ref)).version, tag: await reader.slotTag(ref) };
+    await writer.remember({ subject: 'bo', predicate: 'works_at', object: 'Globex' });
+    const changes = await reader.loadRegistryChanges(ref, since);
+    expect(changes.entities.map((e) => e.entity.name)).toEqual(['Globex']);
+    expect(changes.entityCount).toBe(2);
+    reader.close();
+  });
+});
