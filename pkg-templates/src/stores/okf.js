@@ -29,13 +29,14 @@ import path from 'node:path';
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import {
-  LOG_HEADER, compareKeys, entityFileOf, entityFilePrefix, fileNameOf, logGeneration, malformed, parseEntityFile, parseLogLines,
+  LOG_HEADER, compareKeys, entityFileOf, fileNameOf, logGeneration, malformed, parseEntityFile, parseLogLines,
   parseSlotFile, refOfFileName, renderEntityFile, renderLogBlock, renderSlotFile, slotKey,
 } from './okf-format.js';
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
 import { OkfIndex } from './okf-index.js';
+import { EntityFiles, recentChanges } from './okf-entities.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
 /** The claim and conflict ids `next` adds to the slot (`before` is its previous state). */
@@ -47,24 +48,6 @@ function freshIds(before, next) {
     claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
     conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
   };
-}
-
-const RECENT_CHANGES = 128;
-
-/**
- * A registry slot file's list of recent entity changes (`{ v, at, id }`,
- * oldest first) after a commit at `version` changing `changed`, and the
- * version since which it holds every change: whole versions drop off the
- * front past RECENT_CHANGES entries.
- */
-function recentChanges(before, since, changed, version) {
-  const changes = [...before, ...changed.map((p) => ({ v: version, at: p.at, id: p.entity.id }))];
-  let changesSince = since;
-  while (changes.length > RECENT_CHANGES) {
-    changesSince = changes[0].v;
-    while (changes.length > 0 && changes[0].v === changesSince) changes.shift();
-  }
-  return { changes, changesSince };
 }
 
 /** A file's identity and content version (a bigint stat): a commit renames a new file in, so every commit's file has its own. */
@@ -95,6 +78,7 @@ export class OkfStore {
   #root;
   #claimsDir;
   #entitiesDir;
+  #entities;
   /** registry key → the version whose entity files this store finished writing */
   #materialized = new Map();
   /** registry key → { generation, version, entities } as this store last read or wrote it */
@@ -120,6 +104,7 @@ export class OkfStore {
     this.#root = scope === undefined ? path.resolve(dir) : path.resolve(dir, 'scopes', scope);
     this.#claimsDir = path.join(this.#root, 'claims');
     this.#entitiesDir = path.join(this.#root, 'entities');
+    this.#entities = new EntityFiles(this.#entitiesDir, (name) => this.#relative(path.join('entities', name)));
     this.#logFile = path.join(this.#root, 'log.md');
     // Lock owner files live in the bundle root (okf-fs.js: one per process, swept when it dies).
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, ownerDir: this.#root };
@@ -139,7 +124,7 @@ export class OkfStore {
       const slot = structuredClone(entry.slot);
       if (slot.entityFiles === undefined) return slot;
       // A file newer than the slot file read: a commit landed meanwhile, read both again.
-      const entities = (await this.#entitiesSince(ref, slot)) ?? (await this.#entitiesOf(ref, slot));
+      const entities = (await this.#entitiesSince(ref, slot)) ?? (await this.#entities.all(ref.predicate, slot));
       if (entities === null) {
         if (attempt >= 200) throw new CredenceError(`OkfStore: registry ${JSON.stringify(ref.predicate)} kept changing while it was read (${attempt} tries)`, { code: 'CONCURRENCY' });
         await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
@@ -198,7 +183,9 @@ export class OkfStore {
         for (const e of ents) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
       }
       const pending = new Map();
-      if (!whole) for (const p of await this.#unwritten(ref, before)) pending.set(p.at, p);
+      // Left unwritten by an earlier writer (not by this store: the commit that left them returned).
+      const unwritten = whole || this.#materialized.get(ref.key) === `${before.generation}:${before.version}` ? [] : await this.#entities.unwritten(before);
+      for (const p of unwritten) pending.set(p.at, p);
       for (const p of changed) pending.set(p.at, { at: p.at, v: slot.version, entity: p.entity });
       const had = before ? (before.entityFiles ?? before.entities?.length ?? 0) : 0;
       // The entity changes of recent versions, so a reader holding an earlier version reads only those files.
@@ -232,20 +219,6 @@ export class OkfStore {
     return won ? tag : false;
   }
 
-  /** The pending entries of the registry slot file `header` whose entity files are not written yet. */
-  async #unwritten(ref, header) {
-    // This store wrote them itself (the commit that left them returned).
-    if (this.#materialized.get(ref.key) === `${header.generation}:${header.version}`) return [];
-    const out = [];
-    for (const p of header.pending ?? []) {
-      // Unreadable counts as unwritten: the entry stays pending, this commit writes the file.
-      const file = path.join(this.#entitiesDir, entityFileOf(p.entity.id));
-      const on = await readText(file).then((text) => (text === null ? null : parseEntityFile(text, file)), () => null);
-      if (!on || on.generation !== header.generation || on.at !== p.at || on.version < p.v) out.push(p);
-    }
-    return out;
-  }
-
   async commitSlot(commit) {
     return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
       const commitId = randomToken();
@@ -270,41 +243,11 @@ export class OkfStore {
     });
   }
 
-  /**
-   * The entities the registry `header` (of `generation`) changed after
-   * `version`, by position, read from their files (or `pending`): undefined
-   * when it cannot tell (another generation, or its list of changes does not
-   * reach back that far), null when a file is newer than `header` (a commit
-   * landed meanwhile: read both again).
-   */
-  async #changedSince(ref, header, generation, version) {
-    if (generation !== header.generation || version < (header.changesSince ?? Infinity) || version > header.version) return undefined;
-    const newest = new Map();
-    for (const c of header.changes ?? []) if (c.v > version && (newest.get(c.at)?.v ?? -1) < c.v) newest.set(c.at, c);
-    const changed = new Map();
-    for (const [at, c] of newest) {
-      const pending = header.pending.find((p) => p.at === at && p.v >= c.v);
-      if (pending) {
-        changed.set(at, pending.entity);
-        continue;
-      }
-      const name = entityFileOf(c.id);
-      const text = await readText(path.join(this.#entitiesDir, name));
-      if (text === null) return undefined;
-      const e = parseEntityFile(text, this.#relative(path.join('entities', name)));
-      if (e.generation !== header.generation || e.at !== at) return undefined;
-      if (e.version > header.version) return null;
-      if (e.version < c.v) return undefined;
-      changed.set(at, e.entity);
-    }
-    return changed;
-  }
-
-  /** The registry `header` names, from the one this store read last and what changed since (see #changedSince). */
+  /** The registry `header` names, from the one this store read last and what changed since (EntityFiles.changedSince). */
   async #entitiesSince(ref, header) {
     const held = this.#registries.get(ref.key);
     if (!held) return undefined;
-    const changed = await this.#changedSince(ref, header, held.generation, held.version);
+    const changed = await this.#entities.changedSince(header, held.generation, held.version);
     if (!changed) return changed;
     const entities = held.entities.slice();
     for (const [at, entity] of changed) entities[at] = entity;
@@ -323,7 +266,7 @@ export class OkfStore {
     for (let attempt = 1; attempt <= 20; attempt++) {
       const entry = await this.#entryOf(ref);
       if (!entry || entry.slot.entityFiles === undefined || entry.stamp === null) return null;
-      const changed = await this.#changedSince(ref, entry.slot, generation, since.version);
+      const changed = await this.#entities.changedSince(entry.slot, generation, since.version);
       if (changed === undefined) return null;
       if (changed === null) {
         await new Promise((resolve) => setTimeout(resolve, attempt));
@@ -339,39 +282,6 @@ export class OkfStore {
   /** A registry slot file's tag: its version, generation and stamp. */
   #registryTag(entry) {
     return `${entry.slot.version}:${entry.slot.generation ?? ''}:${entry.stamp}`;
-  }
-
-  /**
-   * A registry's entities from entities/*.md (the files of its type and
-   * generation, each with its position), the slot file's pending entries
-   * where newer; null when a file is newer than `header` (a commit landed
-   * meanwhile: read both again).
-   */
-  async #entitiesOf(ref, header) {
-    const prefix = entityFilePrefix(ref.predicate);
-    const names = await fs.readdir(this.#entitiesDir).catch((err) => {
-      if (err.code === 'ENOENT') return [];
-      throw err;
-    });
-    const found = new Array(header.entityFiles).fill(null);
-    const take = (e) => {
-      if (e.at < found.length && (found[e.at] === null || found[e.at].version < e.version)) found[e.at] = e;
-    };
-    for (const name of names) {
-      if (!name.startsWith(prefix) || !name.endsWith('.md')) continue;
-      const text = await readText(path.join(this.#entitiesDir, name));
-      if (text === null) continue;
-      const e = parseEntityFile(text, this.#relative(path.join('entities', name)));
-      if (e.registry !== ref.predicate || e.generation !== header.generation) continue;
-      if (e.version > header.version) return null;
-      take(e);
-    }
-    for (const p of header.pending) take({ at: p.at, version: p.v, entity: p.entity });
-    const missing = found.indexOf(null);
-    if (missing >= 0) {
-      throw malformed(this.#relative('entities'), `has no file for entity ${missing} of the ${header.entityFiles} of registry ${JSON.stringify(ref.predicate)} (version ${header.version})`);
-    }
-    return found.map((e) => e.entity);
   }
 
   /**
