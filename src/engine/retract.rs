@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::settle::diff;
 use super::{Engine, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
+use crate::invariants::{self, SlotFacts};
 use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Shared, Slot, SlotRef, Status};
 use crate::strategy;
 use crate::time::Timestamp;
@@ -68,15 +69,16 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
             None => return Some(format!("claim {:?} is gone", change.claim_id)),
         }
     }
-    // A copy of its value that came since (written while the retracted claim
-    // was not there to corroborate, or moved in by an entity merge, which
-    // keeps the original's recording time), live or not, would overlap it
-    // once restored (concurrency seed 780142611: duplicate_value).
+    // A copy of its value written since (the retracted claim was not there
+    // to corroborate), live or not, would overlap it once restored. (A copy
+    // an entity merge moved in keeps the original's recording time: the
+    // invariant check in `undo_retraction` catches that one.)
     let restored = (claim.effective_from(), record.valid_to_before.unwrap_or(Timestamp(i64::MAX)));
     if let Some(copy) = slot.claims.iter().find(|c| {
         let (from, to) = slot.validity(c);
         c.id != claim.id
             && c.status != Status::Retired
+            && c.recorded_at >= record.recorded_at
             && strategy::same_value(c, claim)
             && from < restored.1
             && restored.0 < to
@@ -224,9 +226,21 @@ impl Engine {
         let slot_ref: SlotRef = self.store.find_claim(claim_id).await?.ok_or_else(|| retraction_not_found(id))?;
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let spec = self.spec_of(&slot_ref.predicate);
+        let multi = spec.is_multi();
         let (record, slot) = self
-            .commit_with_retry(&slot_ref, cause, |txn| {
-                revert_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, id)
+            .commit_with_log(&slot_ref, cause, |txn, log| {
+                let facts = SlotFacts { slot_ref: &slot_ref, log, multi };
+                let before = invariants::check_slot(&txn.slot, &facts);
+                let record = revert_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, id)?;
+                // Restored beside a claim that came since by another way than a write here (an
+                // entity merge moved in a copy of its value: concurrency seed 780142611).
+                let clash = invariants::check_slot(&txn.slot, &facts)
+                    .into_iter()
+                    .find(|v| matches!(v.rule.as_str(), "two_current_values" | "duplicate_value") && !before.contains(v));
+                match clash {
+                    Some(v) => Err(stale(id, format!("restored, it would break an invariant: {}", v.message))),
+                    None => Ok(record),
+                }
             })
             .await?;
         self.withdraw_dependents(&slot_ref, &record.claim_id, id, record.recorded_at).await?;
