@@ -8,8 +8,8 @@
 //!
 //! Interface v2 (SPEC §8): the store also answers the engine's listing
 //! questions — a subject's slots, conflicts by status, slots with unreviewed
-//! entries — from indexes kept in the same atomic commit (`SlotCommit::index`),
-//! so no API call scans every slot. A store written against v1 inherits the
+//! entries — from indexes kept in the same atomic commit (derived from the
+//! committed slot: `SlotIndex::of`), so no API call scans every slot. A store written against v1 inherits the
 //! scanning answers of `store_scan`: correct, but slower as the store grows.
 
 use std::cell::RefCell;

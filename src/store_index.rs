@@ -37,7 +37,8 @@ impl MemoryIndex {
         let held = before.map(|b| b.conflicts.as_slice()).unwrap_or_default();
         for (i, c) in slot.conflicts.iter().enumerate() {
             let (id, status, opened_at) = (c.id.as_str(), c.status, c.opened_at);
-            if held.get(i).is_some_and(|old| old.id == id && old.status == status && old.opened_at == opened_at) {
+            // The same shared record (nothing written through it), or an equal row.
+            if held.get(i).is_some_and(|old| crate::model::Shared::same(old, c) || (old.id == id && old.status == status && old.opened_at == opened_at)) {
                 continue;
             }
             // A commit lists every conflict of its slot; most did not change.

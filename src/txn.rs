@@ -1,6 +1,7 @@
 //! A pending change to one loaded slot. Every mutation goes through here so
 //! that what changed, and why, is recorded for the commit and the log.
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 use foldhash::HashMap;
@@ -30,6 +31,22 @@ pub struct SlotTxn {
     calibration: Option<u64>,
     /// A registry's entities added or changed (`mark_entity`), for the commit.
     changed_entities: Vec<String>,
+    /// Claim positions by id, built on the first look-up in a large slot: a
+    /// registry holds a name claim for each side of every `same_entity`
+    /// question, and a scan per look-up made each new name cost the number
+    /// of questions several times over. A hint, checked on every hit (code
+    /// may change `slot.claims` directly); a miss scans.
+    claim_at: OnceCell<HashMap<u64, usize>>,
+    /// The slot's claim count when the transaction began.
+    claims_at_start: usize,
+}
+
+/// Below this many claims a scan is as fast as a look-up table.
+const INDEXED_FROM: usize = 64;
+
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(id)
 }
 
 impl SlotTxn {
@@ -37,6 +54,8 @@ impl SlotTxn {
         SlotTxn {
             expected_version: slot.version,
             changed_entities: Vec::new(),
+            claim_at: OnceCell::new(),
+            claims_at_start: slot.claims.len(),
             slot,
             now,
             cause,
@@ -105,16 +124,34 @@ impl SlotTxn {
 
     pub fn add_claim(&mut self, claim: Claim) {
         self.mark_claim(&claim.id);
+        if let Some(at) = self.claim_at.get_mut() {
+            at.insert(id_hash(&claim.id), self.slot.claims.len());
+        }
         self.slot.claims.push(claim.into());
     }
 
     pub fn claim(&self, id: &str) -> Option<&Claim> {
-        self.slot.claim(id)
+        self.claim_position(id).map(|i| &*self.slot.claims[i])
+    }
+
+    /// Where claim `id` is in the slot: by the look-up table in a large slot.
+    pub fn claim_position(&self, id: &str) -> Option<usize> {
+        let claims = &self.slot.claims;
+        if claims.len() >= INDEXED_FROM {
+            // Keyed by the id's hash (no copy of every id per transaction); a hit is checked.
+            let at = self.claim_at.get_or_init(|| claims.iter().enumerate().map(|(i, c)| (id_hash(&c.id), i)).collect());
+            if let Some(&i) = at.get(&id_hash(id)) {
+                if claims.get(i).is_some_and(|c| c.id == id) {
+                    return Some(i);
+                }
+            }
+        }
+        claims.iter().position(|c| c.id == id)
     }
 
     /// Changes a claim in place and marks it for the commit. Unknown ids are ignored.
     pub fn update_claim(&mut self, id: &str, f: impl FnOnce(&mut Claim)) {
-        let Some(i) = self.slot.claims.iter().position(|c| c.id == id) else { return };
+        let Some(i) = self.claim_position(id) else { return };
         // The claim as it was, shared: `f` changes a copy (copy on write), and
         // a change that changed nothing puts the shared one back.
         let before = self.slot.claims[i].clone();
@@ -131,7 +168,7 @@ impl SlotTxn {
     /// claim is not listed among the commit's changed claims unless something
     /// else about it changed too.
     pub fn update_belief(&mut self, id: &str, log_odds: f64) {
-        if let Some(i) = self.slot.claims.iter().position(|c| c.id == id) {
+        if let Some(i) = self.claim_position(id) {
             self.update_belief_at(i, log_odds);
         }
     }
@@ -162,7 +199,7 @@ impl SlotTxn {
 
     /// `open_conflict` with a log note other than the stored reason.
     pub fn open_conflict_noted(&mut self, kind: ConflictKind, earlier: &str, newer: &str, reason: String, note: String) -> Option<String> {
-        if earlier == newer || self.slot.conflicts.iter().any(|c| c.names_pair(earlier, newer)) {
+        if earlier == newer || self.pair_noted(earlier, newer) {
             return None;
         }
         let id = self.new_id("cf");
@@ -197,6 +234,20 @@ impl SlotTxn {
         Some(id)
     }
 
+    /// Some conflict ever named the pair. Every conflict is noted on its local
+    /// claims (an invariant), so only the conflicts both claims note are
+    /// candidates: no scan of a registry's every question per new one. A
+    /// claim not in the slot falls back to the scan.
+    fn pair_noted(&self, a: &str, b: &str) -> bool {
+        let (Some(ca), Some(cb)) = (self.claim(a), self.claim(b)) else {
+            return self.slot.conflicts.iter().any(|c| c.names_pair(a, b));
+        };
+        ca.conflict_ids
+            .iter()
+            .filter(|cf| cb.conflict_ids.contains(cf))
+            .any(|cf| self.slot.conflicts.iter().rev().any(|c| &c.id == cf && c.names_pair(a, b)))
+    }
+
     /// Records one state change. `belief` is the first claim's (before, after).
     pub fn log_change(&mut self, rule: &str, claim_ids: &[&str], belief: Option<(f64, f64)>, conflict: Option<&str>, note: String) {
         self.log.push(LogEntry {
@@ -217,7 +268,12 @@ impl SlotTxn {
     /// left the live set: the question it asked no longer exists (SPEC §6).
     /// Returns the ids it closed. Runs before every commit.
     pub fn close_moot_conflicts(&mut self) -> Vec<String> {
-        if !self.slot.conflicts.iter().any(|cf| cf.status == ConflictStatus::Open) {
+        self.close_moot_in(false)
+    }
+
+    /// `close_moot_conflicts`; `reserved`: the slot is a reserved one (see `may_moot`).
+    fn close_moot_in(&mut self, reserved: bool) -> Vec<String> {
+        if (reserved && !self.may_moot()) || !self.slot.conflicts.iter().any(|cf| cf.status == ConflictStatus::Open) {
             return Vec::new();
         }
         // One look-up table per commit: a registry slot holds hundreds of open
@@ -252,6 +308,15 @@ impl SlotTxn {
         moot.into_iter().map(|(cf, _, _)| cf).collect()
     }
 
+    /// Whether a transaction on a reserved slot can have left an open conflict
+    /// with nothing to settle. Not when it kept every claim and every claim is
+    /// current (an entity registry: its claims are names, always active):
+    /// neither rule can then find a conflict, so a new name skips the pass
+    /// over every open question.
+    fn may_moot(&self) -> bool {
+        self.slot.claims.len() < self.claims_at_start || !self.slot.claims.iter().all(|c| c.status.is_current())
+    }
+
     /// In a single-valued slot, the current claim when neither claim of a pair
     /// is current any more (both outweighed by a third value).
     pub fn third_value_won(&self, pair: &[&String; 2]) -> Option<String> {
@@ -262,7 +327,7 @@ impl SlotTxn {
     }
 
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
-        self.close_moot_conflicts();
+        self.close_moot_in(crate::engine::is_reserved_subject(&slot_ref.subject));
         self.slot.version = self.expected_version + 1;
         if crate::engine::is_reserved_subject(&slot_ref.subject) {
             // The review pass never reads entity registries or the calibration record: kept
@@ -270,9 +335,10 @@ impl SlotTxn {
             // the whole registry on every pass only to skip it).
             self.slot.reviewed = self.slot.claims.len();
         }
-        let index = SlotIndex::of(&self.slot);
         SlotCommit {
-            index,
+            // Derived where it leaves the engine (`SlotIndex::of`): the in-memory
+            // store reads the slot itself, and a registry holds thousands of conflicts.
+            index: SlotIndex::default(),
             slot_ref,
             expected_version: self.expected_version,
             slot: self.slot,

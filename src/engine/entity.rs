@@ -131,7 +131,7 @@ fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new
     let earlier = name_claim(txn, settings, &near.entity_id, &near.name)?;
     let newer = name_claim(txn, settings, new_id, name)?;
     let evidence = format!("{}, closeness {:.2}", near.why, near.score);
-    let question = match (txn.slot.claim(&earlier), txn.slot.claim(&newer)) {
+    let question = match (txn.claim(&earlier), txn.claim(&newer)) {
         (Some(e), Some(n)) => same_entity_question(e, n, &evidence),
         _ => evidence.clone(),
     };

@@ -80,8 +80,10 @@ impl Slot {
     pub fn current_claims(&self) -> Vec<Claim> {
         self.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect()
     }
+    /// From the end: what a write or a registry's new question looks up was
+    /// most often added last (ids are unique, so the order changes no answer).
     pub fn claim(&self, id: &str) -> Option<&Claim> {
-        self.claims.iter().find(|c| c.id == id).map(|c| &**c)
+        self.claims.iter().rev().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
         self.claims.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
@@ -90,7 +92,7 @@ impl Slot {
         self.erasures.iter().find(|t| t.claim_id == claim_id)
     }
     pub fn conflict(&self, id: &str) -> Option<&ConflictRecord> {
-        self.conflicts.iter().find(|c| c.id == id).map(|c| &**c)
+        self.conflicts.iter().rev().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
         self.conflicts.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
@@ -133,7 +135,9 @@ pub struct SlotCommit {
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub removed_entities: Vec<String>,
     pub log: Vec<LogEntry>,
-    /// Index rows kept in the same atomic step (store interface v2).
+    /// Index rows kept in the same atomic step (store interface v2). The
+    /// engine leaves them empty; a store that keeps them derives them with
+    /// `SlotIndex::of(&commit.slot)` (the JS bridge does, for `ClaimStore`s).
     #[serde(default)]
     pub index: super::SlotIndex,
 }

@@ -17,7 +17,7 @@ use super::convert::{from_js, to_js};
 use super::errors::js_failure;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
-use crate::model::{Claim, ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotRef};
+use crate::model::{Claim, ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -39,6 +39,14 @@ async fn call(target: &JsValue, method: &str, args: &[JsValue], code: ErrorCode,
 
 fn arg<T: Serialize>(v: &T) -> Result<JsValue> {
     to_js(v).map_err(lift)
+}
+
+/// A commit as a `ClaimStore` receives it, with its index rows derived from
+/// the slot (the engine leaves `index` empty: see `SlotCommit::index`).
+fn commit_arg(commit: &SlotCommit) -> Result<JsValue> {
+    let value = arg(commit)?;
+    let _ = Reflect::set(&value, &"index".into(), &arg(&SlotIndex::of(&commit.slot))?);
+    Ok(value)
 }
 
 fn absent(v: &JsValue) -> bool {
@@ -130,6 +138,7 @@ impl JsStore {
         let mut trimmed = commit.clone();
         trimmed.slot.entities = Default::default();
         let value = arg(&trimmed)?;
+        let _ = Reflect::set(&value, &"index".into(), &arg(&SlotIndex::of(&commit.slot))?);
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
         let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
         let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
@@ -259,7 +268,7 @@ impl Store for JsStore {
         if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
             return Ok(self.commit_registry(commit).await?.is_some());
         }
-        let v = self.call("commitSlot", &[arg(commit)?]).await?;
+        let v = self.call("commitSlot", &[commit_arg(commit)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.commitSlot() result: must be true (written) or false (version moved on)")
         })
@@ -304,7 +313,7 @@ impl Store for JsStore {
         if !Reflect::get(&self.target, &"eraseSlot".into()).is_ok_and(|f| f.is_function()) {
             return Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot(commit, log)"));
         }
-        let v = self.call("eraseSlot", &[arg(commit)?, arg(&log)?]).await?;
+        let v = self.call("eraseSlot", &[commit_arg(commit)?, arg(&log)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.eraseSlot() result: must be true (written) or false (version moved on)")
         })
