@@ -841,3 +841,37 @@ mod batch_like_singles {
         }
     }
 }
+
+/// A registry of many open questions (past the size where a transaction looks
+/// claims up by table) asks, dedupes and reopens exactly as a small one, and
+/// every question stays noted on both its name claims.
+#[test]
+fn a_registry_full_of_questions_answers_as_a_small_one() {
+    use credence::invariants::{check_slot, SlotFacts};
+    use credence::model::SlotRef;
+    use credence::store::Store;
+    let h = harness(EngineConfig::default());
+    let words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliet", "Kilo", "Lima"];
+    let mut asked = 0;
+    for (i, a) in words.iter().enumerate() {
+        for b in &words[i + 1..] {
+            let o = h.write(about(&format!("p-{a}-{b}"), "person", "works_at", &format!("{a} {b}")));
+            asked += o.conflicts.len();
+        }
+    }
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert!(asked > 64 && open.len() == asked, "{asked} asked, {} open", open.len());
+    let registry = SlotRef::new("\u{1f}entities", "org");
+    let slot = run(h.store.load_slot(&registry)).unwrap();
+    assert!(slot.claims.len() >= 64, "{} name claims", slot.claims.len());
+    let log = run(h.store.read_log(&registry)).unwrap();
+    assert_eq!(check_slot(&slot, &SlotFacts { slot_ref: &registry, log: &log, multi: false }), vec![]);
+    // A question settled "different" is not asked again, and undo reopens that one only.
+    let first = open[0].id.clone();
+    run(h.engine.settle(&first, "different", None)).unwrap();
+    let again = h.write(about("p-again", "person", "works_at", &open[0].newer.object.to_uppercase()));
+    assert!(again.conflicts.is_empty(), "a known spelling asks nothing");
+    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().len(), asked - 1);
+    run(h.engine.undo(&first)).unwrap();
+    assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().len(), asked);
+}
