@@ -1,0 +1,270 @@
+// PostgresStore's SQL: the schema (idempotent DDL) and every statement the
+// store runs, for a set of table names. Kept apart from the store's logic so
+// both read whole; postgres-layout.test.js checks each statement filters on
+// `scope` (SPEC §8: the layout distributable by scope).
+
+/** The unqualified part of a table name, for naming its indexes. */
+const bare = (name) => name.slice(name.lastIndexOf('.') + 1);
+
+/** The idempotent DDL for a set of table names, one statement per entry. */
+export function schemaStatements(t) {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.slots} (
+  scope      text        NOT NULL,
+  key        text        NOT NULL,
+  subject    text        NOT NULL,
+  predicate  text        NOT NULL,
+  version    bigint      NOT NULL,
+  slot       jsonb       NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope, key)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.slots)}_subject_idx ON ${t.slots} (scope, subject)`,
+    `CREATE TABLE IF NOT EXISTS ${t.claims} (
+  scope       text             NOT NULL,
+  id          text             NOT NULL,
+  slot_key    text             NOT NULL,
+  subject     text             NOT NULL,
+  predicate   text             NOT NULL,
+  object      text             NOT NULL,
+  status      text             NOT NULL,
+  confidence  double precision NOT NULL,
+  recorded_at timestamptz      NOT NULL,
+  claim       jsonb            NOT NULL,
+  PRIMARY KEY (scope, id)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.claims)}_subject_idx ON ${t.claims} (scope, subject, predicate)`,
+    `CREATE TABLE IF NOT EXISTS ${t.conflicts} (
+  scope     text        NOT NULL,
+  id        text        NOT NULL,
+  slot_key  text        NOT NULL,
+  subject   text        NOT NULL,
+  predicate text        NOT NULL,
+  kind      text        NOT NULL,
+  status    text        NOT NULL,
+  opened_at timestamptz NOT NULL,
+  conflict  jsonb       NOT NULL,
+  PRIMARY KEY (scope, id)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_status_idx ON ${t.conflicts} (scope, status)`,
+    // Store interface v2: conflicts by status, oldest first, paged.
+    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_listing_idx ON ${t.conflicts} (scope, status, opened_at, id COLLATE "C")`,
+    // Store interface v2: the slots with entries the review pass has not seen,
+    // derived from the snapshot itself so it can never disagree with it.
+    `ALTER TABLE ${t.slots} ADD COLUMN IF NOT EXISTS unreviewed boolean
+  GENERATED ALWAYS AS (jsonb_array_length(COALESCE(slot->'claims', '[]'::jsonb)) > COALESCE((slot->>'reviewed')::int, 0)) STORED`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.slots)}_unreviewed_idx ON ${t.slots} (scope, key COLLATE "C") WHERE unreviewed`,
+    `CREATE TABLE IF NOT EXISTS ${t.log} (
+  scope    text        NOT NULL,
+  slot_key text        NOT NULL,
+  version  bigint      NOT NULL,
+  seq      integer     NOT NULL,
+  at       timestamptz NOT NULL,
+  rule     text        NOT NULL,
+  entry    jsonb       NOT NULL,
+  PRIMARY KEY (scope, slot_key, version, seq)
+)`,
+    `CREATE TABLE IF NOT EXISTS ${t.entities} (
+  scope      text        NOT NULL,
+  id         text        NOT NULL,
+  type       text,
+  name       text        NOT NULL,
+  aliases    jsonb       NOT NULL DEFAULT '[]'::jsonb,
+  data       jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope, id)
+)`,
+    // A registry committed by its changes: its entities by (registry type, position).
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS registry text`,
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS pos integer`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_idx ON ${t.entities} (scope, registry, pos)`,
+    // ... and the registry version that wrote each, for a reader that asks what changed since its own.
+    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS ver bigint`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_ver_idx ON ${t.entities} (scope, registry, ver)`,
+  ];
+}
+
+/**
+ * The row writes of a commit, each joined to the slot CAS (`won`). An entity
+ * registry slot (subject chr(31) + "entities", predicate = the entity type)
+ * also keeps that type's rows of the entities table in step: each entity
+ * written when it changed, removed when it left the registry.
+ */
+function commitRows(t, changed, removed) {
+  return `${slotRows(t)}, ${entityRows(t, changed, removed)}`;
+}
+
+/** The claim, conflict and log rows of a commit (see commitRows). */
+function slotRows(t) {
+  return `claims_up AS (
+      INSERT INTO ${t.claims}
+        (scope, id, slot_key, subject, predicate, object, status, confidence, recorded_at, claim)
+      SELECT $1, c->>'id', $2, $3, $4, c->>'object', c->>'status', (c->>'confidence')::float8,
+             (c->>'recordedAt')::timestamptz, c
+      FROM won, jsonb_array_elements(won.slot->'claims') AS c WHERE c->>'id' = ANY($7::text[])
+      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
+        predicate = EXCLUDED.predicate, object = EXCLUDED.object, status = EXCLUDED.status,
+        confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim
+    ), conflicts_up AS (
+      INSERT INTO ${t.conflicts}
+        (scope, id, slot_key, subject, predicate, kind, status, opened_at, conflict)
+      SELECT $1, c->>'id', $2, $3, $4, c->>'kind', c->>'status', (c->>'openedAt')::timestamptz, c
+      FROM won, jsonb_array_elements(won.slot->'conflicts') AS c WHERE c->>'id' = ANY($8::text[])
+      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
+        predicate = EXCLUDED.predicate, kind = EXCLUDED.kind, status = EXCLUDED.status,
+        opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict
+    ), log_up AS (
+      INSERT INTO ${t.log} (scope, slot_key, version, seq, at, rule, entry)
+      SELECT $1, $2, (e.value->>'version')::bigint, e.ord::int, (e.value->>'at')::timestamptz, e.value->>'rule', e.value
+      FROM won, jsonb_array_elements($9::jsonb) WITH ORDINALITY AS e(value, ord)
+    )`;
+}
+
+/** A registry slot's entity rows when the commit holds the whole registry (see commitRows). */
+function entityRows(t, changed, removed) {
+  return `entities_up AS (
+      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data)
+      SELECT $1, e->>'id', e->>'type', e->>'name', COALESCE(e->'aliases', '[]'::jsonb), e
+      FROM won, jsonb_array_elements(COALESCE(${changed}::jsonb, won.slot->'entities', '[]'::jsonb)) AS e
+      WHERE $3 = chr(31) || 'entities'
+      ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name,
+        aliases = EXCLUDED.aliases, data = EXCLUDED.data, updated_at = now()
+      WHERE ${t.entities}.data IS DISTINCT FROM EXCLUDED.data
+    ), entities_gone AS (
+      DELETE FROM ${t.entities} AS d USING won
+      WHERE d.scope = $1 AND $3 = chr(31) || 'entities' AND d.id = ANY(${removed}::text[])
+    ), entities_unlisted AS (
+      DELETE FROM ${t.entities} AS d USING won
+      WHERE ${removed}::text[] IS NULL AND d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
+        AND NOT COALESCE(won.slot->'entities', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('id', d.id))
+    )`;
+}
+
+/**
+ * commitRegistry's entity rows: the changed entities ($11) and those of a
+ * registry stored whole until now (`inline`: rows of (value, ord)), one row
+ * per id (a changed entity wins over its stored copy).
+ */
+function registryRows(t, inline) {
+  return `entities_rows AS (
+      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data, registry, pos, ver)
+      SELECT DISTINCT ON (u.e->>'id') $1, u.e->>'id', u.e->>'type', u.e->>'name', COALESCE(u.e->'aliases', '[]'::jsonb), u.e, $4, u.pos, $5
+      FROM won, (
+        SELECT x->'entity' AS e, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements($11::jsonb) AS x
+        UNION ALL
+        SELECT i.value, (i.ord - 1)::int, 1 FROM (${inline}) AS i
+      ) AS u
+      ORDER BY u.e->>'id', u.pref
+      ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases,
+        data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, ver = EXCLUDED.ver, updated_at = now()
+    )`;
+}
+
+export function sql(t) {
+  return {
+    // xmin::text: with the version, what a held snapshot's commit compares (see loadSlotToWrite).
+    // `subject = $3` with the key: a tenant growing faster than ANALYZE runs gets plans from
+    // stats that think its scope holds no rows, and the planner then took (scope, subject)
+    // for scope alone and filtered every slot of the scope by key (1.5 ms at 10,000 slots).
+    load: `SELECT slot, xmin::text AS xmin FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
+    // xmin: the transaction that wrote this row version, so the tag changes with every
+    // commit and never repeats for other content, even after the table is emptied.
+    tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
+    // A commit is ONE statement (data-modifying CTEs run atomically, in one
+    // snapshot): the compare-and-set on the slot row, then the claim,
+    // conflict and log rows, each joined to the CAS's RETURNING so that a lost
+    // race (no row) writes nothing. One round trip instead of five
+    // (BEGIN, slot, claims, log, COMMIT): round trips dominate a write.
+    // The changed claim and conflict rows are taken from the slot document
+    // the CAS returned, by id, so they cross the wire once.
+    // $1 scope, $2 key, $3 subject, $4 predicate, $5 new version, $6 slot,
+    // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version,
+    // then (after the erase's log, $11) the changed entities as a jsonb array and the
+    // removed entity ids, or nulls for a commit that did not say (every entity compared);
+    // commitUpdate's $13 is the xmin the slot was read at, or null (the version alone).
+    commitInsert: `WITH won AS (
+      INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
+      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
+    ), ${commitRows(t, '$10', '$11')}
+    SELECT version, xmin FROM won`,
+    commitUpdate: `WITH won AS (
+      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
+      RETURNING version, slot, xmin::text AS xmin
+    ), ${commitRows(t, '$11', '$12')}
+    SELECT version, xmin FROM won`,
+    // Privacy erasure: the commit above, plus the slot's existing log rows
+    // rewritten in place, matched by position (version, seq order) with $11.
+    eraseUpdate: `WITH won AS (
+      UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 RETURNING version, slot
+    ), ${commitRows(t, '$12', '$13')}, old_log AS (
+      SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
+      FROM ${t.log} WHERE scope = $1 AND slot_key = $2
+    ), log_scrub AS (
+      UPDATE ${t.log} AS l SET entry = x.value, rule = x.value->>'rule'
+      FROM won, old_log AS o JOIN jsonb_array_elements($11::jsonb) WITH ORDINALITY AS x(value, ord) ON x.ord = o.ord
+      WHERE l.scope = $1 AND l.slot_key = $2 AND l.version = o.version AND l.seq = o.seq
+    )
+    SELECT version FROM won`,
+    // An entity registry: the slot row, and its entity rows when it was committed by its changes.
+    loadRegistry: `SELECT s.slot, s.xmin::text AS xmin, CASE WHEN jsonb_typeof(s.slot->'entities') = 'object' THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos < (s.slot->'entities'->>'rows')::int) END AS entities
+      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2 AND s.subject = chr(31) || 'entities'`,
+    // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
+    // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
+    // every entity moved to rows by the same statement. $12 is commitUpdate's $13.
+    registryInsert: `WITH won AS (
+      INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
+      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE $10::bigint = 0
+      ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT NULL::jsonb AS value, 0::bigint AS ord WHERE false`)}, detached AS (
+      -- Rows a registry of this type left behind (its slot row deleted): not this one's.
+      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won
+      WHERE scope = $1 AND registry = $4 AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
+    )
+    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
+    // A registry kept as rows keeps its generation; one moved over from a whole document takes $6's.
+    registryUpdate: `WITH cur AS (
+      SELECT slot FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3
+    ), won AS (
+      UPDATE ${t.slots} AS s SET version = $5, updated_at = now(), slot = CASE
+          WHEN jsonb_typeof(cur.slot->'entities') = 'object' AND jsonb_typeof(cur.slot->'generation') = 'string'
+          THEN $6::jsonb || jsonb_build_object('generation', cur.slot->'generation') ELSE $6::jsonb END
+      FROM cur
+      WHERE s.scope = $1 AND s.key = $2 AND s.subject = $3 AND s.version = $10 AND ($12::text IS NULL OR s.xmin::text = $12::text)
+      RETURNING s.version, s.slot, s.xmin::text AS xmin
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) WITH ORDINALITY AS o(value, ord)`)}, detached AS (
+      -- Moved over from a registry stored whole: rows of entities it no longer holds are not its.
+      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won, cur
+      WHERE scope = $1 AND registry = $4 AND jsonb_typeof(cur.slot->'entities') IS DISTINCT FROM 'object'
+        AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
+        AND NOT (id = ANY(SELECT o->>'id' FROM jsonb_array_elements(CASE WHEN jsonb_typeof(cur.slot->'entities') = 'array' THEN cur.slot->'entities' ELSE '[]'::jsonb END) AS o))
+    )
+    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
+    // A registry's tag names its generation too (loadRegistryChanges answers only within one).
+    registryTag: `SELECT version::text || ':' || xmin::text || ':' || COALESCE(slot->>'generation', '') AS tag
+      FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'`,
+    // The registry now and the entity rows written after version $4, when it is kept as rows
+    // of generation $5 and not older than $4 (else entities is null: read it whole).
+    registryChanges: `SELECT s.slot, s.version::text || ':' || s.xmin::text || ':' || COALESCE(s.slot->>'generation', '') AS tag,
+      CASE WHEN jsonb_typeof(s.slot->'entities') = 'object' AND s.slot->>'generation' = $5 AND s.version >= $4 THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data)), '[]'::jsonb)
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.ver > $4 AND e.pos < (s.slot->'entities'->>'rows')::int) END AS entities
+      FROM ${t.slots} AS s WHERE s.scope = $1 AND s.key = $2 AND s.subject = chr(31) || 'entities'`,
+    findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
+    findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
+    listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
+    listSubject: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 AND subject = $2 ORDER BY key COLLATE "C"`,
+    readLog: `SELECT entry FROM ${t.log} WHERE scope = $1 AND slot_key = $2 ORDER BY version, seq`,
+    // $2 status, $3/$4 the cursor (openedAt, id) or nulls, $5 limit.
+    listConflicts: `SELECT id, status, opened_at, slot_key AS key, subject, predicate FROM ${t.conflicts}
+      WHERE scope = $1 AND status = $2
+        AND ($3::timestamptz IS NULL OR (opened_at, id COLLATE "C") > ($3::timestamptz, $4::text COLLATE "C"))
+      ORDER BY opened_at, id COLLATE "C" LIMIT $5`,
+    dirtySlots: `SELECT key, subject, predicate FROM ${t.slots}
+      WHERE scope = $1 AND unreviewed AND ($2::text IS NULL OR key COLLATE "C" > $2::text COLLATE "C")
+      ORDER BY key COLLATE "C" LIMIT $3`,
+  };
+}
