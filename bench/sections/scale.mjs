@@ -19,6 +19,7 @@ const OPS = [
 const GOAL = 1.3;
 const WORKER = path.join(ROOT, 'bench', 'workers', 'scale.mjs');
 const REGISTRY_WORKER = path.join(ROOT, 'bench', 'workers', 'registry.mjs');
+const QUESTIONS_WORKER = path.join(ROOT, 'bench', 'workers', 'registry-questions.mjs');
 const REGISTRY_OPS = [
   ['newEntity', 'an entity-typed write naming a new org'],
   ['knownEntity', 'an entity-typed write naming a known org'],
@@ -80,6 +81,22 @@ export async function scale({ quick, tmp }) {
       rows.push(row(`9r${store === 'memory' ? '' : store[0]}${i + 1}`, `${store}: ${label}, ${fmtInt(large.entities)} vs ${fmtInt(small.entities)} orgs`,
         fmtNs(large.ops[op]), fmtNs(small.ops[op]), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
     }
+  }
+  // A registry full of open same_entity questions (names that share words):
+  // the first block of new orgs against the last. The JS stores still write a
+  // registry's questions with its slot, whole (BENCHMARKS.md, session 16):
+  // measured in full runs only, where their minutes fit.
+  const questionPlans = quick ? [['memory', 1_000, 250]] : [['memory', 3_000, 500], ['okf', 1_000, 250], ['indexeddb', 1_000, 250], ['postgres', 1_000, 250]];
+  data.questions = {};
+  for (const [store, orgs, block] of questionPlans) {
+    const result = measure(store, [orgs], block, tmp, QUESTIONS_WORKER);
+    if (!result) continue;
+    data.questions[store] = result;
+    const [first, last] = [result.rows[0], result.rows[result.rows.length - 1]];
+    const ratio = last.msPerWrite / first.msPerWrite;
+    const steps = result.rows.map((r) => `${fmtInt(r.orgs)} (${fmtInt(r.openQuestions)} open): ${fmtNs(r.msPerWrite * 1e6)}`).join(', ');
+    rows.push(row(`9q${store === 'memory' ? '' : store[0]}`, `${store}: a new org among open same_entity questions, ${fmtInt(last.orgs)} vs ${fmtInt(first.orgs)} orgs`,
+      fmtNs(last.msPerWrite * 1e6), fmtNs(first.msPerWrite * 1e6), fmtX(ratio), `≤ ${GOAL}×`, ratio <= GOAL, steps));
   }
   return { rows, data };
 }
