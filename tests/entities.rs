@@ -875,3 +875,65 @@ fn a_registry_full_of_questions_answers_as_a_small_one() {
     run(h.engine.undo(&first)).unwrap();
     assert_eq!(run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap().len(), asked);
 }
+
+/// Seeded random steps over a registry past the look-up table's threshold:
+/// names sharing words (questions by the dozen), settled "same" (a merge) or
+/// "different", undone, written again. After every step the registry keeps
+/// every invariant and the store's conflict index lists exactly its open and
+/// settled questions.
+#[test]
+fn random_steps_over_a_registry_full_of_questions_keep_every_invariant() {
+    use credence::invariants::{check_slot, SlotFacts};
+    use credence::model::SlotRef;
+    use credence::store::Store;
+    let words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India"];
+    for seed in 1..=4u64 {
+        let h = harness(EngineConfig::default());
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: usize| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 33) as usize) % n
+        };
+        let registry = SlotRef::new("\u{1f}entities", "org");
+        for step in 0..220 {
+            let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+            let settled = run(h.engine.conflicts(Some(ConflictStatus::Settled))).unwrap();
+            match next(10) {
+                0..=5 => {
+                    let name = format!("{} {}", words[next(words.len())], words[next(words.len())]);
+                    h.write(Candidate { subject: Some(format!("p{step}")), ..cand("works_at", &name) });
+                }
+                6 | 7 if !open.is_empty() => {
+                    let c = &open[next(open.len())];
+                    // A lost race with an earlier merge is the only refusal allowed.
+                    if let Err(e) = run(h.engine.settle(&c.id, ENTITY_SETTLEMENTS[next(2)], None)) {
+                        assert_eq!(e.code, ErrorCode::ConflictAlreadySettled, "seed {seed} step {step}: {}", e.message);
+                    }
+                }
+                8 if !settled.is_empty() => {
+                    let c = &settled[next(settled.len())];
+                    if let Err(e) = run(h.engine.undo(&c.id)) {
+                        assert!(matches!(e.code, ErrorCode::UndoStale | ErrorCode::ConflictNotSettled), "seed {seed} step {step}: {:?} {}", e.code, e.message);
+                    }
+                }
+                _ => h.clock.advance_days(1.0),
+            }
+            let slot = run(h.store.load_slot(&registry)).unwrap();
+            let log = run(h.store.read_log(&registry)).unwrap();
+            assert_eq!(check_slot(&slot, &SlotFacts { slot_ref: &registry, log: &log, multi: false }), vec![], "seed {seed} step {step}");
+            // The store's own index, row by row, against the slot (the engine's listing skips stale rows).
+            for status in [ConflictStatus::Open, ConflictStatus::Settled] {
+                let query = credence::model::ConflictQuery { status, after: None, limit: 100_000 };
+                let mut indexed: Vec<String> = run(h.store.list_conflicts(&query)).unwrap().into_iter().map(|c| c.id).collect();
+                let mut held: Vec<String> = slot.conflicts.iter().filter(|c| c.status == status).map(|c| c.id.clone()).collect();
+                indexed.sort();
+                held.sort();
+                assert_eq!(indexed, held, "seed {seed} step {step}: the {status:?} index and the registry disagree");
+            }
+        }
+        let slot = run(h.store.load_slot(&registry)).unwrap();
+        assert!(slot.claims.len() >= 64, "seed {seed}: only {} name claims; the test must pass the table's threshold", slot.claims.len());
+    }
+}
+
+const ENTITY_SETTLEMENTS: [&str; 2] = ["same", "different"];
