@@ -245,7 +245,7 @@ impl SlotTxn {
         ca.conflict_ids
             .iter()
             .filter(|cf| cb.conflict_ids.contains(cf))
-            .any(|cf| self.slot.conflicts.iter().rev().any(|c| &c.id == cf && c.names_pair(a, b)))
+            .any(|cf| self.slot.conflict(cf).is_some_and(|c| c.names_pair(a, b)))
     }
 
     /// Records one state change. `belief` is the first claim's (before, after).

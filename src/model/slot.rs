@@ -86,7 +86,7 @@ impl Slot {
         self.claims.iter().rev().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
-        self.claims.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
+        self.claims.iter_mut().rev().find(|c| c.id == id).map(|c| &mut **c)
     }
     pub fn tombstone(&self, claim_id: &str) -> Option<&super::Tombstone> {
         self.erasures.iter().find(|t| t.claim_id == claim_id)
@@ -95,7 +95,7 @@ impl Slot {
         self.conflicts.iter().rev().find(|c| c.id == id).map(|c| &**c)
     }
     pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
-        self.conflicts.iter_mut().find(|c| c.id == id).map(|c| &mut **c)
+        self.conflicts.iter_mut().rev().find(|c| c.id == id).map(|c| &mut **c)
     }
 
     /// `[from, to)` of a claim's validity; an open end is the end of time. A

@@ -137,8 +137,7 @@ impl JsStore {
     async fn commit_registry(&self, commit: &SlotCommit) -> Result<Option<Rc<Slot>>> {
         let mut trimmed = commit.clone();
         trimmed.slot.entities = Default::default();
-        let value = arg(&trimmed)?;
-        let _ = Reflect::set(&value, &"index".into(), &arg(&SlotIndex::of(&commit.slot))?);
+        let value = commit_arg(&trimmed)?;
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
         let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
         let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
