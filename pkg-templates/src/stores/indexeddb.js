@@ -28,7 +28,7 @@
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
-import { indexOf } from './slot-index.js';
+import { changedConflictRows, indexOf } from './slot-index.js';
 
 const DB_VERSION = 5;
 const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities'];
@@ -46,10 +46,14 @@ function createV1(db) {
 
 /** The index fields of a slot record and its conflict records (store interface v2). */
 function indexRecords(at, index) {
-  const slotFields = index.unreviewed ? { dirty: at.key } : {};
-  const conflicts = index.conflicts.map((c) => ({ ...at, id: c.id, status: c.status, openedAt: c.openedAt }));
-  return { slotFields, conflicts };
+  return { slotFields: slotFieldsOf(at, index), conflicts: index.conflicts.map((c) => conflictRecord(at, c)) };
 }
+
+/** The index fields of a slot record: `dirty` while it has entries the review pass has not seen. */
+const slotFieldsOf = (at, index) => (index.unreviewed ? { dirty: at.key } : {});
+
+/** A conflict's record in the `conflicts` object store. */
+const conflictRecord = (at, c) => ({ ...at, id: c.id, status: c.status, openedAt: c.openedAt });
 
 /** Version 2: the conflict and dirty-slot indexes, filled from the slots already stored. */
 function addIndexesV2(tx) {
@@ -280,7 +284,11 @@ export class IndexedDbStore {
         }
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
-          const { slotFields, conflicts: conflictRows } = indexRecords(at, indexOf(commit));
+          const index = indexOf(commit);
+          const slotFields = slotFieldsOf(at, index);
+          // Conflict rows the slot it replaces already wrote stay as they are.
+          const before = read.result?.slot ? indexOf({ slot: read.result.slot }) : null;
+          const conflictRows = changedConflictRows(before, index).map((c) => conflictRecord(at, c));
           if (ref.subject === REGISTRY) {
             this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities, commit.slot.version);
           }

@@ -150,7 +150,9 @@ function renderBody(subject, predicate, slot) {
   }
   if (slot.conflicts.length) {
     lines.push('', '## Conflicts', '');
-    const objectOf = (id, f) => oneLine(slot.claims.find((c) => c.id === id)?.object ?? (f?.changed?.id === id ? f.changed.object : id));
+    // By id, not a scan per conflict: a registry holds thousands of questions and their name claims.
+    const claims = new Map(slot.claims.map((c) => [c.id, c]));
+    const objectOf = (id, f) => oneLine(claims.get(id)?.object ?? (f?.changed?.id === id ? f.changed.object : id));
     for (const f of slot.conflicts) {
       const settled = f.settlement ? ` → ${f.settlement}${f.settledBy ? ` by ${f.settledBy}` : ''}` : '';
       lines.push(`- \`${f.id}\` ${f.kind}, ${f.status}${settled}: **${objectOf(f.earlierId, f)}** vs **${objectOf(f.newerId, f)}** — ${oneLine(f.reason)}`);

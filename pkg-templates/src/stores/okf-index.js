@@ -32,6 +32,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { randomToken } from './okf-fs.js';
 import { refOfFileName } from './okf-format.js';
+import { changedConflictRows } from './slot-index.js';
 
 const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
 const READY = 'credence-okf-index/3\n'; // bumped whenever a marker kind changes: older indexes rebuild
@@ -150,14 +151,16 @@ export class OkfIndex {
   }
 
   /**
-   * Before the slot file is replaced: every marker the new state needs;
-   * `fresh` names the claim and conflict ids this commit adds to the slot.
+   * Before the slot file is replaced: every marker the new state needs that
+   * `before` (the index of the slot file it replaces, whose markers its own
+   * commit or a rebuild made) does not already have; `fresh` names the
+   * claim and conflict ids this commit adds to the slot.
    */
-  async addMarkers(slotFile, index, fresh = { claims: [], conflicts: [] }, newSubject = null) {
+  async addMarkers(slotFile, index, before = null, fresh = { claims: [], conflicts: [] }, newSubject = null) {
     if (newSubject !== null) await touch(path.join(this.#subjectDir(newSubject), slotFile));
     await this.#noteIds('claims', slotFile, fresh.claims);
     await this.#noteIds('conflicts', slotFile, fresh.conflicts);
-    for (const c of index.conflicts) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
+    for (const c of changedConflictRows(before, index)) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
     if (index.unreviewed) await touch(this.#dirtyFile(slotFile));
   }
 
@@ -186,7 +189,7 @@ export class OkfIndex {
    * in another process may be between its markers and its slot write.
    */
   async rebuild(each) {
-    const complete = await each((slotFile, index, ids, subject) => this.addMarkers(slotFile, index, ids, subject));
+    const complete = await each((slotFile, index, ids, subject) => this.addMarkers(slotFile, index, null, ids, subject));
     if (complete) await put(path.join(this.#dir, 'READY'), READY);
   }
 

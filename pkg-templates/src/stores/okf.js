@@ -331,13 +331,14 @@ export class OkfStore {
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
       const index = indexOf(commit);
-      await this.#index.addMarkers(name, index, freshIds(current?.slot, slot), current ? null : ref.subject);
+      const before = current ? indexOf({ slot: current.slot }) : null;
+      await this.#index.addMarkers(name, index, before, freshIds(current?.slot, slot), current ? null : ref.subject);
       const text = await write({ ref, slot, name, file, current });
       // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
       const written = await fs.stat(file, { bigint: true }).catch(() => null);
       this.#remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
       stamped(written && stampOf(written));
-      await this.#index.dropMarkers(name, current ? indexOf({ slot: current.slot }) : null, index);
+      await this.#index.dropMarkers(name, before, index);
       return true;
     });
   }

@@ -11,6 +11,21 @@ export function indexOf(commit) {
   };
 }
 
+/**
+ * The conflict rows of `index` that `before` (the index of the slot it
+ * replaces, or null) does not already hold as they are: a commit writes only
+ * these, so a slot with thousands of conflicts (an entity registry's
+ * `same_entity` questions) costs its changes, not its size.
+ */
+export function changedConflictRows(before, index) {
+  if (!before) return index.conflicts;
+  const had = new Map(before.conflicts.map((c) => [c.id, c]));
+  return index.conflicts.filter((c) => {
+    const was = had.get(c.id);
+    return !was || was.status !== c.status || was.openedAt !== c.openedAt;
+  });
+}
+
 /** (openedAt, id) strictly after the cursor; openedAt is a fixed-width ISO string. */
 export function isAfter(row, cursor) {
   if (!cursor) return true;
