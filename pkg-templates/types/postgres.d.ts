@@ -52,6 +52,8 @@ export declare class PostgresStore implements ClaimStore {
   static schema(tables?: PostgresTables): string;
   readonly scope: string;
   readonly tables: Required<PostgresTables>;
+  /** An entity registry's names and questions are kept as rows by position (see `ClaimStore.registryRows`). */
+  readonly registryRows: true;
   /** Runs the DDL, one statement per query. */
   ensureSchema(): Promise<void>;
   loadSlot(ref: SlotRef): Promise<Slot | null>;

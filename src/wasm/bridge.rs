@@ -17,7 +17,7 @@ use super::convert::{from_js, to_js};
 use super::errors::js_failure;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
-use crate::model::{Claim, ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::model::{Claim, ConflictQuery, ConflictRecord, DirtyQuery, IndexedConflict, LogEntry, Shared, Slot, SlotCommit, SlotIndex, SlotRef};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -68,14 +68,67 @@ struct PositionedEntity {
     entity: crate::entities::Entity,
 }
 
-/// What `store.loadRegistryChanges` answers.
+/// What `store.loadRegistryChanges` answers. A store that keeps a registry's
+/// claims and conflicts by position (`registryRows`) answers them as changes
+/// too, with their counts; otherwise they are in `slot`, whole.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RegistryChanges {
     slot: Slot,
     entities: Vec<PositionedEntity>,
     entity_count: usize,
+    #[serde(default)]
+    claims: Option<Vec<PositionedItem<Claim>>>,
+    #[serde(default)]
+    claim_count: Option<usize>,
+    #[serde(default)]
+    conflicts: Option<Vec<PositionedItem<ConflictRecord>>>,
+    #[serde(default)]
+    conflict_count: Option<usize>,
     tag: String,
+}
+
+/// A registry claim or conflict and its position, as a store answers them.
+#[derive(serde::Deserialize)]
+struct PositionedItem<T> {
+    at: usize,
+    item: T,
+}
+
+/// A registry claim or conflict that differs from the snapshot a commit
+/// began from, and its position (claims and conflicts of a registry are only
+/// ever appended: erasure tombstones, archiving skips registries).
+#[derive(Serialize)]
+struct PositionedRef<'a, T> {
+    at: usize,
+    item: &'a T,
+}
+
+/// The items of `now` not shared with `before` (copy on write: an item a
+/// commit did not touch is the snapshot's own), every item when there is no
+/// `before` to compare with.
+fn changed_items<'a, T>(now: &'a [Shared<T>], before: Option<&[Shared<T>]>) -> Vec<PositionedRef<'a, T>> {
+    now.iter()
+        .enumerate()
+        .filter(|(i, item)| before.and_then(|b| b.get(*i)).is_none_or(|was| !Shared::same(was, item)))
+        .map(|(at, item)| PositionedRef { at, item: &**item })
+        .collect()
+}
+
+/// `snapshot`'s items with `changed` applied by position; None when a
+/// position is past the end or the count does not match.
+fn apply_items<T: Clone>(snapshot: &[Shared<T>], changed: Vec<PositionedItem<T>>, count: usize) -> Option<Vec<Shared<T>>> {
+    let mut items: Vec<Shared<T>> = snapshot.iter().take(count).cloned().collect();
+    let mut changed = changed;
+    changed.sort_by_key(|p| p.at);
+    for p in changed {
+        match p.at.cmp(&items.len()) {
+            std::cmp::Ordering::Less => items[p.at] = Shared::new(p.item),
+            std::cmp::Ordering::Equal => items.push(Shared::new(p.item)),
+            std::cmp::Ordering::Greater => return None,
+        }
+    }
+    (items.len() == count).then_some(items)
 }
 
 /// The entities named by `ids`, with their positions. New entities are the
@@ -101,6 +154,10 @@ pub struct JsStore {
     by_changes: bool,
     /// ... and `loadRegistryChanges`: a registry whose tag moved is read as its changes since the snapshot.
     reads_changes: bool,
+    /// `store.registryRows === true`: it keeps a registry's claims and conflicts by position too,
+    /// so a registry commit carries only those that changed (its `same_entity` questions grow
+    /// with the names; a commit carrying them all cost every store in proportion).
+    registry_rows: bool,
     snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
 }
 
@@ -110,7 +167,8 @@ impl JsStore {
         let (tagged, holds) = (has("slotTag"), has("loadSlotToWrite"));
         let by_changes = tagged && has("commitRegistry");
         let reads_changes = by_changes && has("loadRegistryChanges");
-        JsStore { target, tagged, holds, by_changes, reads_changes, snapshots: RefCell::default() }
+        let registry_rows = reads_changes && Reflect::get(&target, &"registryRows".into()).is_ok_and(|v| v.as_bool() == Some(true));
+        JsStore { target, tagged, holds, by_changes, reads_changes, registry_rows, snapshots: RefCell::default() }
     }
 
     /// The store's tag of the slot's current content; None when it gives none.
@@ -137,10 +195,25 @@ impl JsStore {
     async fn commit_registry(&self, commit: &SlotCommit) -> Result<Option<Rc<Slot>>> {
         let mut trimmed = commit.clone();
         trimmed.slot.entities = Default::default();
+        if self.registry_rows {
+            trimmed.slot.claims = Vec::new();
+            trimmed.slot.conflicts = Vec::new();
+        }
         let value = commit_arg(&trimmed)?;
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
         let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
         let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
+        if self.registry_rows {
+            // Compared with the snapshot this commit began from (the same version), by pointer.
+            let held = self.snapshots.borrow().get(&commit.slot_ref.key).map(|(_, s)| s.clone());
+            let base = held.filter(|s| s.version == commit.expected_version);
+            let claims = changed_items(&commit.slot.claims, base.as_ref().map(|s| &s.claims[..]));
+            let conflicts = changed_items(&commit.slot.conflicts, base.as_ref().map(|s| &s.conflicts[..]));
+            let _ = Reflect::set(&value, &"claims".into(), &arg(&claims)?);
+            let _ = Reflect::set(&value, &"claimCount".into(), &(commit.slot.claims.len() as f64).into());
+            let _ = Reflect::set(&value, &"conflicts".into(), &arg(&conflicts)?);
+            let _ = Reflect::set(&value, &"conflictCount".into(), &(commit.slot.conflicts.len() as f64).into());
+        }
         let v = self.call("commitRegistry", &[value]).await?;
         let tag = match (v.as_string(), v.as_f64(), v.as_bool()) {
             (Some(tag), _, _) => tag,
@@ -171,6 +244,14 @@ impl JsStore {
             return Err(malformed("a version older than the one asked about"));
         }
         let mut next = answer.slot;
+        match (answer.claims, answer.claim_count, answer.conflicts, answer.conflict_count) {
+            (Some(claims), Some(claim_count), Some(conflicts), Some(conflict_count)) => {
+                next.claims = apply_items(&snapshot.claims, claims, claim_count).ok_or_else(|| malformed("claims past the end of the registry, or not claimCount of them"))?;
+                next.conflicts = apply_items(&snapshot.conflicts, conflicts, conflict_count).ok_or_else(|| malformed("conflicts past the end of the registry, or not conflictCount of them"))?;
+            }
+            (None, None, None, None) => {}
+            _ => return Err(malformed("claims, claimCount, conflicts and conflictCount come together")),
+        }
         next.entities = snapshot.entities.clone();
         let mut changed = answer.entities;
         changed.sort_by_key(|p| p.at);

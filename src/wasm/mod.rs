@@ -109,13 +109,24 @@ export interface ClaimStore {
    * behind): the engine then loads it whole.
    */
   loadRegistryChanges?(ref: SlotRef, since: { version: number; tag: string }): Promise<RegistryChanges | null> | RegistryChanges | null;
+  /**
+   * Optional, with `loadRegistryChanges`: `true` when the store keeps a
+   * registry's claims and conflicts (its names and `same_entity` questions)
+   * by position too. Its registry commits then carry neither in `slot`, but
+   * those changed since the version they began from in `claims`/`conflicts`
+   * (`RegistryItems`), and `loadRegistryChanges` answers them the same way.
+   */
+  readonly registryRows?: boolean;
 }
 
+/** A registry's claims and conflicts by their changes (stores with `registryRows`). */
+export type RegistryItems = { claims: { at: number; item: Claim }[]; claimCount: number; conflicts: { at: number; item: ConflictRecord }[]; conflictCount: number };
+
 /** An entity registry's commit by its changes (`ClaimStore.commitRegistry`). */
-export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[]; entityCount: number };
+export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[]; entityCount: number } & Partial<RegistryItems>;
 
 /** What `ClaimStore.loadRegistryChanges` answers. */
-export type RegistryChanges = { slot: Slot; entities: { at: number; entity: Entity }[]; entityCount: number; tag: string };
+export type RegistryChanges = { slot: Slot; entities: { at: number; entity: Entity }[]; entityCount: number; tag: string } & Partial<RegistryItems>;
 
 /** Consolidates the active entries (oldest first) with the incoming one. */
 export type MergeHook = (

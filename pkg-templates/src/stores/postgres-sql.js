@@ -83,6 +83,14 @@ export function schemaStatements(t) {
     `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_idx ON ${t.entities} (scope, registry, pos)`,
     // ... and the registry version that wrote each, for a reader that asks what changed since its own.
     `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS ver bigint`,
+    // A registry's claims and conflicts (its names and same_entity questions) kept as rows by
+    // position, with the registry version that wrote each (commitRegistry with registry rows).
+    `ALTER TABLE ${t.claims} ADD COLUMN IF NOT EXISTS pos integer`,
+    `ALTER TABLE ${t.claims} ADD COLUMN IF NOT EXISTS ver bigint`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.claims)}_registry_idx ON ${t.claims} (scope, slot_key, ver) WHERE pos IS NOT NULL`,
+    `ALTER TABLE ${t.conflicts} ADD COLUMN IF NOT EXISTS pos integer`,
+    `ALTER TABLE ${t.conflicts} ADD COLUMN IF NOT EXISTS ver bigint`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_registry_idx ON ${t.conflicts} (scope, slot_key, ver) WHERE pos IS NOT NULL`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_ver_idx ON ${t.entities} (scope, registry, ver)`,
   ];
 }
@@ -144,6 +152,41 @@ function entityRows(t, changed, removed) {
 }
 
 /**
+ * commitRegistry's claim and conflict rows when the registry keeps them by
+ * position (`claims`/`conflicts`: jsonb arrays of { at, item }, or null for a
+ * commit that carries them in the document): the changed ones, plus every
+ * one of a registry that held them in its document until now (`inlineClaims`,
+ * `inlineConflicts`: rows of (value, ord)); rows of this key no longer among
+ * them (an earlier registry of the same key) lose their position when
+ * `detach` holds.
+ */
+function registryItemRows(t, claims, conflicts, inlineClaims, inlineConflicts, detach) {
+  const item = (table, kind, param, inline, columns, values, updates) => `${kind}_rows AS (
+      INSERT INTO ${table} (scope, id, slot_key, subject, predicate, ${columns}, pos, ver)
+      SELECT DISTINCT ON (u.c->>'id') $1, u.c->>'id', $2, $3, $4, ${values}, u.pos, $5
+      FROM won, (
+        SELECT x->'item' AS c, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements(${param}::jsonb) AS x
+        UNION ALL
+        SELECT i.value, (i.ord - 1)::int, 1 FROM (${inline}) AS i
+      ) AS u
+      WHERE ${param}::jsonb IS NOT NULL
+      ORDER BY u.c->>'id', u.pref
+      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
+        predicate = EXCLUDED.predicate, ${updates}, pos = EXCLUDED.pos, ver = EXCLUDED.ver
+    ), ${kind}_detached AS (
+      UPDATE ${table} AS d SET pos = NULL, ver = NULL FROM won
+      WHERE d.scope = $1 AND d.slot_key = $2 AND d.pos IS NOT NULL AND ${param}::jsonb IS NOT NULL AND (${detach})
+        AND NOT (d.id = ANY(SELECT x->'item'->>'id' FROM jsonb_array_elements(${param}::jsonb) AS x))
+        AND NOT (d.id = ANY(SELECT i.value->>'id' FROM (${inline}) AS i))
+    )`;
+  return `${item(t.claims, 'claim', claims, inlineClaims, 'object, status, confidence, recorded_at, claim',
+    `u.c->>'object', u.c->>'status', (u.c->>'confidence')::float8, (u.c->>'recordedAt')::timestamptz, u.c`,
+    'object = EXCLUDED.object, status = EXCLUDED.status, confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim')}, ${item(t.conflicts, 'conflict', conflicts, inlineConflicts, 'kind, status, opened_at, conflict',
+    `u.c->>'kind', u.c->>'status', (u.c->>'openedAt')::timestamptz, u.c`,
+    'kind = EXCLUDED.kind, status = EXCLUDED.status, opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict')}`;
+}
+
+/**
  * commitRegistry's entity rows: the changed entities ($11) and those of a
  * registry stored whole until now (`inline`: rows of (value, ord)), one row
  * per id (a changed entity wins over its stored copy).
@@ -162,6 +205,9 @@ function registryRows(t, inline) {
         data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, ver = EXCLUDED.ver, updated_at = now()
     )`;
 }
+
+/** An empty (value, ord) row set. */
+const NONE = 'SELECT NULL::jsonb AS value, 0::bigint AS ord WHERE false';
 
 export function sql(t) {
   return {
@@ -213,13 +259,21 @@ export function sql(t) {
     // An entity registry: the slot row, and its entity rows when it was committed by its changes.
     // The entity count is taken from the document once (MATERIALIZED): a condition on the
     // document inside the entity subquery read the whole document again for every entity row.
+    // Claims and conflicts kept as rows (`claimRows` in the document) come back in position order.
     loadRegistry: `WITH s AS MATERIALIZED (
-        SELECT slot, xmin::text AS xmin, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n
+        SELECT slot, xmin::text AS xmin, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n,
+               (slot->>'claimRows')::int AS nc, (slot->>'conflictRows')::int AS nf
         FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'
       )
       SELECT s.slot, s.xmin, CASE WHEN s.kind = 'object' THEN (
         SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
-        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos < s.n) END AS entities
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos < s.n) END AS entities,
+      CASE WHEN s.nc IS NOT NULL THEN (
+        SELECT COALESCE(jsonb_agg(c.claim ORDER BY c.pos), '[]'::jsonb)
+        FROM ${t.claims} AS c WHERE c.scope = $1 AND c.slot_key = $2 AND c.pos IS NOT NULL AND c.pos < s.nc) END AS claims,
+      CASE WHEN s.nf IS NOT NULL THEN (
+        SELECT COALESCE(jsonb_agg(f.conflict ORDER BY f.pos), '[]'::jsonb)
+        FROM ${t.conflicts} AS f WHERE f.scope = $1 AND f.slot_key = $2 AND f.pos IS NOT NULL AND f.pos < s.nf) END AS conflicts
       FROM s`,
     // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
     // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
@@ -228,28 +282,35 @@ export function sql(t) {
       INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
       SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE $10::bigint = 0
       ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
-    ), ${slotRows(t)}, ${registryRows(t, `SELECT NULL::jsonb AS value, 0::bigint AS ord WHERE false`)}, detached AS (
+    ), ${slotRows(t)}, ${registryRows(t, NONE)}, ${registryItemRows(t, '$12', '$13', NONE, NONE, 'true')}, detached AS (
       -- Rows a registry of this type left behind (its slot row deleted): not this one's.
       UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won
       WHERE scope = $1 AND registry = $4 AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
     )
     SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
-    // A registry kept as rows keeps its generation; one moved over from a whole document takes $6's.
+    // A registry kept as rows keeps its generation; one moved over from a whole document (its
+    // entities, or its claims and conflicts: $13 null or not) takes $6's.
     // `cur` takes what it needs from the stored document once: a condition on cur.slot itself
     // was evaluated per entity row, each time reading the whole (TOASTed) registry document,
     // which made a commit cost entities × document size (147 ms at 500 orgs and 1,300 open questions).
     registryUpdate: `WITH cur AS (
       SELECT jsonb_typeof(slot->'entities') AS kind, slot->'generation' AS generation,
-             CASE WHEN jsonb_typeof(slot->'entities') = 'array' THEN slot->'entities' ELSE '[]'::jsonb END AS whole
+             CASE WHEN jsonb_typeof(slot->'entities') = 'array' THEN slot->'entities' ELSE '[]'::jsonb END AS whole,
+             (slot->'claimRows') IS NOT NULL AS item_rows,
+             CASE WHEN jsonb_typeof(slot->'claims') = 'array' THEN slot->'claims' ELSE '[]'::jsonb END AS whole_claims,
+             CASE WHEN jsonb_typeof(slot->'conflicts') = 'array' THEN slot->'conflicts' ELSE '[]'::jsonb END AS whole_conflicts
       FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3
     ), won AS (
       UPDATE ${t.slots} AS s SET version = $5, updated_at = now(), slot = CASE
-          WHEN cur.kind = 'object' AND jsonb_typeof(cur.generation) = 'string'
+          WHEN cur.kind = 'object' AND jsonb_typeof(cur.generation) = 'string' AND cur.item_rows = ($13::jsonb IS NOT NULL)
           THEN $6::jsonb || jsonb_build_object('generation', cur.generation) ELSE $6::jsonb END
       FROM cur
       WHERE s.scope = $1 AND s.key = $2 AND s.subject = $3 AND s.version = $10 AND ($12::text IS NULL OR s.xmin::text = $12::text)
       RETURNING s.version, s.slot, s.xmin::text AS xmin
-    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole) WITH ORDINALITY AS o(value, ord)`)}, detached AS (
+    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole) WITH ORDINALITY AS o(value, ord)`)}, ${registryItemRows(t, '$13', '$14',
+      `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole_claims) WITH ORDINALITY AS o(value, ord)`,
+      `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole_conflicts) WITH ORDINALITY AS o(value, ord)`,
+      'NOT (SELECT item_rows FROM cur)')}, detached AS (
       -- Moved over from a registry stored whole: rows of entities it no longer holds are not its.
       UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won, cur
       WHERE scope = $1 AND registry = $4 AND cur.kind IS DISTINCT FROM 'object'
@@ -263,13 +324,21 @@ export function sql(t) {
     // The registry now and the entity rows written after version $4, when it is kept as rows
     // of generation $5 and not older than $4 (else entities is null: read it whole).
     registryChanges: `WITH s AS MATERIALIZED (
-        SELECT slot, version, xmin::text AS xmin, generation, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n
+        SELECT slot, version, xmin::text AS xmin, generation, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n,
+               (slot->>'claimRows')::int AS nc, (slot->>'conflictRows')::int AS nf,
+               jsonb_typeof(slot->'entities') = 'object' AND generation = $5 AND version >= $4 AS known
         FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'
       )
       SELECT s.slot, s.version::text || ':' || s.xmin || ':' || COALESCE(s.generation, '') AS tag,
-      CASE WHEN s.kind = 'object' AND s.generation = $5 AND s.version >= $4 THEN (
+      CASE WHEN s.known THEN (
         SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data)), '[]'::jsonb)
-        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.ver > $4 AND e.pos < s.n) END AS entities
+        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.ver > $4 AND e.pos < s.n) END AS entities,
+      CASE WHEN s.known AND s.nc IS NOT NULL THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', c.pos, 'item', c.claim)), '[]'::jsonb)
+        FROM ${t.claims} AS c WHERE c.scope = $1 AND c.slot_key = $2 AND c.pos IS NOT NULL AND c.ver > $4 AND c.pos < s.nc) END AS claims,
+      CASE WHEN s.known AND s.nf IS NOT NULL THEN (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', f.pos, 'item', f.conflict)), '[]'::jsonb)
+        FROM ${t.conflicts} AS f WHERE f.scope = $1 AND f.slot_key = $2 AND f.pos IS NOT NULL AND f.ver > $4 AND f.pos < s.nf) END AS conflicts
       FROM s`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,

@@ -17,7 +17,11 @@
 //                     a registry committed by its changes (commitRegistry)
 //                     keeps its entities only here, by `registry` and `pos`,
 //                     and its slot row without them (`"entities": {"rows": n}`, which
-//                     an older version refuses rather than reads as no entities)
+//                     an older version refuses rather than reads as no entities);
+//                     its claims and conflicts (names, same_entity questions)
+//                     likewise live only in their rows, by `pos` (`ver`: the
+//                     registry version that wrote each), the slot row saying
+//                     how many (`claimRows`, `conflictRows`)
 // Every row carries `scope`; every query filters on it.
 //
 // A commit is one statement, so it is atomic without BEGIN/COMMIT: a
@@ -79,6 +83,21 @@ const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
  * changed (as JSON), and the ids it removed. Nulls when the commit does not
  * say (built by a caller of its own): then every entity is compared.
  */
+/**
+ * A registry commit's claims and conflicts by position (what the engine
+ * sends a store with `registryRows`), or null when it carries them in its
+ * slot (a commit of another caller): checked, since they become the rows.
+ */
+function itemRowsOf(commit) {
+  const { claims, conflicts, claimCount, conflictCount } = commit;
+  if (claims === undefined && conflicts === undefined) return null;
+  const ok = (list, count) => Number.isSafeInteger(count) && Array.isArray(list) && list.every((p) => Number.isSafeInteger(p?.at) && p.at >= 0 && p.at < count && typeof p.item?.id === 'string');
+  if (!ok(claims, claimCount) || !ok(conflicts, conflictCount)) {
+    throw invalid('commit.claims', 'and commit.conflicts must be { at: position below claimCount / conflictCount, item } items, with both counts');
+  }
+  return { claims, conflicts, claimCount, conflictCount };
+}
+
 function entityChanges(commit) {
   if (!Array.isArray(commit.changedEntities) || !Array.isArray(commit.removedEntities)) return [null, null];
   const changed = new Set(commit.changedEntities);
@@ -224,7 +243,25 @@ export class PostgresStore {
     }
     slot.entities = positioned.map((p) => p.entity);
     delete slot.generation;
+    if (slot.claimRows !== undefined) {
+      const [claims, conflicts] = [json(rows[0].claims ?? '[]'), json(rows[0].conflicts ?? '[]')];
+      if (claims.length !== slot.claimRows || conflicts.length !== slot.conflictRows) {
+        throw new CredenceError(`PostgresStore: registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) holds ${slot.claimRows} claims and ${slot.conflictRows} conflicts as rows, but ${claims.length} and ${conflicts.length} rows have positions below those counts`, { code: 'MALFORMED_STORE_DATA' });
+      }
+      Object.assign(slot, { claims, conflicts });
+      delete slot.claimRows;
+      delete slot.conflictRows;
+    }
     return slot;
+  }
+
+  /**
+   * This store keeps a registry's claims and conflicts (its names and
+   * `same_entity` questions) as rows by position too: a registry commit then
+   * carries only those that changed (see `registryRows` in the ClaimStore docs).
+   */
+  get registryRows() {
+    return true;
   }
 
   /**
@@ -237,8 +274,11 @@ export class PostgresStore {
     if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
     const { rows } = await this.#query(this.#sql.registryChanges, [this.#scope, ref.key, ref.predicate, since.version, generation]);
     if (rows.length === 0 || rows[0].entities === null || rows[0].entities === undefined) return null;
-    const { entities: count, generation: _, ...slot } = json(rows[0].slot);
-    return { slot, entities: json(rows[0].entities), entityCount: count.rows, tag: rows[0].tag };
+    const { entities: count, generation: _, claimRows, conflictRows, ...slot } = json(rows[0].slot);
+    const answer = { slot, entities: json(rows[0].entities), entityCount: count.rows, tag: rows[0].tag };
+    if (claimRows === undefined) return answer;
+    if (rows[0].claims === null || rows[0].conflicts === null) return null;
+    return { ...answer, claims: json(rows[0].claims), claimCount: claimRows, conflicts: json(rows[0].conflicts), conflictCount: conflictRows };
   }
 
   /**
@@ -295,14 +335,21 @@ export class PostgresStore {
       throw invalid('commit.entities', 'must be { at: position below entityCount, entity } items');
     }
     const { entities: _, ...header } = slot;
+    const items = itemRowsOf(commit);
+    if (items) {
+      delete header.claims;
+      delete header.conflicts;
+      Object.assign(header, { claimRows: items.claimCount, conflictRows: items.conflictCount });
+    }
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entities: { rows: commit.entityCount }, generation: newGeneration() }),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(commit.entities),
     ];
+    const rows = items ? [JSON.stringify(items.claims), JSON.stringify(items.conflicts)] : [null, null];
     try {
       const won = expectedVersion === 0
-        ? await this.#query(this.#sql.registryInsert, values)
-        : await this.#query(this.#sql.registryUpdate, [...values, null]); // $12: registries are not held
+        ? await this.#query(this.#sql.registryInsert, [...values, ...rows])
+        : await this.#query(this.#sql.registryUpdate, [...values, null, ...rows]); // $12: registries are not held
       return won.rows.length > 0 ? won.rows[0].tag : false;
     } catch (err) {
       if (RETRYABLE.has(err?.code)) return false;
