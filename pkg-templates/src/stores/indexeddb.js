@@ -2,7 +2,7 @@
 // database that several scopes (tenants) and several tabs share safely.
 //
 // Layout (database version 5), every record carries its `scope`:
-//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows? }
+//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows?, claimRows?, conflictRows? }
 //              the whole slot document, `slot.version` is the version (an
 //              entity registry committed by `commitRegistry` keeps its
 //              entities in `entities` instead, `entityRows` of them);
@@ -18,6 +18,10 @@
 //   entities   [scope, key, at] → { scope, key, at, entity, ver }: a registry's
 //              entities by position, so a new name writes one record; index
 //              byVer ([scope, key, ver]: the registry version that wrote it).
+//              Its claims and conflicts (names, same_entity questions) too,
+//              as { scope, key, at, item, ver } under key + "\u001fclaims" /
+//              "\u001fconflicts" (`registryRows`; the slot record then says
+//              how many: `claimRows`, `conflictRows`).
 //
 // Invariant: `commitSlot` reads the version and writes the slot, the id indexes
 // and the log in ONE readwrite transaction over all four object stores.
@@ -29,6 +33,7 @@ import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
 import { changedConflictRows, indexOf } from './slot-index.js';
+import { registryItemsOf } from './registry-items.js';
 
 const DB_VERSION = 5;
 const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities'];
@@ -97,6 +102,9 @@ function request(req) {
   });
 }
 
+/** Where a registry's claims or conflicts are kept as records: the `entities` store, under this key. */
+const itemsKey = (registryKey, kind) => `${registryKey}\u001f${kind}`;
+
 function toRef(record) {
   return { key: record.key, subject: record.subject, predicate: record.predicate };
 }
@@ -157,15 +165,23 @@ export class IndexedDbStore {
   // ---- ClaimStore ----
 
   async loadSlot(ref) {
-    const [record, rows] = ref.subject === REGISTRY ? await this.#readRegistry(ref) : [await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key])), null];
+    const [record, rows, claimRows, conflictRows] = ref.subject === REGISTRY ? await this.#readRegistry(ref) : [await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key])), null];
     if (record === undefined) return null;
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
     if (record.entityRows !== undefined) {
-      const held = rows.filter((r) => r.at < record.entityRows);
-      if (held.length !== record.entityRows || held.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the entities of registry ${JSON.stringify(ref.key)}`);
-      return { ...record.slot, entities: held.map((r) => r.entity) };
+      const inOrder = (list, count, what) => {
+        const held = list.filter((r) => r.at < count);
+        if (held.length !== count || held.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the ${what} of registry ${JSON.stringify(ref.key)}`);
+        return held;
+      };
+      const slot = { ...record.slot, entities: inOrder(rows, record.entityRows, 'entities').map((r) => r.entity) };
+      if (record.claimRows !== undefined) {
+        slot.claims = inOrder(claimRows, record.claimRows, 'claims').map((r) => r.item);
+        slot.conflicts = inOrder(conflictRows, record.conflictRows, 'conflicts').map((r) => r.item);
+      }
+      return slot;
     }
     this.#held.hold(ref.key, record.slot, record.tag);
     return record.slot;
@@ -180,23 +196,37 @@ export class IndexedDbStore {
     const generation = typeof since?.tag === 'string' ? since.tag.split('~')[0] : '';
     if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
     const key = [this.#scope, ref.key];
-    const [record, rows] = await this.#withDb('loadRegistryChanges', (db) => {
+    const [record, rows, claimRows, conflictRows] = await this.#withDb('loadRegistryChanges', (db) => {
       const tx = db.transaction(['slots', 'entities'], 'readonly');
-      const range = this.#range([...key, since.version], [...key, []], true, false);
-      return Promise.all([request(tx.objectStore('slots').get(key)), request(tx.objectStore('entities').index('byVer').getAll(range))]);
+      const byVer = tx.objectStore('entities').index('byVer');
+      const after = (k) => request(byVer.getAll(this.#range([this.#scope, k, since.version], [this.#scope, k, []], true, false)));
+      return Promise.all([request(tx.objectStore('slots').get(key)), after(ref.key), after(itemsKey(ref.key, 'claims')), after(itemsKey(ref.key, 'conflicts'))]);
     });
     if (!record || record.entityRows === undefined || record.generation !== generation || record.slot?.version < since.version) return null;
     const entities = rows.filter((r) => r.at < record.entityRows).map((r) => ({ at: r.at, entity: r.entity }));
-    return { slot: record.slot, entities, entityCount: record.entityRows, tag: record.tag };
+    const answer = { slot: record.slot, entities, entityCount: record.entityRows, tag: record.tag };
+    if (record.claimRows === undefined) return answer;
+    const items = (list, count) => list.filter((r) => r.at < count).map((r) => ({ at: r.at, item: r.item }));
+    return { ...answer, claims: items(claimRows, record.claimRows), claimCount: record.claimRows, conflicts: items(conflictRows, record.conflictRows), conflictCount: record.conflictRows };
   }
 
-  /** A registry's slot record and its entity records (by position), read in one transaction. */
+  /**
+   * This store keeps a registry's claims and conflicts (its names and
+   * `same_entity` questions) as records by position too, beside its entities:
+   * a registry commit then carries only those that changed (see
+   * `registryRows` in the ClaimStore docs).
+   */
+  get registryRows() {
+    return true;
+  }
+
+  /** A registry's slot record and its entity, claim and conflict records (by position), read in one transaction. */
   #readRegistry(ref) {
     const key = [this.#scope, ref.key];
-    const range = this.#range(key, [...key, []]);
     return this.#withDb('loadSlot', (db) => {
       const tx = db.transaction(['slots', 'entities'], 'readonly');
-      return Promise.all([request(tx.objectStore('slots').get(key)), request(tx.objectStore('entities').getAll(range))]);
+      const records = (k) => request(tx.objectStore('entities').getAll(this.#range([this.#scope, k], [this.#scope, k, []])));
+      return Promise.all([request(tx.objectStore('slots').get(key)), records(ref.key), records(itemsKey(ref.key, 'claims')), records(itemsKey(ref.key, 'conflicts'))]);
     });
   }
 
@@ -241,7 +271,7 @@ export class IndexedDbStore {
     if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities) || !Number.isSafeInteger(commit.entityCount) || commit.entities.some((e) => !(e?.at < commit.entityCount))) {
       throw new CredenceError('IndexedDbStore.commitRegistry: commit must be an entity registry commit with an entities list', { code: 'INVALID_INPUT', field: 'commit' });
     }
-    const written = { tag: null };
+    const written = { tag: null, items: registryItemsOf(commit, (field, message) => new CredenceError(`IndexedDbStore.commitRegistry: ${field} ${message}`, { code: 'INVALID_INPUT', field })) };
     const won = await this.#commit('commitRegistry', commit, null, written);
     return won ? written.tag : false;
   }
@@ -288,18 +318,29 @@ export class IndexedDbStore {
           const slotFields = slotFieldsOf(at, index);
           // Conflict rows the slot it replaces already wrote stay as they are.
           const before = read.result?.slot ? indexOf({ slot: read.result.slot }) : null;
-          const conflictRows = changedConflictRows(before, index).map((c) => conflictRecord(at, c));
+          const items = byChanges?.items ?? null;
+          // A registry keeping its conflicts as records: the index rows of those that changed.
+          const conflictRows = (items ? items.conflicts.map((p) => p.item) : changedConflictRows(before, index)).map((c) => conflictRecord(at, c));
           if (ref.subject === REGISTRY) {
             this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities, commit.slot.version);
+            this.#putItems(tx.objectStore('entities'), at, read.result, items, commit.slot.version);
           }
           let rows = {};
+          let slot = commit.slot;
           if (byChanges !== null) {
             const before = read.result;
-            const generation = before?.entityRows !== undefined && before.generation ? before.generation : newTag();
+            // Kept while the registry stays records (its entities, and its claims and conflicts or not).
+            const kept = before?.entityRows !== undefined && before.generation && (before.claimRows !== undefined) === (items !== null);
+            const generation = kept ? before.generation : newTag();
             tag = byChanges.tag = `${generation}~${tag}`;
             rows = { entityRows: commit.entityCount, generation };
+            if (items) {
+              const { claims: _c, conflicts: _f, ...header } = commit.slot;
+              slot = header;
+              Object.assign(rows, { claimRows: items.claimCount, conflictRows: items.conflictCount });
+            }
           }
-          slots.put({ ...at, slot: commit.slot, ...slotFields, tag, ...rows });
+          slots.put({ ...at, slot, ...slotFields, tag, ...rows });
           const claims = tx.objectStore('claims');
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
@@ -354,6 +395,25 @@ export class IndexedDbStore {
       if (!Number.isSafeInteger(i) || i < 0) throw new CredenceError('IndexedDbStore.commitRegistry: every entity needs its position `at`', { code: 'INVALID_INPUT', field: 'entities' });
       entities.put({ scope: at.scope, key: at.key, at: i, entity, ver: version });
     }
+  }
+
+  /**
+   * A registry's claim and conflict records for a commit: a commit that
+   * carries them in its slot (`items` null) drops the records; one by
+   * changes writes the changed ones, and every one of a registry that held
+   * them in its document until now (records of an earlier registry of the
+   * same key are dropped first).
+   */
+  #putItems(store, at, previous, items, version) {
+    const kinds = ['claims', 'conflicts'];
+    const range = (kind) => this.#range([at.scope, itemsKey(at.key, kind)], [at.scope, itemsKey(at.key, kind), []]);
+    const put = (kind, i, item) => store.put({ scope: at.scope, key: itemsKey(at.key, kind), at: i, item, ver: version });
+    if (items === null || previous?.claimRows === undefined) {
+      if (items !== null || previous?.claimRows !== undefined) for (const kind of kinds) store.delete(range(kind));
+      if (items === null) return;
+      if (previous) for (const kind of kinds) (previous.slot[kind] ?? []).forEach((item, i) => put(kind, i, item));
+    }
+    for (const kind of kinds) for (const p of items[kind]) put(kind, p.at, p.item);
   }
 
   async findClaim(claimId) {

@@ -38,6 +38,7 @@ import { CredenceError } from '../errors.js';
 import { HeldSlots } from './held-slots.js';
 import { knownOptions } from '../options.js';
 import { schemaStatements, sql } from './postgres-sql.js';
+import { registryItemsOf } from './registry-items.js';
 
 const DEFAULT_TABLES = Object.freeze({
   slots: 'memory_slots',
@@ -83,21 +84,6 @@ const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
  * changed (as JSON), and the ids it removed. Nulls when the commit does not
  * say (built by a caller of its own): then every entity is compared.
  */
-/**
- * A registry commit's claims and conflicts by position (what the engine
- * sends a store with `registryRows`), or null when it carries them in its
- * slot (a commit of another caller): checked, since they become the rows.
- */
-function itemRowsOf(commit) {
-  const { claims, conflicts, claimCount, conflictCount } = commit;
-  if (claims === undefined && conflicts === undefined) return null;
-  const ok = (list, count) => Number.isSafeInteger(count) && Array.isArray(list) && list.every((p) => Number.isSafeInteger(p?.at) && p.at >= 0 && p.at < count && typeof p.item?.id === 'string');
-  if (!ok(claims, claimCount) || !ok(conflicts, conflictCount)) {
-    throw invalid('commit.claims', 'and commit.conflicts must be { at: position below claimCount / conflictCount, item } items, with both counts');
-  }
-  return { claims, conflicts, claimCount, conflictCount };
-}
-
 function entityChanges(commit) {
   if (!Array.isArray(commit.changedEntities) || !Array.isArray(commit.removedEntities)) return [null, null];
   const changed = new Set(commit.changedEntities);
@@ -335,7 +321,7 @@ export class PostgresStore {
       throw invalid('commit.entities', 'must be { at: position below entityCount, entity } items');
     }
     const { entities: _, ...header } = slot;
-    const items = itemRowsOf(commit);
+    const items = registryItemsOf(commit, invalid);
     if (items) {
       delete header.claims;
       delete header.conflicts;
