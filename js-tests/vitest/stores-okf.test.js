@@ -150,7 +150,8 @@ describe('OkfStore — the bundle on disk', () => {
     // The next commit writes them all; the files alone then hold the registry.
     await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'di', predicate: 'works_at', object: 'Umbrella' });
     const registry = YAML.parse(readFileSync(path.join(dir, 'claims', '%1Fentities~org.md'), 'utf8').split(/^---$/m)[1]);
-    expect(registry.format).toBe('credence-okf/2');
+    // Format 3: its names and questions are in chunk files too (entities/org.claims.0.md, ...).
+    expect(registry.format).toBe('credence-okf/3');
     // Its registry file still names what it found unwritten (written after it); the files now hold them.
     expect(registry.pending.map((p) => p.entity.id)).toEqual(['org:acme', 'org:hooli', 'org:umbrella']);
     for (const id of ['org:hooli', 'org:umbrella']) expect(existsSync(entityFile(id))).toBe(true);
@@ -162,6 +163,46 @@ describe('OkfStore — the bundle on disk', () => {
     expect(await new OkfStore(dir).commitSlot({ ...commit(r, now.version, slot(now.version + 1, [])), slot: renamed })).toBe(true);
     await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ed', predicate: 'works_at', object: 'Stark Industries' });
     expect((await names(new OkfStore(dir)))[0]).toEqual(['org:acme', ['Acme']]);
+  });
+
+  it('keeps a registry\'s questions whole across a writer stopped at a chunk file, and the next commit writes it', async () => {
+    const dir = bundle();
+    const r = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    const chunk = (kind, c) => path.join(dir, 'entities', `org.${kind}.${c}.md`);
+    const front = (file) => YAML.parse(readFileSync(file, 'utf8').split(/^---$/m)[1]);
+    const writer = new Memory({ store: new OkfStore(dir) });
+    await writer.remember({ subject: 'a', predicate: 'works_at', object: 'Alpha Bravo' });
+    await writer.remember({ subject: 'b', predicate: 'works_at', object: 'Alpha Charlie' });
+    expect((await writer.conflicts({ status: 'open' })).length).toBe(1);
+    // A directory in the place of the conflicts' chunk file stops the next commit after its slot
+    // file (its writer read the registry before: a writer keeps what it read while the tag stays).
+    const stopped = new Memory({ store: new OkfStore(dir) });
+    await stopped.entity('Alpha Bravo', { type: 'org' });
+    rmSync(chunk('conflicts', 0), { force: true });
+    mkdirSync(path.join(chunk('conflicts', 0), 'x'), { recursive: true });
+    await expect(stopped.remember({ subject: 'c', predicate: 'works_at', object: 'Alpha Delta' })).rejects.toThrow();
+    rmSync(chunk('conflicts', 0), { recursive: true, force: true });
+    // Its questions load from the slot file's pending entries alone.
+    const loaded = await new OkfStore(dir).loadSlot(r);
+    expect(loaded.conflicts.length).toBeGreaterThan(1);
+    expect(front(path.join(dir, 'claims', '%1Fentities~org.md')).pendingItems.filter((p) => p.kind === 'conflicts').length).toBe(loaded.conflicts.length);
+    const memory = new Memory({ store: new OkfStore(dir) });
+    expect((await memory.conflicts({ status: 'open' })).map((c) => c.id).sort()).toEqual(loaded.conflicts.map((c) => c.id).sort());
+    // The next commit writes the chunk file; it alone then holds them.
+    await memory.remember({ subject: 'd', predicate: 'works_at', object: 'Echo Foxtrot' });
+    expect(front(chunk('conflicts', 0)).items.map((c) => c.id)).toEqual(loaded.conflicts.map((c) => c.id));
+    const again = await new OkfStore(dir).loadSlot(r);
+    expect(again.conflicts).toEqual(loaded.conflicts);
+    expect(again.claims.length).toBeGreaterThanOrEqual(loaded.claims.length);
+    // A question settled through another store object is seen, and its marker moves.
+    await new Memory({ store: new OkfStore(dir) }).settle(loaded.conflicts[0].id, 'different');
+    expect((await memory.conflicts({ status: 'settled' })).map((c) => c.id)).toEqual([loaded.conflicts[0].id]);
+    expect((await memory.conflicts({ status: 'open' })).length).toBe(loaded.conflicts.length - 1);
+    // index/ deleted: rebuilt with the questions of the chunk files.
+    rmSync(path.join(dir, 'index'), { recursive: true, force: true });
+    const rebuilt = new Memory({ store: new OkfStore(dir) });
+    expect((await rebuilt.conflicts({ status: 'open' })).length).toBe(loaded.conflicts.length - 1);
+    expect((await rebuilt.conflicts({ status: 'settled' })).map((c) => c.id)).toEqual([loaded.conflicts[0].id]);
   });
 
   it('reloads a registry another writer moved by reading only the entity files it changed', async () => {

@@ -8,6 +8,15 @@ export const FORMAT = 'credence-okf/1';
 // A registry slot file whose entities are in entities/*.md: an older reader,
 // which would take it for an empty registry, refuses the format instead.
 export const FORMAT_ENTITY_FILES = 'credence-okf/2';
+// A registry slot file whose claims and conflicts (names, same_entity
+// questions) are in entities/<type>.<kind>.<chunk>.md as well: an older
+// reader, which would take it for a registry without questions, refuses it.
+export const FORMAT_ITEM_FILES = 'credence-okf/3';
+/** Registry claims or conflicts per chunk file. */
+export const ITEM_CHUNK = 64;
+export const ITEM_KINDS = ['claims', 'conflicts'];
+/** A registry's count of claims or conflicts kept in chunk files. */
+export const rowsOf = (kind) => (kind === 'claims' ? 'claimRows' : 'conflictRows');
 export const KEY_SEPARATOR = '\u001f';
 const MAX_NAME = 200;
 
@@ -132,6 +141,9 @@ function renderBody(subject, predicate, slot) {
     '## Claims (oldest first)',
     '',
   );
+  if (Number.isSafeInteger(slot.claimRows)) {
+    lines.push(`${slot.claimRows} name claim(s) and ${slot.conflictRows} same_entity question(s) are in entities/${encodePart(predicate)}.claims.*.md and .conflicts.*.md.`, '');
+  }
   for (const c of slot.claims) {
     const valid = c.validFrom || c.validTo ? ` · valid ${day(c.validFrom)} → ${day(c.validTo)}` : '';
     const sources = [...new Set((c.provenance ?? []).map((p) => p.sourceId))].join(', ');
@@ -162,8 +174,9 @@ function renderBody(subject, predicate, slot) {
 }
 
 export function renderSlotFile(subject, predicate, slot) {
+  const items = Number.isSafeInteger(slot.claimRows);
   const front = {
-    format: Number.isSafeInteger(slot.entityFiles) ? FORMAT_ENTITY_FILES : FORMAT,
+    format: items ? FORMAT_ITEM_FILES : Number.isSafeInteger(slot.entityFiles) ? FORMAT_ENTITY_FILES : FORMAT,
     subject,
     predicate,
     version: slot.version,
@@ -177,6 +190,12 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
     ...(Number.isSafeInteger(slot.entityFiles)
       ? { entityFiles: slot.entityFiles, generation: slot.generation, pending: slot.pending ?? [], changesSince: slot.changesSince ?? slot.version, changes: slot.changes ?? [] }
+      : {}),
+    ...(items
+      ? {
+        claimRows: slot.claimRows, conflictRows: slot.conflictRows, itemGeneration: slot.itemGeneration, pendingItems: slot.pendingItems ?? [],
+        itemChangesSince: slot.itemChangesSince ?? slot.version, itemChanges: slot.itemChanges ?? [],
+      }
       : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
@@ -314,7 +333,7 @@ export function parseSlotFile(text, file) {
     throw malformed(file, `the front matter is not valid YAML${where}: ${String(err.message).split(' at line ')[0]}`, err);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw malformed(file, 'the front matter is not a mapping');
-  if (data.format !== undefined && data.format !== FORMAT && data.format !== FORMAT_ENTITY_FILES) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);
+  if (data.format !== undefined && ![FORMAT, FORMAT_ENTITY_FILES, FORMAT_ITEM_FILES].includes(data.format)) throw malformed(file, `unknown format ${JSON.stringify(data.format)} (expected ${FORMAT})`);
   if (typeof data.subject !== 'string' || typeof data.predicate !== 'string') throw malformed(file, 'subject and predicate must be strings');
   if (!isCount(data.version) || data.version === 0) throw malformed(file, 'version must be a positive integer');
   const reviewed = data.reviewed ?? 0;
@@ -330,7 +349,8 @@ export function parseSlotFile(text, file) {
   const slot = { version: data.version, claims: data.claims ?? [], conflicts: data.conflicts ?? [], writes: data.writes ?? [], reviewed };
   if (data.entities?.length) slot.entities = data.entities;
   if (data.merges?.length) slot.merges = data.merges;
-  if ((data.format === FORMAT_ENTITY_FILES) !== (data.entityFiles !== undefined)) throw malformed(file, `entityFiles belongs with format ${FORMAT_ENTITY_FILES}, and only there`);
+  if ((data.format === FORMAT_ENTITY_FILES || data.format === FORMAT_ITEM_FILES) !== (data.entityFiles !== undefined)) throw malformed(file, `entityFiles belongs with formats ${FORMAT_ENTITY_FILES} and ${FORMAT_ITEM_FILES}, and only there`);
+  if ((data.format === FORMAT_ITEM_FILES) !== (data.claimRows !== undefined)) throw malformed(file, `claimRows belongs with format ${FORMAT_ITEM_FILES}, and only there`);
   if (data.entityFiles !== undefined) {
     if (!isCount(data.entityFiles)) throw malformed(file, 'entityFiles must be a non-negative integer');
     if (typeof data.generation !== 'string' || data.generation === '') throw malformed(file, 'generation must be a non-empty string');
@@ -341,6 +361,7 @@ export function parseSlotFile(text, file) {
     if (data.changesSince !== undefined && !isCount(data.changesSince)) throw malformed(file, 'changesSince must be a non-negative integer');
     Object.assign(slot, { entityFiles: data.entityFiles, generation: data.generation, pending: data.pending ?? [], changesSince: data.changesSince ?? data.version, changes: data.changes ?? [] });
   }
+  if (data.claimRows !== undefined) Object.assign(slot, itemFields(data, file));
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);
   if (data.retractions?.length) slot.retractions = data.retractions;
@@ -351,6 +372,64 @@ export function parseSlotFile(text, file) {
   if (archiveProblem) throw malformed(file, archiveProblem);
   if (data.archive?.length) slot.archive = data.archive;
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
+}
+
+/** A format-3 registry slot file's fields for its claims and conflicts in chunk files, checked. */
+function itemFields(data, file) {
+  if (!isCount(data.claimRows) || !isCount(data.conflictRows)) throw malformed(file, 'claimRows and conflictRows must be non-negative integers');
+  if (typeof data.itemGeneration !== 'string' || data.itemGeneration === '') throw malformed(file, 'itemGeneration must be a non-empty string');
+  const pendingProblem = check(data.pendingItems ?? [], listOf({ kind: 's', at: 'n', v: 'n', item: {} }), 'pendingItems');
+  if (pendingProblem) throw malformed(file, pendingProblem);
+  for (const [i, p] of (data.pendingItems ?? []).entries()) {
+    const problem = ITEM_KINDS.includes(p.kind) ? check(p.item, p.kind === 'claims' ? CLAIM : CONFLICT, `pendingItems[${i}].item`) : `pendingItems[${i}].kind must be "claims" or "conflicts"`;
+    if (problem) throw malformed(file, problem);
+  }
+  const changesProblem = check(data.itemChanges ?? [], listOf({ v: 'n', kind: 's', at: 'n' }), 'itemChanges');
+  if (changesProblem) throw malformed(file, changesProblem);
+  if (data.itemChangesSince !== undefined && !isCount(data.itemChangesSince)) throw malformed(file, 'itemChangesSince must be a non-negative integer');
+  return {
+    claimRows: data.claimRows, conflictRows: data.conflictRows, itemGeneration: data.itemGeneration, pendingItems: data.pendingItems ?? [],
+    itemChangesSince: data.itemChangesSince ?? data.version, itemChanges: data.itemChanges ?? [],
+  };
+}
+
+// ---- registry chunk files -----------------------------------------------------------
+// `entities/<type>.<kind>.<chunk>.md`: up to ITEM_CHUNK claims or conflicts of
+// a registry whose slot file is format 3, positions chunk × ITEM_CHUNK on,
+// with the registry version that wrote the file and the generation of the
+// registry's items (okf.js, commitRegistry). Entity files are named after
+// entity ids (`type%3A…`), so the names never meet.
+
+export const chunkFileOf = (type, kind, chunk) => `${encodePart(type)}.${kind}.${chunk}.md`;
+
+export function renderChunkFile(registry, generation, kind, chunk, version, items) {
+  const front = { format: FORMAT_ITEM_FILES, registry, generation, kind, chunk, version, items };
+  const lines = items.map((x) => (kind === 'claims'
+    ? `- **${oneLine(x.object)}** (\`${x.subject}\`) — ${x.status} · \`${x.id}\``
+    : `- \`${x.id}\` ${x.kind}, ${x.status}: ${oneLine(x.reason ?? '')}`));
+  return `---\n${renderFrontMatter(front)}---\n\n# ${oneLine(registry)} ${kind} ${chunk * ITEM_CHUNK}–${chunk * ITEM_CHUNK + items.length - 1}\n\n${lines.join('\n')}\n`;
+}
+
+/** The front matter of an entity or chunk file (`what`); throws MALFORMED_STORE_DATA naming `file`. */
+function frontMatterOf(text, file, what) {
+  const src = text.replace(/\r\n/g, '\n');
+  const close = src.startsWith('---\n') ? src.indexOf('\n---\n', 3) : -1;
+  if (close === -1) throw malformed(file, `is not ${what} (YAML front matter between "---" lines)`);
+  try {
+    return parseFrontMatter(src.slice(4, close + 1));
+  } catch (err) {
+    throw malformed(file, `the front matter is not valid YAML: ${String(err.message).split(' at line ')[0]}`, err);
+  }
+}
+
+/** Parses a chunk file; throws MALFORMED_STORE_DATA naming `file`. */
+export function parseChunkFile(text, file) {
+  const data = frontMatterOf(text, file, 'a chunk file');
+  if (!ITEM_KINDS.includes(data?.kind)) throw malformed(file, 'kind must be "claims" or "conflicts"');
+  const problem = check(data, { registry: 's', generation: 's', kind: 's', chunk: 'n', version: 'n', items: listOf(data.kind === 'claims' ? CLAIM : CONFLICT) }, 'the front matter');
+  if (problem) throw malformed(file, problem);
+  if (!isCount(data.chunk) || !isCount(data.version) || data.items.length > ITEM_CHUNK) throw malformed(file, `chunk and version must be non-negative integers, with at most ${ITEM_CHUNK} items`);
+  return { registry: data.registry, generation: data.generation, kind: data.kind, chunk: data.chunk, version: data.version, items: data.items };
 }
 
 // ---- entity files -----------------------------------------------------------------
@@ -367,15 +446,7 @@ export function renderEntityFile(registry, generation, version, at, entity) {
 
 /** Parses an entity file; throws MALFORMED_STORE_DATA naming `file`. */
 export function parseEntityFile(text, file) {
-  const src = text.replace(/\r\n/g, '\n');
-  const close = src.startsWith('---\n') ? src.indexOf('\n---\n', 3) : -1;
-  if (close === -1) throw malformed(file, 'is not an entity file (YAML front matter between "---" lines)');
-  let data;
-  try {
-    data = parseFrontMatter(src.slice(4, close + 1));
-  } catch (err) {
-    throw malformed(file, `the front matter is not valid YAML: ${String(err.message).split(' at line ')[0]}`, err);
-  }
+  const data = frontMatterOf(text, file, 'an entity file');
   const problem = check(data, { registry: 's', generation: 's', at: 'n', version: 'n', entity: ENTITY }, 'the front matter');
   if (problem) throw malformed(file, problem);
   if (!isCount(data.at) || !isCount(data.version)) throw malformed(file, 'at and version must be non-negative integers');

@@ -34,7 +34,7 @@ import { randomToken } from './okf-fs.js';
 import { refOfFileName } from './okf-format.js';
 import { changedConflictRows } from './slot-index.js';
 
-const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
+export const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
 const READY = 'credence-okf-index/3\n'; // bumped whenever a marker kind changes: older indexes rebuild
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.

@@ -6,7 +6,10 @@
 //                                          and a readable body
 //   <dir>/entities/*.md                     entities (SPEC §9): one file per
 //                                          entity of a registry written by
-//                                          its changes (commitRegistry); the
+//                                          its changes (commitRegistry), and
+//                                          its names and same_entity questions
+//                                          in <type>.<claims|conflicts>.<n>.md,
+//                                          64 per file (okf-items.js); the
 //                                          registry's slot file keeps the rest
 //   <dir>/log.md                            append-only, readable, with the
 //                                          structured entries as comments
@@ -29,14 +32,16 @@ import path from 'node:path';
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import {
-  LOG_HEADER, compareKeys, entityFileOf, fileNameOf, logGeneration, malformed, parseEntityFile, parseLogLines,
-  parseSlotFile, refOfFileName, renderEntityFile, renderLogBlock, renderSlotFile, slotKey,
+  ITEM_CHUNK, ITEM_KINDS, LOG_HEADER, chunkFileOf, compareKeys, entityFileOf, fileNameOf, logGeneration, malformed, parseChunkFile,
+  parseEntityFile, parseLogLines, parseSlotFile, refOfFileName, renderChunkFile, renderEntityFile, renderLogBlock, renderSlotFile, rowsOf, slotKey,
 } from './okf-format.js';
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
-import { OkfIndex } from './okf-index.js';
+import { OkfIndex, STATUSES } from './okf-index.js';
 import { EntityFiles, recentChanges } from './okf-entities.js';
+import { ItemFiles, recentItemChanges } from './okf-items.js';
+import { registryItemsOf } from './registry-items.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
 /** The claim and conflict ids `next` adds to the slot (`before` is its previous state). */
@@ -47,6 +52,30 @@ function freshIds(before, next) {
   return {
     claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
     conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
+  };
+}
+
+/** A registry slot file's slot without the fields of its entity and chunk files. */
+function registryHeader(slot) {
+  const {
+    entityFiles: _a, pending: _b, generation: _c, changes: _d, changesSince: _e,
+    claimRows: _f, conflictRows: _g, itemGeneration: _h, pendingItems: _i, itemChanges: _j, itemChangesSince: _k, ...rest
+  } = slot;
+  return rest;
+}
+
+/**
+ * The index markers of a registry commit with `items` (its slot file holds
+ * no conflicts): those of its changed conflicts, each marker of another
+ * status dropped, and the ids of the claims and conflicts it appends.
+ */
+function itemMarkers(items, before) {
+  const had = (kind) => (before ? (before[rowsOf(kind)] ?? before[kind]?.length ?? 0) : 0);
+  const entries = items.conflicts.map(({ item: c }) => ({ id: c.id, status: c.status, openedAt: c.openedAt }));
+  return {
+    index: { conflicts: entries, unreviewed: false },
+    before: { conflicts: entries.flatMap((c) => STATUSES.filter((s) => s !== c.status).map((status) => ({ ...c, status }))) },
+    fresh: ITEM_KINDS.reduce((out, kind) => ({ ...out, [kind]: items[kind].filter((p) => p.at >= had(kind)).map((p) => p.item.id) }), {}),
   };
 }
 
@@ -81,6 +110,9 @@ export class OkfStore {
   #entities;
   /** registry key → the version whose entity files this store finished writing */
   #materialized = new Map();
+  #items;
+  /** registry key → the version whose chunk files this store finished writing */
+  #materializedItems = new Map();
   /** registry key → { generation, version, entities } as this store last read or wrote it */
   #registries = new Map();
   #logFile;
@@ -105,6 +137,7 @@ export class OkfStore {
     this.#claimsDir = path.join(this.#root, 'claims');
     this.#entitiesDir = path.join(this.#root, 'entities');
     this.#entities = new EntityFiles(this.#entitiesDir, (name) => this.#relative(path.join('entities', name)));
+    this.#items = new ItemFiles(this.#entitiesDir, (name) => this.#relative(path.join('entities', name)));
     this.#logFile = path.join(this.#root, 'log.md');
     // Lock owner files live in the bundle root (okf-fs.js: one per process, swept when it dies).
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, ownerDir: this.#root };
@@ -125,14 +158,15 @@ export class OkfStore {
       if (slot.entityFiles === undefined) return slot;
       // A file newer than the slot file read: a commit landed meanwhile, read both again.
       const entities = (await this.#entitiesSince(ref, slot)) ?? (await this.#entities.all(ref.predicate, slot));
-      if (entities === null) {
+      const items = entities === null || slot.claimRows === undefined ? {} : await this.#items.all(ref.predicate, slot);
+      if (entities === null || items === null) {
         if (attempt >= 200) throw new CredenceError(`OkfStore: registry ${JSON.stringify(ref.predicate)} kept changing while it was read (${attempt} tries)`, { code: 'CONCURRENCY' });
         await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
         continue;
       }
       this.#registries.set(ref.key, { generation: slot.generation, version: slot.version, entities });
-      const { entityFiles: _, pending: __, generation: ___, changes: ____, changesSince: _____, ...rest } = slot;
-      return { ...rest, entities: structuredClone(entities) };
+      this.#rememberItems(ref, items);
+      return { ...registryHeader(slot), entities: structuredClone(entities), ...items };
     }
   }
 
@@ -162,6 +196,16 @@ export class OkfStore {
    * whole meanwhile, or deleted and begun anew) never count. Resolves to the
    * new tag, or false.
    */
+  /**
+   * This store keeps a registry's claims and conflicts (its names and
+   * `same_entity` questions) in chunk files by position too: a registry
+   * commit then carries only those that changed (see `registryRows` in the
+   * ClaimStore docs).
+   */
+  get registryRows() {
+    return true;
+  }
+
   async commitRegistry(commit) {
     const ref = checkRef(commit?.ref);
     const changed = commit.entities;
@@ -169,9 +213,12 @@ export class OkfStore {
     if (ref.subject !== REGISTRY || !Number.isSafeInteger(count) || !Array.isArray(changed) || changed.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || e.at >= count || typeof e.entity?.id !== 'string')) {
       throw invalid('commit', 'must be an entity registry commit: entities as { at: position below entityCount, entity } items');
     }
+    const items = registryItemsOf(commit, invalid);
     const { entities: _, ...rest } = commit.slot;
     let tag = false;
     const header = { ...rest, entityFiles: 0, generation: '', pending: [] };
+    if (items) Object.assign(header, { claims: [], conflicts: [] });
+    const markers = items && ((current) => itemMarkers(items, current?.slot));
     const won = await this.#casSlot({ ...commit, slot: header }, async ({ ref, slot, name, file, current }) => {
       const before = current?.slot;
       const whole = !before || before.entityFiles === undefined;
@@ -195,6 +242,7 @@ export class OkfStore {
       for (let i = had; i < count; i++) {
         if (!pending.has(i)) throw invalid('commit.entities', `skips position ${i}: new entities are appended`);
       }
+      const moved = items ? await this.#stageItems(ref, slot, before, whole, items) : [];
       const commitId = randomToken();
       const block = renderLogBlock(ref, slot.version, commitId, commit.log);
       await this.#appendLog(name, block, slot.version, commitId, !current);
@@ -203,6 +251,8 @@ export class OkfStore {
       const written = slot.pending.map((p) => fileOf(p.at, p.v, p.entity));
       for (const e of written) await replaceFile(path.join(this.#entitiesDir, e.f), e.text);
       this.#materialized.set(ref.key, `${generation}:${slot.version}`);
+      const chunks = items ? [...moved, ...(await this.#writeChunks(ref, slot))] : [];
+      if (items) this.#rememberItems(ref, { claims: items.claims.map((p) => p.item), conflicts: items.conflicts.map((p) => p.item) });
       const held = this.#registries.get(ref.key);
       if (held && !whole && held.generation === generation && held.version === before.version) {
         const entities = held.entities.slice();
@@ -211,12 +261,78 @@ export class OkfStore {
       } else {
         this.#registries.delete(ref.key);
       }
-      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents: [...ents, ...written] });
+      await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block, ents: [...ents, ...written], chunks });
       return text;
     }, (stamp) => {
-      tag = `${header.version}:${header.generation}:${stamp ?? `unstamped-${randomToken()}`}`;
-    });
+      tag = `${header.version}:${header.generation}:${header.itemGeneration ?? ''}:${stamp ?? `unstamped-${randomToken()}`}`;
+    }, markers);
     return won ? tag : false;
+  }
+
+  /**
+   * Before the slot file of a registry commit with `items`: a registry that
+   * held its claims and conflicts in its slot file until now has them
+   * written to chunk files as committed, under a new item generation (a
+   * reader of the old slot file ignores them); then the slot file's fields
+   * for them: counts, every change whose chunk file may not be written yet
+   * (`pendingItems`), the recent changes. Returns the chunk files written.
+   */
+  async #stageItems(ref, slot, before, whole, items) {
+    const moving = whole || before.claimRows === undefined;
+    const generation = moving ? randomToken() : before.itemGeneration;
+    const moved = [];
+    if (moving && before) {
+      for (const kind of ITEM_KINDS) {
+        const list = before[kind] ?? [];
+        for (let chunk = 0; chunk * ITEM_CHUNK < list.length; chunk++) {
+          const f = chunkFileOf(ref.predicate, kind, chunk);
+          moved.push({ f, text: renderChunkFile(ref.predicate, generation, kind, chunk, before.version, list.slice(chunk * ITEM_CHUNK, (chunk + 1) * ITEM_CHUNK)) });
+        }
+      }
+      for (const c of moved) await replaceFile(path.join(this.#entitiesDir, c.f), c.text);
+    }
+    const pending = new Map();
+    // Left unwritten by an earlier writer (not by this store: the commit that left them returned).
+    const mine = !moving && this.#materializedItems.get(ref.key) === `${generation}:${before.version}`;
+    if (!moving && !mine) for (const p of await this.#items.unwritten(ref.predicate, before)) pending.set(`${p.kind}:${p.at}`, p);
+    const changed = [];
+    for (const kind of ITEM_KINDS) {
+      const had = moving ? (before?.[kind]?.length ?? 0) : before[rowsOf(kind)];
+      const count = items[kind === 'claims' ? 'claimCount' : 'conflictCount'];
+      if (count < had) throw invalid(`commit.${kind === 'claims' ? 'claimCount' : 'conflictCount'}`, `is ${count}, below the ${had} the registry holds: they are only appended`);
+      for (const p of items[kind]) {
+        pending.set(`${kind}:${p.at}`, { kind, at: p.at, v: slot.version, item: p.item });
+        changed.push({ kind, at: p.at });
+      }
+      for (let i = had; i < count; i++) {
+        if (!pending.has(`${kind}:${i}`)) throw invalid(`commit.${kind}`, `skips position ${i}: new ones are appended`);
+      }
+    }
+    const recent = recentItemChanges(moving ? [] : before.itemChanges, moving ? slot.version - 1 : before.itemChangesSince, changed, slot.version);
+    const order = (a, b) => (a.kind === b.kind ? a.at - b.at : a.kind < b.kind ? -1 : 1);
+    Object.assign(slot, { claimRows: items.claimCount, conflictRows: items.conflictCount, itemGeneration: generation, pendingItems: [...pending.values()].sort(order), ...recent });
+    return moved;
+  }
+
+  /** After the slot file of a registry commit with items: the chunk files its pending entries touch, written whole. */
+  async #writeChunks(ref, slot) {
+    const touched = new Map();
+    for (const p of slot.pendingItems) touched.set(`${p.kind}:${Math.floor(p.at / ITEM_CHUNK)}`, { kind: p.kind, chunk: Math.floor(p.at / ITEM_CHUNK) });
+    const written = [];
+    for (const { kind, chunk } of touched.values()) {
+      const { items } = await this.#items.chunkItems(ref.predicate, kind, chunk, { ...slot, version: Infinity });
+      const f = chunkFileOf(ref.predicate, kind, chunk);
+      written.push({ f, text: renderChunkFile(ref.predicate, slot.itemGeneration, kind, chunk, slot.version, items) });
+    }
+    for (const c of written) await replaceFile(path.join(this.#entitiesDir, c.f), c.text);
+    this.#materializedItems.set(ref.key, `${slot.itemGeneration}:${slot.version}`);
+    return written;
+  }
+
+  /** Registers the ids of a registry's claims and conflicts as its (findClaim, findConflict). */
+  #rememberItems(ref, items) {
+    for (const c of items.claims ?? []) this.#claims.set(c.id, { ...ref });
+    for (const c of items.conflicts ?? []) this.#conflicts.set(c.id, { ...ref });
   }
 
   async commitSlot(commit) {
@@ -261,27 +377,33 @@ export class OkfStore {
    * from their files; null when it cannot tell.
    */
   async loadRegistryChanges(ref, since) {
-    const generation = typeof since?.tag === 'string' ? since.tag.split(':')[1] : undefined;
+    const [, generation, itemGeneration] = typeof since?.tag === 'string' ? since.tag.split(':') : [];
     if (checkRef(ref).subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
     for (let attempt = 1; attempt <= 20; attempt++) {
       const entry = await this.#entryOf(ref);
       if (!entry || entry.slot.entityFiles === undefined || entry.stamp === null) return null;
       const changed = await this.#entities.changedSince(entry.slot, generation, since.version);
       if (changed === undefined) return null;
-      if (changed === null) {
+      const items = changed === null || entry.slot.claimRows === undefined ? {} : await this.#items.changedSince(ref.predicate, entry.slot, itemGeneration, since.version);
+      if (items === undefined) return null;
+      if (changed === null || items === null) {
         await new Promise((resolve) => setTimeout(resolve, attempt));
         continue;
       }
-      const { entityFiles, pending: _, generation: __, changes: ___, changesSince: ____, ...slot } = structuredClone(entry.slot);
+      const slot = structuredClone(registryHeader(entry.slot));
       const entities = [...changed].map(([at, entity]) => ({ at, entity: structuredClone(entity) }));
-      return { slot, entities, entityCount: entityFiles, tag: this.#registryTag(entry) };
+      const answer = { slot, entities, entityCount: entry.slot.entityFiles, tag: this.#registryTag(entry) };
+      if (entry.slot.claimRows === undefined) return answer;
+      const positioned = (map) => [...map].map(([at, item]) => ({ at, item: structuredClone(item) }));
+      this.#rememberItems(ref, { claims: [...items.claims.values()], conflicts: [...items.conflicts.values()] });
+      return { ...answer, claims: positioned(items.claims), claimCount: entry.slot.claimRows, conflicts: positioned(items.conflicts), conflictCount: entry.slot.conflictRows };
     }
     return null;
   }
 
   /** A registry slot file's tag: its version, generation and stamp. */
   #registryTag(entry) {
-    return `${entry.slot.version}:${entry.slot.generation ?? ''}:${entry.stamp}`;
+    return `${entry.slot.version}:${entry.slot.generation ?? ''}:${entry.slot.itemGeneration ?? ''}:${entry.stamp}`;
   }
 
   /**
@@ -319,7 +441,7 @@ export class OkfStore {
    * to the slot file's new text. Index markers bracket it so they stay a
    * superset of the truth (okf-index.js).
    */
-  async #casSlot(commit, write, stamped = () => {}) {
+  async #casSlot(commit, write, stamped = () => {}, markersOf = null) {
     const ref = checkRef(commit.ref);
     const { expectedVersion, slot } = commit;
     await this.#ensureBundle();
@@ -330,9 +452,10 @@ export class OkfStore {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      const index = indexOf(commit);
-      const before = current ? indexOf({ slot: current.slot }) : null;
-      await this.#index.addMarkers(name, index, before, freshIds(current?.slot, slot), current ? null : ref.subject);
+      const { index, before, fresh } = markersOf?.(current) ?? {
+        index: indexOf(commit), before: current ? indexOf({ slot: current.slot }) : null, fresh: freshIds(current?.slot, slot),
+      };
+      await this.#index.addMarkers(name, index, before, fresh, current ? null : ref.subject);
       const text = await write({ ref, slot, name, file, current });
       // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
       const written = await fs.stat(file, { bigint: true }).catch(() => null);
@@ -378,14 +501,21 @@ export class OkfStore {
     for (const c of candidates) {
       if (out.length >= limit) break;
       // A marker is a hint; the slot file decides (stale markers are skipped).
-      if (!read.has(c.slotFile)) read.set(c.slotFile, await this.#read(c.slotFile));
-      const entry = read.get(c.slotFile);
-      const record = entry?.slot.conflicts.find((r) => r.id === c.id);
+      if (!read.has(c.slotFile)) read.set(c.slotFile, await this.#conflictsOf(c.slotFile));
+      const { entry, byId } = read.get(c.slotFile);
+      const record = byId.get(c.id);
       if (record?.status === status && record.openedAt === c.openedAt) {
         out.push({ id: c.id, status, openedAt: c.openedAt, ref: { ...entry.ref } });
       }
     }
     return out;
+  }
+
+  /** A slot file's entry and its conflicts by id (a registry's from its chunk files when it keeps them there). */
+  async #conflictsOf(slotFile) {
+    const entry = await this.#read(slotFile);
+    const conflicts = entry?.slot.claimRows !== undefined ? (await this.loadSlot(entry.ref)).conflicts : entry?.slot.conflicts ?? [];
+    return { entry, byId: new Map(conflicts.map((r) => [r.id, r])) };
   }
 
   async dirtySlots({ after, limit }) {
@@ -479,22 +609,28 @@ export class OkfStore {
         await writeAtomic(file, last.slot);
         this.#files.delete(name);
       }
-      // Entity files a registry's commits wrote, of the generation its slot file now names: each as
-      // its newest record has it, unless the disk holds a newer one.
-      const generation = await this.#read(name).then((e) => e?.slot.generation, () => undefined);
-      const newest = new Map();
-      for (const r of records) {
-        for (const e of r.ents ?? []) {
-          const parsed = parseEntityFile(e.text, e.f);
-          if (parsed.generation === generation && (newest.get(e.f)?.version ?? -1) <= parsed.version) newest.set(e.f, { ...parsed, text: e.text });
-        }
-      }
-      for (const [entityFile, { version, text }] of newest) {
-        const target = path.join(this.#entitiesDir, entityFile);
-        const onDisk = await readText(target).then((t) => (t === null ? null : parseEntityFile(t, target)), () => null);
-        if (!onDisk || onDisk.generation !== generation || onDisk.version < version) await writeAtomic(target, text);
-      }
+      // Entity and chunk files a registry's commits wrote, of the generations its slot file now
+      // names: each as its newest record has it, unless the disk holds a newer one.
+      const slot = await this.#read(name).then((e) => e?.slot, () => undefined);
+      await this.#replayFiles(records, 'ents', parseEntityFile, slot?.generation);
+      await this.#replayFiles(records, 'chunks', parseChunkFile, slot?.itemGeneration);
     });
+  }
+
+  /** Writes the files of `records[*][field]` (parsed by `parse`) of `generation`, each at its newest version. */
+  async #replayFiles(records, field, parse, generation) {
+    const newest = new Map();
+    for (const r of records) {
+      for (const e of r[field] ?? []) {
+        const parsed = parse(e.text, e.f);
+        if (parsed.generation === generation && (newest.get(e.f)?.version ?? -1) <= parsed.version) newest.set(e.f, { version: parsed.version, text: e.text });
+      }
+    }
+    for (const [file, { version, text }] of newest) {
+      const target = path.join(this.#entitiesDir, file);
+      const onDisk = await readText(target).then((t) => (t === null ? null : parse(t, target)), () => null);
+      if (!onDisk || onDisk.generation !== generation || onDisk.version < version) await writeAtomic(target, text);
+    }
   }
 
   #relative(file) {
@@ -520,7 +656,9 @@ export class OkfStore {
       for (const name of await this.#slotFiles()) {
         try {
           const entry = await this.#read(name);
-          if (entry) await visit(name, indexOf({ slot: entry.slot }), freshIds(null, entry.slot), entry.ref.subject);
+          // A registry with its claims and conflicts in chunk files: indexed with them.
+          const slot = entry?.slot.claimRows === undefined ? entry?.slot : await this.loadSlot(entry.ref);
+          if (entry) await visit(name, indexOf({ slot }), freshIds(null, slot), entry.ref.subject);
         } catch (err) {
           if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
           broken ??= err;
@@ -607,6 +745,13 @@ export class OkfStore {
     return entry;
   }
 
+  /** `#read`, and for a registry with chunk files its claims and conflicts too (their ids registered). */
+  async #readWithItems(name) {
+    const entry = await this.#read(name);
+    if (entry?.slot.claimRows !== undefined) await this.loadSlot(entry.ref);
+    return entry;
+  }
+
   #remember(name, entry) {
     this.#files.set(name, entry);
     for (const claim of entry.slot.claims) this.#claims.set(claim.id, entry.ref);
@@ -622,13 +767,13 @@ export class OkfStore {
     if (!index.has(id)) {
       await this.#indexReady();
       const hinted = await this.#index.slotFileOf(kind, String(id));
-      if (hinted) await this.#read(hinted).catch(() => null);
+      if (hinted) await this.#readWithItems(hinted).catch(() => null);
     }
     if (!index.has(id)) {
       let broken = null;
       for (const name of await this.#slotFiles()) {
         try {
-          await this.#read(name);
+          await this.#readWithItems(name);
         } catch (err) {
           if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
           broken ??= err;
