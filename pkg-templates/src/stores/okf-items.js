@@ -9,8 +9,33 @@
 import path from 'node:path';
 import { ITEM_CHUNK, ITEM_KINDS, chunkFileOf, malformed, parseChunkFile, rowsOf } from './okf-format.js';
 import { readText } from './okf-fs.js';
+import { STATUSES } from './okf-index.js';
 
 const RECENT_CHANGES = 512;
+
+/** A registry slot file's slot without the fields of its entity and chunk files. */
+export function registryHeader(slot) {
+  const {
+    entityFiles: _a, pending: _b, generation: _c, changes: _d, changesSince: _e,
+    claimRows: _f, conflictRows: _g, itemGeneration: _h, pendingItems: _i, itemChanges: _j, itemChangesSince: _k, ...rest
+  } = slot;
+  return rest;
+}
+
+/**
+ * The index markers of a registry commit with `items` (its slot file holds
+ * no conflicts): those of its changed conflicts, each marker of another
+ * status dropped, and the ids of the claims and conflicts it appends.
+ */
+export function itemMarkers(items, before) {
+  const had = (kind) => (before ? (before[rowsOf(kind)] ?? before[kind]?.length ?? 0) : 0);
+  const entries = items.conflicts.map(({ item: c }) => ({ id: c.id, status: c.status, openedAt: c.openedAt }));
+  return {
+    index: { conflicts: entries, unreviewed: false },
+    before: { conflicts: entries.flatMap((c) => STATUSES.filter((s) => s !== c.status).map((status) => ({ ...c, status }))) },
+    fresh: ITEM_KINDS.reduce((out, kind) => ({ ...out, [kind]: items[kind].filter((p) => p.at >= had(kind)).map((p) => p.item.id) }), {}),
+  };
+}
 
 /**
  * A registry slot file's list of recent item changes (`{ v, kind, at }`,

@@ -38,9 +38,9 @@ import {
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
-import { OkfIndex, STATUSES } from './okf-index.js';
+import { OkfIndex } from './okf-index.js';
 import { EntityFiles, recentChanges } from './okf-entities.js';
-import { ItemFiles, recentItemChanges } from './okf-items.js';
+import { ItemFiles, itemMarkers, recentItemChanges, registryHeader } from './okf-items.js';
 import { registryItemsOf } from './registry-items.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
@@ -52,30 +52,6 @@ function freshIds(before, next) {
   return {
     claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
     conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
-  };
-}
-
-/** A registry slot file's slot without the fields of its entity and chunk files. */
-function registryHeader(slot) {
-  const {
-    entityFiles: _a, pending: _b, generation: _c, changes: _d, changesSince: _e,
-    claimRows: _f, conflictRows: _g, itemGeneration: _h, pendingItems: _i, itemChanges: _j, itemChangesSince: _k, ...rest
-  } = slot;
-  return rest;
-}
-
-/**
- * The index markers of a registry commit with `items` (its slot file holds
- * no conflicts): those of its changed conflicts, each marker of another
- * status dropped, and the ids of the claims and conflicts it appends.
- */
-function itemMarkers(items, before) {
-  const had = (kind) => (before ? (before[rowsOf(kind)] ?? before[kind]?.length ?? 0) : 0);
-  const entries = items.conflicts.map(({ item: c }) => ({ id: c.id, status: c.status, openedAt: c.openedAt }));
-  return {
-    index: { conflicts: entries, unreviewed: false },
-    before: { conflicts: entries.flatMap((c) => STATUSES.filter((s) => s !== c.status).map((status) => ({ ...c, status }))) },
-    fresh: ITEM_KINDS.reduce((out, kind) => ({ ...out, [kind]: items[kind].filter((p) => p.at >= had(kind)).map((p) => p.item.id) }), {}),
   };
 }
 
@@ -183,6 +159,16 @@ export class OkfStore {
   }
 
   /**
+   * This store keeps a registry's claims and conflicts (its names and
+   * `same_entity` questions) in chunk files by position too: a registry
+   * commit then carries only those that changed (see `registryRows` in the
+   * ClaimStore docs).
+   */
+  get registryRows() {
+    return true;
+  }
+
+  /**
    * An entity registry written by its changes (see `commitRegistry` in the
    * ClaimStore docs): each changed entity to its file in entities/, the
    * registry's slot file without entities. The slot file goes first and
@@ -196,16 +182,6 @@ export class OkfStore {
    * whole meanwhile, or deleted and begun anew) never count. Resolves to the
    * new tag, or false.
    */
-  /**
-   * This store keeps a registry's claims and conflicts (its names and
-   * `same_entity` questions) in chunk files by position too: a registry
-   * commit then carries only those that changed (see `registryRows` in the
-   * ClaimStore docs).
-   */
-  get registryRows() {
-    return true;
-  }
-
   async commitRegistry(commit) {
     const ref = checkRef(commit?.ref);
     const changed = commit.entities;
@@ -298,8 +274,9 @@ export class OkfStore {
     const changed = [];
     for (const kind of ITEM_KINDS) {
       const had = moving ? (before?.[kind]?.length ?? 0) : before[rowsOf(kind)];
-      const count = items[kind === 'claims' ? 'claimCount' : 'conflictCount'];
-      if (count < had) throw invalid(`commit.${kind === 'claims' ? 'claimCount' : 'conflictCount'}`, `is ${count}, below the ${had} the registry holds: they are only appended`);
+      const countField = kind === 'claims' ? 'claimCount' : 'conflictCount';
+      const count = items[countField];
+      if (count < had) throw invalid(`commit.${countField}`, `is ${count}, below the ${had} the registry holds: they are only appended`);
       for (const p of items[kind]) {
         pending.set(`${kind}:${p.at}`, { kind, at: p.at, v: slot.version, item: p.item });
         changed.push({ kind, at: p.at });
