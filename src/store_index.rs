@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use foldhash::HashMap;
 
-use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};
+use crate::model::{Chunked, ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};
 use crate::time::Timestamp;
 
 type ConflictKey = (u8, Timestamp, String);
@@ -34,11 +34,13 @@ impl MemoryIndex {
     /// the slot this commit replaced: conflicts never leave a slot nor change
     /// place in it, so one it held unchanged at the same place is indexed already.
     pub fn apply_slot(&mut self, slot_ref: &SlotRef, slot: &Slot, before: Option<&Slot>) {
-        let held = before.map(|b| b.conflicts.as_slice()).unwrap_or_default();
-        for (i, c) in slot.conflicts.iter().enumerate() {
+        // Whole chunks shared with `before` hold the same records: not looked at.
+        let from = before.map_or(0, |b| Chunked::shared_prefix(&b.conflicts, &slot.conflicts));
+        let held = before.map(|b| &b.conflicts);
+        for (i, c) in slot.conflicts.iter_from(from).enumerate().map(|(i, c)| (i + from, c)) {
             let (id, status, opened_at) = (c.id.as_str(), c.status, c.opened_at);
             // The same shared record (nothing written through it), or an equal row.
-            if held.get(i).is_some_and(|old| crate::model::Shared::same(old, c) || (old.id == id && old.status == status && old.opened_at == opened_at)) {
+            if held.and_then(|h| h.get(i)).is_some_and(|old| crate::model::Shared::same(old, c) || (old.id == id && old.status == status && old.opened_at == opened_at)) {
                 continue;
             }
             // A commit lists every conflict of its slot; most did not change.

@@ -1,7 +1,6 @@
 //! A pending change to one loaded slot. Every mutation goes through here so
 //! that what changed, and why, is recorded for the commit and the log.
 
-use std::cell::OnceCell;
 use std::rc::Rc;
 
 use foldhash::HashMap;
@@ -31,22 +30,8 @@ pub struct SlotTxn {
     calibration: Option<u64>,
     /// A registry's entities added or changed (`mark_entity`), for the commit.
     changed_entities: Vec<String>,
-    /// Claim positions by id, built on the first look-up in a large slot: a
-    /// registry holds a name claim for each side of every `same_entity`
-    /// question, and a scan per look-up made each new name cost the number
-    /// of questions several times over. A hint, checked on every hit (code
-    /// may change `slot.claims` directly); a miss scans.
-    claim_at: OnceCell<HashMap<u64, usize>>,
     /// The slot's claim count when the transaction began.
     claims_at_start: usize,
-}
-
-/// Below this many claims a scan is as fast as a look-up table.
-const INDEXED_FROM: usize = 64;
-
-fn id_hash(id: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0).hash_one(id)
 }
 
 impl SlotTxn {
@@ -54,7 +39,6 @@ impl SlotTxn {
         SlotTxn {
             expected_version: slot.version,
             changed_entities: Vec::new(),
-            claim_at: OnceCell::new(),
             claims_at_start: slot.claims.len(),
             slot,
             now,
@@ -124,9 +108,6 @@ impl SlotTxn {
 
     pub fn add_claim(&mut self, claim: Claim) {
         self.mark_claim(&claim.id);
-        if let Some(at) = self.claim_at.get_mut() {
-            at.insert(id_hash(&claim.id), self.slot.claims.len());
-        }
         self.slot.claims.push(claim.into());
     }
 
@@ -134,19 +115,9 @@ impl SlotTxn {
         self.claim_position(id).map(|i| &*self.slot.claims[i])
     }
 
-    /// Where claim `id` is in the slot: by the look-up table in a large slot.
+    /// Where claim `id` is in the slot (by the key hashes each chunk of claims keeps).
     pub fn claim_position(&self, id: &str) -> Option<usize> {
-        let claims = &self.slot.claims;
-        if claims.len() >= INDEXED_FROM {
-            // Keyed by the id's hash (no copy of every id per transaction); a hit is checked.
-            let at = self.claim_at.get_or_init(|| claims.iter().enumerate().map(|(i, c)| (id_hash(&c.id), i)).collect());
-            if let Some(&i) = at.get(&id_hash(id)) {
-                if claims.get(i).is_some_and(|c| c.id == id) {
-                    return Some(i);
-                }
-            }
-        }
-        claims.iter().position(|c| c.id == id)
+        self.slot.claim_position(id)
     }
 
     /// Changes a claim in place and marks it for the commit. Unknown ids are ignored.
@@ -314,7 +285,7 @@ impl SlotTxn {
     /// neither rule can then find a conflict, so a new name skips the pass
     /// over every open question.
     fn may_moot(&self) -> bool {
-        self.slot.claims.len() < self.claims_at_start || !self.slot.claims.iter().all(|c| c.status.is_current())
+        self.slot.claims.len() < self.claims_at_start || !self.slot.claims.all_flagged()
     }
 
     /// In a single-valued slot, the current claim when neither claim of a pair

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use std::collections::HashMap;
 
-use credence::model::{Action, Candidate, ConflictKind, ConflictStatus, Settlement};
+use credence::model::{Action, Candidate, Claim, ConflictKind, ConflictStatus, Settlement};
 use std::rc::Rc;
 
 use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
@@ -221,6 +221,34 @@ fn a_person_merges_two_entities_and_can_undo_it() {
     assert_eq!(born[0].provenance.len(), 1);
     assert_eq!(run(h.engine.recall(Some("person:robert-smith"), &RecallOptions::default())).unwrap().len(), 2);
     assert_eq!(h.all("born_on"), before_bob);
+}
+
+#[test]
+fn undoing_a_merge_gives_back_the_end_it_put_on_a_superseded_fact() {
+    // The moved fact supersedes the target's own, which the merge ends (validTo);
+    // undo puts back the end the claim had, stated or none (audit, 2026-12-03).
+    let h = harness(EngineConfig::default());
+    let history = |h: &Harness| {
+        let opts = RecallOptions { include_history: true, ..Default::default() };
+        run(h.engine.recall(Some("org:acme-bank"), &opts)).unwrap()
+    };
+    h.write(about("Acme Bank", "org", "located_in", "Boston"));
+    h.write(Candidate { valid_to: Some("2031-01-01T00:00:00Z".into()), ..about("Acme Bank", "org", "headcount", "120") });
+    h.write(about("Globex", "org", "located_in", "Paris"));
+    h.write(about("Globex", "org", "headcount", "300"));
+    let before = history(&h);
+    assert_eq!(before.len(), 2);
+    let m = run(h.engine.merge_entities("org:acme-bank", "org:globex")).unwrap();
+    let merged = history(&h);
+    let boston = merged.iter().find(|c| c.object == "Boston").unwrap_or_else(|| panic!("{merged:#?}"));
+    assert!(boston.valid_to.is_some() && !boston.status.is_current(), "the merge ended Boston: {boston:?}");
+    run(h.engine.undo_entity_merge(&m.id)).unwrap();
+    let after = history(&h);
+    let ends = |cs: &[Claim]| cs.iter().map(|c| (c.object.clone(), c.status, c.valid_to)).collect::<Vec<_>>();
+    let own: Vec<Claim> = after.into_iter().filter(|c| before.iter().any(|b| b.id == c.id)).collect();
+    assert_eq!(ends(&own), ends(&before), "statuses and ends as before the merge (the moved copies retired)");
+    let now = run(h.engine.recall(Some("org:acme-bank"), &RecallOptions::default())).unwrap();
+    assert_eq!(now.len(), 2, "both facts of the target hold again: {now:?}");
 }
 
 fn org_names(h: &Harness) -> Vec<String> {

@@ -403,7 +403,7 @@ fn live_claims(h: &Harness) -> Vec<Claim> {
             if r.subject == credence::entities::ENTITY_REGISTRY {
                 continue;
             }
-            out.extend(h.store.load_slot(&r).await.unwrap().claims.into_iter().filter(|c| c.status.is_live()).map(|c| c.into_inner()));
+            out.extend(h.store.load_slot(&r).await.unwrap().claims.iter().filter(|c| c.status.is_live()).map(|c| Claim::clone(c)));
         }
         out
     })

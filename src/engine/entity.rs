@@ -111,7 +111,7 @@ pub(crate) fn unknown(id: &str) -> Error {
 /// A name as a claim of the registry slot (subject = the entity id), so a
 /// `same_entity` conflict can name both sides like any other conflict.
 fn name_claim(txn: &mut SlotTxn, settings: &Settings, entity_id: &str, name: &str) -> Result<String> {
-    if let Some(c) = txn.slot.claims.iter().find(|c| c.subject == entity_id && c.object == name) {
+    if let Some(c) = txn.slot.claim_of(entity_id, name) {
         return Ok(c.id.clone());
     }
     let candidate = Candidate { subject: Some(entity_id.into()), predicate: NAME_PREDICATE.into(), object: name.into(), ..Default::default() };

@@ -47,6 +47,7 @@ fn revert_of(slot: &SlotRef, before: &Claim, created: bool, write_id: &str) -> C
         superseded_by: before.superseded_by.clone(),
         after: None,
         write_id: Some(write_id.to_string()),
+        valid_to: Some(before.valid_to),
     }
 }
 

@@ -180,6 +180,9 @@ fn restore(c: &mut Claim, r: &ClaimRevert) {
         c.provenance.truncate(held);
         crate::belief::set_belief(c, r.log_odds);
         c.superseded_by = r.superseded_by.clone();
+        if let Some(valid_to) = r.valid_to {
+            c.valid_to = valid_to;
+        }
     }
 }
 
@@ -225,7 +228,7 @@ fn is_reverted(r: &ClaimRevert, c: &Claim) -> bool {
     if r.created {
         c.status == Status::Retired
     } else {
-        c.status == r.status && c.observation_count() == r.provenance_len && c.superseded_by == r.superseded_by
+        c.status == r.status && c.observation_count() == r.provenance_len && c.superseded_by == r.superseded_by && r.valid_to.is_none_or(|v| c.valid_to == v)
     }
 }
 
@@ -267,16 +270,17 @@ fn clashes(merge_id: &str, slot_ref: &SlotRef, clash: &invariants::Violation) ->
 fn clash_after_undo(slot_ref: &SlotRef, slot: &Slot, log: &[crate::model::LogEntry], multi: bool, mine: &[&ClaimRevert]) -> Option<invariants::Violation> {
     let mooted = super::undo_guard::mooted_by_merge(log);
     let mut after = slot.clone();
-    for cf in after.conflicts.iter_mut().filter(|c| mooted.contains(&c.id) && c.status == ConflictStatus::Moot) {
-        cf.status = ConflictStatus::Open;
+    let reopen: Vec<usize> = (0..after.conflicts.len()).filter(|&i| mooted.contains(&after.conflicts[i].id) && after.conflicts[i].status == ConflictStatus::Moot).collect();
+    for i in reopen {
+        after.conflicts[i].status = ConflictStatus::Open;
     }
     for r in mine {
-        if let Some(c) = after.claims.iter_mut().find(|c| c.id == r.claim_id && !is_reverted(r, c)) {
+        if let Some(c) = after.claims.find_mut(|c| c.id == r.claim_id && !is_reverted(r, c)) {
             restore(c, r);
         }
     }
     for (cf, copy, back) in conflicts_going_back(&after, mine) {
-        if let Some(c) = after.conflicts.iter_mut().find(|c| c.id == cf) {
+        if let Some(c) = after.conflicts.find_mut(|c| c.id == cf) {
             c.rename_claim(&copy, &back);
         }
     }

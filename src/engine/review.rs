@@ -78,7 +78,7 @@ impl Engine {
                     report.stopped.get_or_insert_with(|| "budget".into());
                     continue;
                 }
-                let new_ids: Vec<String> = slot.claims[slot.reviewed..].iter().map(|c| c.id.clone()).collect();
+                let new_ids: Vec<String> = slot.claims.iter().skip(slot.reviewed).map(|c| c.id.clone()).collect();
                 let is_new = |c: &Claim| new_ids.contains(&c.id);
                 let claims = slot.current_claims();
                 let mut confirmed: Vec<(String, String, String)> = Vec::new();

@@ -8,7 +8,7 @@ use crate::strategy;
 use crate::error::{Error, ErrorCode, Result};
 use crate::invariants::{self, SlotFacts};
 use crate::model::{
-    Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Settlement, Shared, SlotRef, Status,
+    Chunked, Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Settlement, SlotRef, Status,
     StatusChange,
 };
 use crate::txn::SlotTxn;
@@ -35,7 +35,7 @@ fn set_status(txn: &mut SlotTxn, id: &str, to: Status) {
 }
 
 /// Every claim whose status or belief differs between `before` and now.
-pub(super) fn diff(before: &[Shared<Claim>], txn: &SlotTxn) -> Vec<StatusChange> {
+pub(super) fn diff(before: &Chunked<Claim>, txn: &SlotTxn) -> Vec<StatusChange> {
     before
         .iter()
         .filter_map(|old| {

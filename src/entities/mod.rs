@@ -430,6 +430,17 @@ pub struct ClaimRevert {
     /// happened if and only if the target slot holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_id: Option<String>,
+    /// The claim's `validTo` before the merge (a claim the move superseded
+    /// was ended by it): `null` when it had none; absent in records written
+    /// before this was kept (undo then leaves `validTo` as it finds it).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "string | null"))]
+    pub valid_to: Option<Option<crate::time::Timestamp>>,
+}
+
+/// A field that may be `null`: present (even as `null`) is `Some`, absent is `None` (`#[serde(default)]`).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::result::Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
 }
 
 // proptest is a native dev-dependency.

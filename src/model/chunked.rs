@@ -10,6 +10,7 @@
 //! last is full, so item `i` is at `chunks[i / CHUNK][i % CHUNK]`.
 //! Serialized exactly as the plain list of `T`.
 
+use std::cell::OnceCell;
 use std::fmt;
 use std::ops::{Index, IndexMut};
 use std::rc::Rc;
@@ -23,8 +24,64 @@ use super::Shared;
 const CHUNK: usize = 64;
 
 pub struct Chunked<T> {
-    chunks: Vec<Rc<Vec<Shared<T>>>>,
+    chunks: Vec<Rc<Chunk<T>>>,
     len: usize,
+}
+
+/// Two hashes by which an item is looked up (`Chunked::rposition_keyed`):
+/// a claim by its id and by its (subject, object).
+/// Also one flag, kept per chunk for `all_flagged` (a claim: current).
+pub trait Keyed {
+    fn key_hashes(&self) -> [u64; 2];
+    fn flag(&self) -> bool;
+}
+
+/// The hash `Keyed` items are looked up by (fixed seed: the same in every version of a list).
+pub fn key_hash(key: impl std::hash::Hash) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(key)
+}
+
+/// Up to `CHUNK` items and, once a keyed look-up asked, their key hashes
+/// side by side: a look-up reads 16 bytes an item instead of following two
+/// pointers to compare text (a registry slot holds tens of thousands of
+/// name claims). Any change through `items_mut` drops the hashes.
+pub struct Chunk<T> {
+    items: Vec<Shared<T>>,
+    hashes: OnceCell<Hashed>,
+}
+
+/// A chunk's key hashes, and whether every item's flag is set.
+#[derive(Clone)]
+struct Hashed {
+    keys: Box<[[u64; 2]]>,
+    all_flagged: bool,
+}
+
+impl<T> Chunk<T> {
+    fn of(item: Shared<T>) -> Self {
+        let mut items = Vec::with_capacity(CHUNK);
+        items.push(item);
+        Chunk { items, hashes: OnceCell::new() }
+    }
+
+    fn items_mut(&mut self) -> &mut Vec<Shared<T>> {
+        self.hashes.take();
+        &mut self.items
+    }
+}
+
+impl<T: Clone> Clone for Chunk<T> {
+    fn clone(&self) -> Self {
+        Chunk { items: self.items.clone(), hashes: self.hashes.clone() }
+    }
+}
+
+impl<T> std::ops::Deref for Chunk<T> {
+    type Target = Vec<Shared<T>>;
+    fn deref(&self) -> &Vec<Shared<T>> {
+        &self.items
+    }
 }
 
 impl<T> Chunked<T> {
@@ -45,7 +102,16 @@ impl<T> Chunked<T> {
     }
 
     pub fn iter(&self) -> Iter<'_, T> {
-        Iter { chunks: self.chunks.iter(), items: [].iter() }
+        self.iter_from(0)
+    }
+
+    /// The items from position `from` on, without walking the ones before it.
+    pub fn iter_from(&self, from: usize) -> Iter<'_, T> {
+        Iter { chunks: &self.chunks, front: from.min(self.len), back: self.len }
+    }
+
+    pub fn last(&self) -> Option<&Shared<T>> {
+        self.chunks.last().and_then(|chunk| chunk.last())
     }
 
     /// How many leading items `a` and `b` share by whole chunks (the same
@@ -66,8 +132,8 @@ impl<T> Chunked<T> {
 impl<T: Clone> Chunked<T> {
     pub fn push(&mut self, item: Shared<T>) {
         match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => Rc::make_mut(last).push(item),
-            _ => self.chunks.push(Rc::new(vec![item])),
+            Some(last) if last.len() < CHUNK => Rc::make_mut(last).items_mut().push(item),
+            _ => self.chunks.push(Rc::new(Chunk::of(item))),
         }
         self.len += 1;
     }
@@ -77,7 +143,54 @@ impl<T: Clone> Chunked<T> {
         if i >= self.len {
             return None;
         }
-        Some(&mut Rc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK])
+        Some(&mut Rc::make_mut(&mut self.chunks[i / CHUNK]).items_mut()[i % CHUNK])
+    }
+
+    /// The first item `pred` holds for, to change: only its chunk is copied.
+    pub fn find_mut(&mut self, pred: impl Fn(&T) -> bool) -> Option<&mut Shared<T>> {
+        let i = self.iter().position(|item| pred(item))?;
+        self.get_mut(i)
+    }
+
+    /// The last item `pred` holds for, to change: only its chunk is copied.
+    pub fn rfind_mut(&mut self, pred: impl Fn(&T) -> bool) -> Option<&mut Shared<T>> {
+        let from_end = self.iter().rev().position(|item| pred(item))?;
+        let i = self.len - 1 - from_end;
+        self.get_mut(i)
+    }
+}
+
+impl<T: Keyed> Chunked<T> {
+    /// The position of the first item whose key hash `which` is `hash` and
+    /// that `matches` (hashes can collide).
+    pub fn position_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
+        self.chunks.iter().enumerate().find_map(|(c, chunk)| {
+            let hashes = chunk.hashed();
+            (0..hashes.len()).find(|&j| hashes[j][which] == hash && matches(&chunk.items[j])).map(|j| c * CHUNK + j)
+        })
+    }
+
+    /// Every item's flag is set: read per chunk (kept with its hashes).
+    pub fn all_flagged(&self) -> bool {
+        self.chunks.iter().all(|chunk| chunk.summary().all_flagged)
+    }
+
+    /// `position_keyed` from the end: a write most often looks up what was added last.
+    pub fn rposition_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
+        self.chunks.iter().enumerate().rev().find_map(|(c, chunk)| {
+            let hashes = chunk.hashed();
+            (0..hashes.len()).rev().find(|&j| hashes[j][which] == hash && matches(&chunk.items[j])).map(|j| c * CHUNK + j)
+        })
+    }
+}
+
+impl<T: Keyed> Chunk<T> {
+    fn hashed(&self) -> &[[u64; 2]] {
+        &self.summary().keys
+    }
+
+    fn summary(&self) -> &Hashed {
+        self.hashes.get_or_init(|| Hashed { keys: self.items.iter().map(|item| item.key_hashes()).collect(), all_flagged: self.items.iter().all(|item| item.flag()) })
     }
 }
 
@@ -105,7 +218,7 @@ impl<T> Index<usize> for Chunked<T> {
 impl<T: Clone> IndexMut<usize> for Chunked<T> {
     fn index_mut(&mut self, i: usize) -> &mut Shared<T> {
         assert!(i < self.len, "index {i} out of {} items", self.len);
-        &mut Rc::make_mut(&mut self.chunks[i / CHUNK])[i % CHUNK]
+        &mut Rc::make_mut(&mut self.chunks[i / CHUNK]).items_mut()[i % CHUNK]
     }
 }
 
@@ -121,23 +234,44 @@ impl<T: fmt::Debug> fmt::Debug for Chunked<T> {
     }
 }
 
-/// The items in order, chunk after chunk.
+/// The items in order, chunk after chunk (from either end).
+/// By position (every chunk but the last is full): a small iterator, as it
+/// is instantiated at every place a slot's claims are read.
 pub struct Iter<'a, T> {
-    chunks: std::slice::Iter<'a, Rc<Vec<Shared<T>>>>,
-    items: std::slice::Iter<'a, Shared<T>>,
+    chunks: &'a [Rc<Chunk<T>>],
+    front: usize,
+    back: usize,
+}
+
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter { chunks: self.chunks, front: self.front, back: self.back }
+    }
 }
 
 impl<'a, T> Iterator for Iter<'a, T> {
     type Item = &'a Shared<T>;
     fn next(&mut self) -> Option<&'a Shared<T>> {
-        loop {
-            if let Some(item) = self.items.next() {
-                return Some(item);
-            }
-            self.items = self.chunks.next()?.iter();
-        }
+        (self.front < self.back).then(|| {
+            self.front += 1;
+            &self.chunks[(self.front - 1) / CHUNK].items[(self.front - 1) % CHUNK]
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.back - self.front, Some(self.back - self.front))
     }
 }
+
+impl<T> DoubleEndedIterator for Iter<'_, T> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        (self.front < self.back).then(|| {
+            self.back -= 1;
+            &self.chunks[self.back / CHUNK].items[self.back % CHUNK]
+        })
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
 
 impl<'a, T> IntoIterator for &'a Chunked<T> {
     type Item = &'a Shared<T>;
@@ -213,6 +347,38 @@ mod tests {
         let c = b.clone();
         assert!(Chunked::same(&b, &c) && b == c);
         assert_eq!(a.get(201), None);
+    }
+
+    #[derive(Clone, PartialEq, Debug)]
+    struct Named(String, bool);
+
+    impl Keyed for Named {
+        fn key_hashes(&self) -> [u64; 2] {
+            [key_hash(self.0.as_str()), key_hash(self.0.len())]
+        }
+        fn flag(&self) -> bool {
+            self.1
+        }
+    }
+
+    fn by_name(list: &Chunked<Named>, name: &str) -> Option<usize> {
+        list.rposition_keyed(0, key_hash(name), |n| n.0 == name)
+    }
+
+    #[test]
+    fn keyed_look_ups_follow_every_change() {
+        let mut a: Chunked<Named> = (0..150).map(|i| Shared::new(Named(format!("n{i}"), true))).collect();
+        assert_eq!((by_name(&a, "n0"), by_name(&a, "n149"), by_name(&a, "n150")), (Some(0), Some(149), None));
+        assert!(a.all_flagged());
+        let b = a.clone();
+        a.push(Shared::new(Named("n150".into(), true)));
+        a[70] = Shared::new(Named("renamed".into(), false));
+        assert_eq!((by_name(&a, "n150"), by_name(&a, "renamed"), by_name(&a, "n70")), (Some(150), Some(70), None));
+        assert_eq!((by_name(&b, "n150"), by_name(&b, "renamed"), by_name(&b, "n70")), (None, None, Some(70)), "the copy keeps its own answers");
+        assert!(!a.all_flagged() && b.all_flagged());
+        a.push(Shared::new(Named("n0".into(), true)));
+        assert_eq!((a.position_keyed(0, key_hash("n0"), |n| n.0 == "n0"), by_name(&a, "n0")), (Some(0), Some(151)), "first and last of a repeated key");
+        assert_eq!(a.position_keyed(1, key_hash(2usize), |n| n.0.len() == 2), Some(0), "the second key");
     }
 
     #[test]

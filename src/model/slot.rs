@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
-use super::{Action, Chunked, Claim, ConflictRecord, LogEntry, Shared};
+use super::chunked::{key_hash, Keyed};
+use super::{Action, Chunked, Claim, ConflictRecord, LogEntry};
 use crate::time::Timestamp;
 
 /// Names one (subject, predicate) slot. `key` is what stores index by.
@@ -44,11 +45,11 @@ pub struct Slot {
     // only the claims it changes); serialized as plain claims.
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Claim[]"))]
-    pub claims: Vec<Shared<Claim>>,
+    pub claims: Chunked<Claim>,
     // Shared with the slot's other versions until changed, like `claims`.
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "ConflictRecord[]"))]
-    pub conflicts: Vec<Shared<ConflictRecord>>,
+    pub conflicts: Chunked<ConflictRecord>,
     #[serde(default)]
     pub writes: Vec<WriteRecord>,
     /// How many claims (oldest first) the review pass has looked at.
@@ -83,19 +84,32 @@ impl Slot {
     /// From the end: what a write or a registry's new question looks up was
     /// most often added last (ids are unique, so the order changes no answer).
     pub fn claim(&self, id: &str) -> Option<&Claim> {
-        self.claims.iter().rev().find(|c| c.id == id).map(|c| &**c)
+        self.claim_position(id).map(|i| &*self.claims[i])
+    }
+    pub fn claim_position(&self, id: &str) -> Option<usize> {
+        self.claims.rposition_keyed(0, key_hash(id), |c| c.id == id)
+    }
+    /// The claim saying `object` of `subject` (a registry's name claims).
+    pub fn claim_of(&self, subject: &str, object: &str) -> Option<&Claim> {
+        let i = self.claims.position_keyed(1, key_hash((subject, object)), |c| c.subject == subject && c.object == object)?;
+        Some(&self.claims[i])
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
-        self.claims.iter_mut().rev().find(|c| c.id == id).map(|c| &mut **c)
+        let i = self.claim_position(id)?;
+        self.claims.get_mut(i).map(|c| &mut **c)
     }
     pub fn tombstone(&self, claim_id: &str) -> Option<&super::Tombstone> {
         self.erasures.iter().find(|t| t.claim_id == claim_id)
     }
     pub fn conflict(&self, id: &str) -> Option<&ConflictRecord> {
-        self.conflicts.iter().rev().find(|c| c.id == id).map(|c| &**c)
+        self.conflict_position(id).map(|i| &*self.conflicts[i])
+    }
+    pub fn conflict_position(&self, id: &str) -> Option<usize> {
+        self.conflicts.rposition_keyed(0, key_hash(id), |c| c.id == id)
     }
     pub fn conflict_mut(&mut self, id: &str) -> Option<&mut ConflictRecord> {
-        self.conflicts.iter_mut().rev().find(|c| c.id == id).map(|c| &mut **c)
+        let i = self.conflict_position(id)?;
+        self.conflicts.get_mut(i).map(|c| &mut **c)
     }
 
     /// `[from, to)` of a claim's validity; an open end is the end of time. A
@@ -140,4 +154,22 @@ pub struct SlotCommit {
     /// `SlotIndex::of(&commit.slot)` (the JS bridge does, for `ClaimStore`s).
     #[serde(default)]
     pub index: super::SlotIndex,
+}
+
+impl Keyed for Claim {
+    fn key_hashes(&self) -> [u64; 2] {
+        [key_hash(self.id.as_str()), key_hash((self.subject.as_str(), self.object.as_str()))]
+    }
+    fn flag(&self) -> bool {
+        self.status.is_current()
+    }
+}
+
+impl Keyed for ConflictRecord {
+    fn key_hashes(&self) -> [u64; 2] {
+        [key_hash(self.id.as_str()), 0]
+    }
+    fn flag(&self) -> bool {
+        self.status == super::ConflictStatus::Open
+    }
 }

@@ -7,7 +7,7 @@ use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
 use super::{held, refines, same_value};
 use crate::invariants::overlap;
-use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
+use crate::model::{Action, Chunked, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
@@ -108,7 +108,7 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
 }
 
 /// Belief at `at` (default: now, or a scheduled change's start) of the claims `wanted` picks.
-pub fn beliefs_at(claims: &[Shared<Claim>], ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
+pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
     let refs: Vec<&Claim> = claims.iter().map(|c| &**c).collect();
     let at = at.unwrap_or_else(|| weigh_time(&refs, now));
     let (params, half_life, tv) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);

@@ -17,7 +17,7 @@ use super::convert::{from_js, to_js};
 use super::errors::js_failure;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
-use crate::model::{Claim, ConflictQuery, ConflictRecord, DirtyQuery, IndexedConflict, LogEntry, Shared, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::model::{Chunked, Claim, ConflictQuery, ConflictRecord, DirtyQuery, IndexedConflict, LogEntry, Shared, Slot, SlotCommit, SlotIndex, SlotRef};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -107,9 +107,12 @@ struct PositionedRef<'a, T> {
 /// The items of `now` not shared with `before` (copy on write: an item a
 /// commit did not touch is the snapshot's own), every item when there is no
 /// `before` to compare with.
-fn changed_items<'a, T>(now: &'a [Shared<T>], before: Option<&[Shared<T>]>) -> Vec<PositionedRef<'a, T>> {
-    now.iter()
+fn changed_items<'a, T>(now: &'a Chunked<T>, before: Option<&Chunked<T>>) -> Vec<PositionedRef<'a, T>> {
+    // Whole chunks shared with `before` hold the same items: not looked at.
+    let from = before.map_or(0, |b| Chunked::shared_prefix(b, now));
+    now.iter_from(from)
         .enumerate()
+        .map(|(i, item)| (i + from, item))
         .filter(|(i, item)| before.and_then(|b| b.get(*i)).is_none_or(|was| !Shared::same(was, item)))
         .map(|(at, item)| PositionedRef { at, item: &**item })
         .collect()
@@ -117,8 +120,9 @@ fn changed_items<'a, T>(now: &'a [Shared<T>], before: Option<&[Shared<T>]>) -> V
 
 /// `snapshot`'s items with `changed` applied by position; None when a
 /// position is past the end or the count does not match.
-fn apply_items<T: Clone>(snapshot: &[Shared<T>], changed: Vec<PositionedItem<T>>, count: usize) -> Option<Vec<Shared<T>>> {
-    let mut items: Vec<Shared<T>> = snapshot.iter().take(count).cloned().collect();
+/// The snapshot's unchanged chunks are shared, not copied.
+fn apply_items<T: Clone>(snapshot: &Chunked<T>, changed: Vec<PositionedItem<T>>, count: usize) -> Option<Chunked<T>> {
+    let mut items = if count < snapshot.len() { snapshot.iter().take(count).cloned().collect() } else { snapshot.clone() };
     let mut changed = changed;
     changed.sort_by_key(|p| p.at);
     for p in changed {
@@ -196,8 +200,8 @@ impl JsStore {
         let mut trimmed = commit.clone();
         trimmed.slot.entities = Default::default();
         if self.registry_rows {
-            trimmed.slot.claims = Vec::new();
-            trimmed.slot.conflicts = Vec::new();
+            trimmed.slot.claims = Chunked::new();
+            trimmed.slot.conflicts = Chunked::new();
         }
         let value = commit_arg(&trimmed)?;
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
@@ -207,8 +211,8 @@ impl JsStore {
             // Compared with the snapshot this commit began from (the same version), by pointer.
             let held = self.snapshots.borrow().get(&commit.slot_ref.key).map(|(_, s)| s.clone());
             let base = held.filter(|s| s.version == commit.expected_version);
-            let claims = changed_items(&commit.slot.claims, base.as_ref().map(|s| &s.claims[..]));
-            let conflicts = changed_items(&commit.slot.conflicts, base.as_ref().map(|s| &s.conflicts[..]));
+            let claims = changed_items(&commit.slot.claims, base.as_ref().map(|s| &s.claims));
+            let conflicts = changed_items(&commit.slot.conflicts, base.as_ref().map(|s| &s.conflicts));
             let _ = Reflect::set(&value, &"claims".into(), &arg(&claims)?);
             let _ = Reflect::set(&value, &"claimCount".into(), &(commit.slot.claims.len() as f64).into());
             let _ = Reflect::set(&value, &"conflicts".into(), &arg(&conflicts)?);
