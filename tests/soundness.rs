@@ -296,3 +296,28 @@ fn history_with_a_stated_end_past_the_next_claim_ends_where_that_claim_begins() 
     h.write(again);
     no_violations(&h);
 }
+
+#[test]
+fn a_subject_or_predicate_holding_the_slot_key_separator_is_refused_before_anything_is_written() {
+    // "alice\u{1f}salary" · amount and alice · "salary\u{1f}amount" had one
+    // slot key: the second write superseded the other subject's fact (audit, 2026-12-03).
+    let h = harness(EngineConfig::default());
+    h.write(Candidate { subject: Some("alice".into()), ..cand("salary_amount", "100") });
+    let before = versions(&h);
+    for (c, field) in [
+        (Candidate { subject: Some("alice\u{1f}salary".into()), ..cand("amount", "1") }, "subject"),
+        (Candidate { subject: Some("alice".into()), ..cand("salary\u{1f}amount", "2") }, "predicate"),
+        (Candidate { subject: Some("\u{1f}entities".into()), ..cand("org", "garbage") }, "subject"),
+        (Candidate { subject: Some("Acme".into()), subject_type: Some("org\u{1f}x".into()), ..cand("located_in", "Oslo") }, "subjectType"),
+    ] {
+        let err = h.write_with(c, WriteOptions::default()).unwrap_err();
+        assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidInput, Some(field)), "{}", err.message);
+    }
+    assert_eq!(versions(&h), before, "nothing written");
+    for (subject, predicate, field) in [(Some(""), None, "subject"), (Some("  "), None, "subject"), (Some("\u{1f}entities"), None, "subject"), (Some("alice"), Some("salary\u{1f}amount"), "options.predicate")] {
+        let opts = credence::RecallOptions { predicate: predicate.map(str::to_string), ..Default::default() };
+        let err = run(h.engine.recall(subject, &opts)).unwrap_err();
+        assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidInput, Some(field)), "{}", err.message);
+    }
+    no_violations(&h);
+}

@@ -55,6 +55,19 @@ describe(`credence remember / recall / why (${STORE_KIND} store)`, () => {
     expect(why.json.find((c) => c.object === 'shellfish').provenance[0]).toMatchObject({ sourceId: 'doctor', sourceTrust: 0.95 });
   });
 
+  it.skipIf(STORE_KIND !== 'okf')('keeps the tenants of one bundle apart by CREDENCE_SCOPE', async () => {
+    const as = (scope) => ({ extraEnv: scope ? { CREDENCE_SCOPE: scope } : {} });
+    expect((await runJson(['remember', 'Oslo', '-p', 'located_in'], as('tenant-a'))).code).toBe(0);
+    expect((await runJson(['remember', 'Lima', '-p', 'located_in'], as('tenant-b'))).code).toBe(0);
+    expect((await runJson(['recall'], as('tenant-a'))).json.map((c) => c.object)).toEqual(['Oslo']);
+    expect((await runJson(['recall'], as('tenant-b'))).json.map((c) => c.object)).toEqual(['Lima']);
+    expect((await runJson(['recall'], as())).json).toEqual([]);
+    expect(existsSync(join(box.env.CREDENCE_BUNDLE_DIR, 'scopes', 'tenant-a'))).toBe(true);
+    const bad = await run(['recall'], as('../escape'));
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toContain('scope');
+  });
+
   it('makes a write idempotent with --id', async () => {
     const a = await runJson(['remember', 'tea', '-p', 'likes', '--id', 'turn-7']);
     const b = await runJson(['remember', 'tea', '-p', 'likes', '--id', 'turn-7']);

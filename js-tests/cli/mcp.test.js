@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, STORE_KIND, credenceJson, sandbox } from './support/cli.js';
+import { BIN, STORE_KIND, credence, credenceJson, sandbox } from './support/cli.js';
 
 async function connect(env) {
   const transport = new StdioClientTransport({ command: BIN, args: ['mcp'], env, stderr: 'pipe' });
@@ -188,17 +188,20 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
       expect(r.data.error, `${tool} ${JSON.stringify(args)}`).toMatchObject({ code, field });
       expect(r.text.startsWith(code)).toBe(true);
     }
-    // Type errors are caught by the input schema: still a tool error, not a crash.
-    for (const args of [{ object: 'x' }, { object: 'x', predicate: 'likes', confidence: 'high' }, { object: 3, predicate: 'likes' }]) {
+    // What the input schema refuses (a missing or mistyped argument) is the same
+    // tool error: INVALID_INPUT naming the field, in the text and structuredContent.
+    for (const [args, field] of [[{ object: 'x' }, 'predicate'], [{ object: 'x', predicate: 'likes', confidence: 'high' }, 'confidence'], [{ object: 3, predicate: 'likes' }, 'object']]) {
       const r = await call(server.client, 'remember', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
-      expect(r.text).toMatch(/validation/i);
+      expect(r.data.error, JSON.stringify(args)).toMatchObject({ code: 'INVALID_INPUT', field });
+      expect(r.text.startsWith(`INVALID_INPUT (${field}): `), r.text).toBe(true);
     }
     // So are unknown arguments, named, and nothing is written.
     for (const [tool, args, key] of [['remember', { object: 'x', predicate: 'likes', valid_from: '2026-01-01' }, 'valid_from'], ['recall', { asOf: '2026-01-01' }, 'asOf'], ['settle', { conflictId: 'cf_x', settlement: 'keep_newer', reason: 'r' }, 'reason']]) {
       const r = await call(server.client, tool, args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
-      expect(r.text).toMatch(new RegExp(`Unrecognized key.*${key}`));
+      expect(r.data.error, JSON.stringify(args)).toMatchObject({ code: 'INVALID_INPUT', field: key });
+      expect(r.text).toContain(`unknown key "${key}"`);
     }
     expect((await call(server.client, 'recall', {})).data.claims).toEqual([]);
     expect((await server.client.listTools()).tools).toHaveLength(7);
@@ -253,6 +256,16 @@ describe(`two MCP servers on one store (${STORE_KIND} store)`, () => {
       expect(versions).toEqual(Array.from({ length: 2 * N }, (_, i) => i + 1));
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+describe('CREDENCE_MCP_PEOPLE_TOOLS', () => {
+  it('refuses a value it does not know instead of offering the people tools', async () => {
+    for (const value of ['disabled', 'none', 'n']) {
+      const r = await credence(['mcp'], { env: { ...box.env, CREDENCE_MCP_PEOPLE_TOOLS: value }, input: '' });
+      expect(r.code, value).toBe(2);
+      expect(r.stderr, value).toContain('CREDENCE_MCP_PEOPLE_TOOLS must be "off" or "on"');
     }
   });
 });

@@ -120,6 +120,40 @@ describe('strict input (SPEC §11)', () => {
     expect(literal.claim.object).toBe('C:\\u0000dir');
   });
 
+  it('refuses text that would name another slot or tenant, or that a store would alter, from callers and hooks alike', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ subject: 'alice', predicate: 'salary_amount', object: '100' });
+    // U+001F joins subject and predicate in a slot key (and opens the reserved subjects).
+    for (const [candidate, field] of [
+      [{ subject: 'alice\u001fsalary', predicate: 'amount', object: '1' }, 'subject'],
+      [{ subject: 'alice', predicate: 'salary\u001famount', object: '2' }, 'predicate'],
+      [{ subject: '\u001fentities', predicate: 'org', object: 'garbage' }, 'subject'],
+    ]) {
+      expect((await refused(memory.remember(candidate), 'INVALID_INPUT')).field).toBe(field);
+    }
+    expect((await memory.recall('alice')).map((c) => c.object)).toEqual(['100']);
+    // A string argument with a lone surrogate would cross as U+FFFD: refused, like JSON-borne text.
+    for (const [call, field] of [[() => memory.recall('a\ud800'), 'subject'], [() => memory.recall(''), 'subject'], [() => memory.why('cl_\udc00'), 'claimId']]) {
+      expect((await refused(call(), 'INVALID_INPUT')).field).toBe(field);
+    }
+    // A merge hook's text is checked as a caller's would be: nothing is written.
+    for (const content of ['step\u0000c', 'a\ud800b', { content: 'x\u0000' }]) {
+      const hooked = new Memory({ now: clock(), merge: async () => content });
+      await hooked.remember({ predicate: 'notes', object: 'one' }, { strategy: 'llm_merge' });
+      // Belief decays with the clock; what is stored is what must not change.
+      const stored = async () => (await hooked.recall('user', { includeHistory: true })).map((c) => [c.id, c.object, c.status, c.provenance.length]);
+      const before = await stored();
+      const e = await refused(hooked.remember({ predicate: 'notes', object: 'two' }, { strategy: 'llm_merge' }), 'HOOK_FAILED');
+      expect(e.message).toMatch(/NUL character|lone surrogate/);
+      expect(await stored()).toEqual(before);
+    }
+    // PostgreSQL text cannot tell these scopes apart: refused when the store is made.
+    const pool = { query: async () => ({ rows: [] }) };
+    for (const scope of ['tenant\ud800', 'tenant\udbff', 'ten\u0000ant']) {
+      expect(() => new PostgresStore(pool, { scope })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'scope' }));
+    }
+  });
+
   it('refuses an array where an object belongs (serde would read it by position), naming the place', async () => {
     const memory = new Memory({ now: clock() });
     const cases = [

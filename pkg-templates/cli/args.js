@@ -138,13 +138,15 @@ export const COMMANDS = {
 const ENV_HELP = `Environment:
   CREDENCE_BUNDLE_DIR    markdown bundle directory (default ~/.credence/bundle)
   DATABASE_URL           PostgreSQL instead of a bundle (needs \`npm install pg\`);
-                         CREDENCE_SCOPE picks the tenant (default "default")
+                         CREDENCE_SCOPE picks the tenant (default "default"; with
+                         a bundle, its scopes/<scope>/ part)
   CREDENCE_STORE_MODULE  a module whose default export (env) => ClaimStore
   CREDENCE_MERGE_POLICY  engine-wide strategy
   CREDENCE_MAX_ENTRIES   active entries kept by append (0 = no cap)
   CREDENCE_RETRIES       retries after a lost race (default 3)
   CREDENCE_RECALL_MERGE  "llm": recall consolidates merge_on_read slots
   CREDENCE_MCP_PEOPLE_TOOLS  "off": credence mcp withholds settle, undo and retract
+                         ("on", the default, offers them; other values are refused)
   CREDENCE_LLM_URL       OpenAI-compatible endpoint for the merge hook and the judge
                          (CREDENCE_LLM_MODEL, CREDENCE_LLM_API_KEY or OPENAI_API_KEY)`;
 

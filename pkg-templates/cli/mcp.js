@@ -11,7 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { CredenceError } from '../index.node.js';
-import { errorJson } from './exit.js';
+import { UsageError, errorJson } from './exit.js';
 import { openMemory } from './memory.js';
 
 const STRATEGIES = 'reconcile, append, replace, confidence_gated, llm_merge, merge_on_read, reject, ask_user';
@@ -34,19 +34,57 @@ const PERSON_ONLY =
   'This is a person\'s decision, not yours: call it only when the user explicitly told you to, in this conversation, ' +
   'for this item; never to resolve a conflict or withdraw a fact on your own judgment.';
 
-/** `CREDENCE_MCP_PEOPLE_TOOLS=off` (or false, 0, no) withholds settle, undo and retract. */
+/**
+ * `CREDENCE_MCP_PEOPLE_TOOLS=off` (or false, 0, no) withholds settle, undo and
+ * retract; on, true, 1, yes or unset offers them. Anything else is refused: a
+ * misspelled "off" must not hand an agent the people tools (SPEC §11).
+ */
 export function peopleToolsEnabled(env) {
-  const v = String(env.CREDENCE_MCP_PEOPLE_TOOLS ?? '').trim().toLowerCase();
-  return !['off', 'false', '0', 'no'].includes(v);
+  const given = env.CREDENCE_MCP_PEOPLE_TOOLS;
+  const v = String(given ?? '').trim().toLowerCase();
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  if (['', 'on', 'true', '1', 'yes'].includes(v)) return true;
+  throw new UsageError(`CREDENCE_MCP_PEOPLE_TOOLS must be "off" or "on", got ${JSON.stringify(given)}`);
+}
+
+const INVALID = Symbol('credence.invalidArguments');
+
+/** The first problem zod found with a tool's arguments, as a CredenceError naming the field. */
+function invalidArguments(schema, args) {
+  const issue = schema.safeParse(args ?? {}).error?.issues?.[0];
+  if (!issue) return new CredenceError('arguments: refused by the tool\'s schema', { code: 'INVALID_INPUT' });
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys ?? [] : [];
+  const field = [...issue.path, ...keys.slice(0, 1)].join('.') || 'arguments';
+  const message = keys.length ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
+  return new CredenceError(`${field}: ${message}`, { code: 'INVALID_INPUT', field });
+}
+
+/**
+ * The SDK answers arguments its schema refuses with a protocol message
+ * ("MCP error -32602: Input validation error…") and no code. Here they reach
+ * the tool, which answers `INVALID_INPUT` naming the field, like every other
+ * refusal. Only this one SDK method is overridden; should a later SDK stop
+ * calling it, its own message comes back instead.
+ */
+class CredenceMcpServer extends McpServer {
+  async validateToolInput(tool, args, toolName) {
+    try {
+      return await super.validateToolInput(tool, args, toolName);
+    } catch (err) {
+      if (!tool.inputSchema?.safeParse) throw err;
+      return { [INVALID]: invalidArguments(tool.inputSchema, args) };
+    }
+  }
 }
 
 /** The server with its tools, on an open Memory; `peopleTools: false` leaves out settle, undo and retract. */
 export function createMcpServer({ memory, consolidate = false, version = '0.0.0', peopleTools = true }) {
-  const server = new McpServer({ name: 'credence', version });
+  const server = new CredenceMcpServer({ name: 'credence', version });
   // Strict: an unknown argument (`valid_from`, `asOf`) is a tool error naming it, as the listed
   // schema (additionalProperties: false) says, not dropped in silence (SPEC §11).
   const tool = (name, config, run) =>
     server.registerTool(name, { ...config, inputSchema: config.inputSchema && z.object(config.inputSchema).strict() }, async (args) => {
+      if (args?.[INVALID]) return fail(args[INVALID]);
       try {
         return ok(await run(args ?? {}));
       } catch (err) {

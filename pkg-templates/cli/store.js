@@ -4,7 +4,8 @@
 //                          (or a Promise of one): bring your own store
 //   CREDENCE_BUNDLE_DIR    an OkfStore markdown bundle in that directory
 //   DATABASE_URL           a PostgresStore on a `pg.Pool` (install `pg` yourself),
-//                          scoped by CREDENCE_SCOPE (default "default")
+//                          scoped by CREDENCE_SCOPE (default "default");
+//                          with a bundle, CREDENCE_SCOPE names its scopes/<scope>/
 //   (none of these)        an OkfStore bundle under ~/.credence/bundle
 //
 // An explicit bundle directory wins over DATABASE_URL, which is often set for
@@ -27,9 +28,9 @@ export function defaultBundleDir() {
  */
 export async function openStore(env = process.env) {
   if (env.CREDENCE_STORE_MODULE) return openModule(env.CREDENCE_STORE_MODULE, env);
-  if (env.CREDENCE_BUNDLE_DIR) return openBundle(env.CREDENCE_BUNDLE_DIR);
+  if (env.CREDENCE_BUNDLE_DIR) return openBundle(env.CREDENCE_BUNDLE_DIR, env.CREDENCE_SCOPE);
   if (env.DATABASE_URL) return openPostgres(env.DATABASE_URL, env.CREDENCE_SCOPE || 'default');
-  return openBundle(defaultBundleDir());
+  return openBundle(defaultBundleDir(), env.CREDENCE_SCOPE);
 }
 
 async function openModule(spec, env) {
@@ -47,12 +48,13 @@ async function openModule(spec, env) {
   return { store, label: `module ${path}`, close: async () => store.close?.() };
 }
 
-async function openBundle(dir) {
+/** A bundle, or with CREDENCE_SCOPE one tenant's part of it (`<dir>/scopes/<scope>/`). */
+async function openBundle(dir, scope) {
   const path = resolve(dir);
   try {
     mkdirSync(path, { recursive: true });
-    const store = new OkfStore(path);
-    return { store, label: `bundle ${path}`, close: async () => store.close?.() };
+    const store = scope ? new OkfStore(path, { scope }) : new OkfStore(path);
+    return { store, label: scope ? `bundle ${path}, scope ${scope}` : `bundle ${path}`, close: async () => store.close?.() };
   } catch (err) {
     throw new SetupError(`cannot open the bundle at ${path}: ${err.message}`, { cause: err });
   }

@@ -23,9 +23,27 @@ fn unit_interval(value: Option<f64>, field: &str) -> Result<Option<f64>> {
     }
 }
 
+/// U+001F separates subject and predicate in a slot's key (and opens the
+/// reserved subjects): text holding it could name another slot.
+pub fn no_key_separator(value: &str, field: &str) -> Result<()> {
+    if value.contains(KEY_SEPARATOR) {
+        return Err(Error::invalid(field, "must not contain U+001F (the unit separator), which credence keeps for its slot keys"));
+    }
+    Ok(())
+}
+
+const KEY_SEPARATOR: char = '\u{1f}';
+
 pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: String) -> Result<Prepared> {
     if c.predicate.trim().is_empty() {
         return Err(Error::invalid("predicate", "is required and must not be empty"));
+    }
+    no_key_separator(&c.predicate, "predicate")?;
+    if let Some(s) = &c.subject {
+        no_key_separator(s, "subject")?;
+    }
+    if let Some(t) = &c.subject_type {
+        no_key_separator(t, "subjectType")?;
     }
     if c.object.trim().is_empty() {
         return Err(Error::invalid("object", "is required and must not be empty"));

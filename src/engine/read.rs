@@ -162,7 +162,16 @@ fn one_value_at_a_time(claims: Vec<Claim>, slot: &Slot, at: Timestamp) -> Vec<Cl
 
 impl Engine {
     pub async fn recall(&self, subject: Option<&str>, options: &RecallOptions) -> Result<Vec<Claim>> {
-        let mut subject = subject.map(str::trim).filter(|s| !s.is_empty()).unwrap_or(&self.settings.default_subject).to_string();
+        if let Some(s) = subject {
+            if s.trim().is_empty() {
+                return Err(Error::invalid("subject", "must not be empty when given"));
+            }
+            super::prepare::no_key_separator(s, "subject")?;
+        }
+        if let Some(p) = &options.predicate {
+            super::prepare::no_key_separator(p, "options.predicate")?;
+        }
+        let mut subject = subject.map(str::trim).unwrap_or(&self.settings.default_subject).to_string();
         if let Some(t) = &options.subject_type {
             subject = self.resolve_name(&subject, t).await?.entity_id;
             if subject.is_empty() {

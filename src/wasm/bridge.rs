@@ -438,6 +438,13 @@ impl Clock for JsClock {
 
 pub struct JsMerge(pub Function);
 
+/// `{ content: text }`: a merge hook's plain-string answer as its object form.
+fn content_object(text: &JsValue) -> JsValue {
+    let object = js_sys::Object::new();
+    let _ = Reflect::set(&object, &"content".into(), text);
+    object.into()
+}
+
 #[async_trait(?Send)]
 impl MergeHook for JsMerge {
     async fn merge(&self, entries: &[Claim], incoming: &Claim) -> Result<MergeResult> {
@@ -445,10 +452,9 @@ impl MergeHook for JsMerge {
         let holder = js_sys::Object::new();
         let _ = Reflect::set(&holder, &"merge".into(), &self.0);
         let v = call(&holder, "merge", &argv, ErrorCode::HookFailed, "merge hook").await?;
-        let result: MergeResult = match v.as_string() {
-            Some(content) => MergeResult { content, ..Default::default() },
-            None => from_js(v, "merge hook result", ErrorCode::HookFailed)?,
-        };
+        // A plain string goes through the same checks as an object's content (no NUL, no lone surrogate).
+        let v = if v.is_string() { content_object(&v) } else { v };
+        let result: MergeResult = from_js(v, "merge hook result", ErrorCode::HookFailed)?;
         if result.content.trim().is_empty() {
             return Err(Error::new(ErrorCode::HookFailed, "merge hook result: content must be a non-empty string").with_field("content"));
         }

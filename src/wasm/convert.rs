@@ -90,8 +90,9 @@ fn string_end(bytes: &[u8], open: usize) -> usize {
 }
 
 pub fn from_json<T: DeserializeOwned>(text: &str, what: &str, code: ErrorCode) -> Result<T, Error> {
-    // Input only: what a store hands back is read as it is.
-    if code == ErrorCode::InvalidInput {
+    // Input (a caller's, or a hook's text that will be stored) only: what a
+    // store hands back is read as it is.
+    if code == ErrorCode::InvalidInput || code == ErrorCode::HookFailed {
         if let Some(at) = nul_at(text) {
             let path = path_at(text, at);
             let shown = shown_at(what, &path);

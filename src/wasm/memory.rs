@@ -180,11 +180,25 @@ fn optional_string(v: &JsValue, field: &str) -> Result<Option<String>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    v.as_string().map(Some).ok_or_else(|| Error::invalid(field, "must be a string"))
+    let s = v.as_string().ok_or_else(|| Error::invalid(field, "must be a string"))?;
+    well_formed(v, field)?;
+    Ok(Some(s))
 }
 
 pub(super) fn string_arg(v: &JsValue, field: &str) -> Result<String> {
-    v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))
+    let s = v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))?;
+    well_formed(v, field)?;
+    Ok(s)
+}
+
+/// A string argument crossing as text would have a lone surrogate replaced
+/// (U+FFFD) on the way: refused instead, as in every JSON-borne input.
+fn well_formed(v: &JsValue, field: &str) -> Result<()> {
+    if js_sys::JsString::from(v.clone()).is_valid_utf16() {
+        Ok(())
+    } else {
+        Err(Error::invalid(field, "is not valid Unicode text (a lone surrogate)"))
+    }
 }
 
 /// Memory: remember facts, recall beliefs, explain them, settle conflicts.

@@ -169,6 +169,11 @@ export class PostgresStore {
     if (typeof scope !== 'string' || scope.length === 0) {
       throw invalid('scope', 'must be a non-empty string naming the tenant');
     }
+    // PostgreSQL text holds neither; encoded, lone surrogates become U+FFFD,
+    // so "t\uD800" and "t\uDBFF" would name one tenant.
+    if (scope.includes('\0') || !scope.isWellFormed()) {
+      throw invalid('scope', 'must be valid Unicode text without the NUL character (a lone surrogate or NUL would let two scopes name one tenant)');
+    }
     if (typeof prepared !== 'boolean') throw invalid('prepared', 'must be a boolean');
     // Named statements are node-postgres's `{ name, text, values }` form; PGlite's query takes text only.
     if (prepared && !looksLikePool(queryable) && !('connectionParameters' in queryable)) {
