@@ -36,6 +36,23 @@ fn a_new_employer_flags_the_work_location_with_the_change_as_the_newer_side() {
 }
 
 #[test]
+fn a_flag_settled_undone_and_settled_again_undoes_what_the_last_settlement_did() {
+    // The undone keep_newer's retraction stayed on the flag, so undoing a later
+    // keep_both tried to undo it again: UNDO_STALE (audit, 2026-12-03).
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let flag = h.write(cand("works_at", "Globex")).conflicts[0].id.clone();
+    let before: Vec<_> = h.all("work_location").into_iter().map(|c| (c.id, c.status, c.valid_to)).collect();
+    for settlement in ["keep_newer", "keep_both", "keep_earlier", "keep_newer", "keep_newer"] {
+        run(h.engine.settle(&flag, settlement, Some("ana"))).unwrap();
+        let undone = run(h.engine.undo(&flag)).unwrap_or_else(|e| panic!("undo of {settlement}: {}", e.message));
+        assert_eq!(undone.status, ConflictStatus::Open, "{settlement}");
+        let now: Vec<_> = h.all("work_location").into_iter().map(|c| (c.id, c.status, c.valid_to)).collect();
+        assert_eq!(now, before, "after undoing {settlement}");
+    }
+}
+
+#[test]
 fn keep_newer_retracts_the_dependent_fact_and_undo_restores_it() {
     let h = harness(EngineConfig::default());
     let office = job_and_office(&h);

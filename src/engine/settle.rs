@@ -183,6 +183,9 @@ impl Engine {
                     c.opened.clear();
                     c.reopened.clear();
                     c.reopened_moot.clear();
+                    // Undone with the settlement: a later settlement of the flag
+                    // that retracts nothing has none to undo.
+                    c.retraction = None;
                 });
                 for cf in &record.opened {
                     txn.update_conflict(cf, |c| c.status = ConflictStatus::Moot);
