@@ -30,8 +30,10 @@ const slots = [];
 for (const ref of await template.listSlots({})) {
   slots.push(JSON.stringify({ ref, slot: await template.loadSlot(ref), log: await template.readLog(ref) }));
 }
-const plain = slots.filter((s) => !s.includes(`"subject":"${REGISTRY}`));
-const registry = slots.filter((s) => s.includes(`"subject":"${REGISTRY}`));
+// By the parsed subject: JSON text writes U+001F as an escape, so a search of the text for it finds nothing.
+const isRegistry = (s) => JSON.parse(s).ref.subject === REGISTRY;
+const plain = slots.filter((s) => !isRegistry(s));
+const registry = slots.filter(isRegistry);
 
 async function fill(store, target) {
   let claims = 0;

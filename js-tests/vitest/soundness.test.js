@@ -147,6 +147,12 @@ describe('strict input (SPEC §11)', () => {
       expect(e.message).toMatch(/NUL character|lone surrogate/);
       expect(await stored()).toEqual(before);
     }
+    // A config that is an array, or a judge that is not one, is refused where it is given.
+    for (const config of [[], [{ store: null }]]) expect(() => new Memory(config)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'config' }));
+    for (const judge of [5, 'llm', { findPairs: () => [] }]) {
+      expect(() => new Memory({ judge })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'judge' }));
+      expect((await refused(memory.review({ judge }), 'INVALID_INPUT')).field).toBe('options.judge');
+    }
     // PostgreSQL text cannot tell these scopes apart: refused when the store is made.
     const pool = { query: async () => ({ rows: [] }) };
     for (const scope of ['tenant\ud800', 'tenant\udbff', 'ten\u0000ant']) {

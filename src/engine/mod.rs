@@ -241,8 +241,13 @@ impl Engine {
                 continue;
             };
             if kept {
-                outcome.resolutions = self.record_names(&names).await?;
-                outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await?);
+                // The fact is committed; its names reach their registry in a commit of their own.
+                let stood = |mut e: Error| {
+                    e.message = format!("{} (the fact itself was committed, claim {}; retry the write, with the same candidate id if it has one, to record its names)", e.message, outcome.claim.id);
+                    e
+                };
+                outcome.resolutions = self.record_names(&names).await.map_err(stood)?;
+                outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await.map_err(stood)?);
             } else {
                 outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }

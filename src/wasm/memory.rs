@@ -35,7 +35,7 @@ fn split_config(config: &JsValue) -> Result<SplitConfig> {
     if config.is_undefined() || config.is_null() {
         return Ok(SplitConfig { data: EngineConfig::default(), store: JsValue::UNDEFINED, merge: None, now: None, judge: JsValue::UNDEFINED });
     }
-    if !config.is_object() {
+    if !config.is_object() || js_sys::Array::is_array(config) {
         return Err(Error::invalid("config", "must be an object"));
     }
     let data = super::convert::object_assign(&Object::new(), config).map_err(|e| super::errors::js_failure(ErrorCode::InvalidInput, "config", e).with_field("config"))?;
@@ -57,8 +57,22 @@ fn split_config(config: &JsValue) -> Result<SplitConfig> {
     };
     let merge = function(merge, "merge")?;
     let now = function(now, "now")?;
+    checked_judge(&judge, "judge")?;
     let data: EngineConfig = from_js(data.into(), "config", ErrorCode::InvalidInput)?;
     Ok(SplitConfig { data, store, merge, now, judge })
+}
+
+/// A judge is an object with `findPairs` and `confirmPair` (SPEC §6): checked
+/// where it is given, not at the first review. Undefined and null: none.
+fn checked_judge(judge: &JsValue, field: &str) -> Result<()> {
+    if judge.is_undefined() || judge.is_null() {
+        return Ok(());
+    }
+    let method = |name: &str| Reflect::get(judge, &name.into()).is_ok_and(|f| f.is_function());
+    if !judge.is_object() || !method("findPairs") || !method("confirmPair") {
+        return Err(Error::invalid(field, "must be a judge: an object with findPairs() and confirmPair()"));
+    }
+    Ok(())
 }
 
 fn js_nfkc(text: &str) -> String {
@@ -343,6 +357,8 @@ impl Memory {
             Err(_) => (JsValue::UNDEFINED, JsValue::UNDEFINED),
         };
         let budget = if let Err(e) = fields {
+            Err(e)
+        } else if let Err(e) = checked_judge(&judge, "options.judge") {
             Err(e)
         } else if budget.is_undefined() {
             Ok(160)
