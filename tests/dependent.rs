@@ -7,9 +7,9 @@ mod common;
 
 use common::*;
 use credence::engine::{RetractOptions, Undone};
-use credence::model::{Candidate, ConflictKind, ConflictStatus, Status};
+use credence::model::{ConflictKind, ConflictStatus, Status};
 use credence::predicates::PredicateSpec;
-use credence::{EngineConfig, ErrorCode, WriteOptions};
+use credence::{EngineConfig, ErrorCode};
 
 fn job_and_office(h: &Harness) -> String {
     h.write(cand("works_at", "Acme"));
@@ -178,39 +178,4 @@ fn a_fixed_clock_still_flags_what_was_written_before_the_change() {
     let moved = write(cand("works_at", "Globex"));
     assert_eq!(moved.conflicts.len(), 1, "the flag is raised whatever the clock says");
     assert_eq!(moved.conflicts[0].earlier.id, office);
-}
-
-#[test]
-fn a_change_whose_flags_a_failing_store_cut_off_raises_them_when_retried_with_its_id() {
-    // The flags are a second commit: the change stood, the caller got STORE_FAILED,
-    // and the retry the error asks for replayed without ever flagging (audit, 2026-12-03).
-    for batch in [false, true] {
-        let h = harness(EngineConfig::default());
-        let office = job_and_office(&h);
-        let store = h.store.clone();
-        let cut = move || *store.fail.borrow_mut() = Some("commit");
-        *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("user", "works_at"), Box::new(cut)));
-        let change = Candidate { id: Some("msg-9".into()), ..cand("works_at", "Globex") };
-        let write = || -> credence::Result<credence::model::Outcome> {
-            if batch {
-                run(h.engine.remember_many(std::slice::from_ref(&change), &WriteOptions::default())).map(|mut o| o.remove(0))
-            } else {
-                h.write_with(change.clone(), WriteOptions::default())
-            }
-        };
-        assert_eq!(write().unwrap_err().code, ErrorCode::StoreFailed, "batch {batch}");
-        *h.store.fail.borrow_mut() = None;
-        assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())], "the change stood");
-        let open = || run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
-        assert!(open().is_empty(), "no flag yet");
-        let retried = write().unwrap();
-        assert!(retried.replayed);
-        assert_eq!(retried.conflicts.iter().map(|c| (c.kind, c.earlier.id.clone())).collect::<Vec<_>>(), vec![(ConflictKind::Dependent, office.clone())], "batch {batch}");
-        assert_eq!(open().len(), 1);
-        // Retried again, or after a person answered: never asked twice.
-        assert!(write().unwrap().conflicts.is_empty());
-        run(h.engine.settle(&open()[0].id, "keep_earlier", Some("ana"))).unwrap();
-        assert!(write().unwrap().conflicts.is_empty());
-        assert!(open().is_empty(), "batch {batch}");
-    }
 }

@@ -102,15 +102,12 @@ impl Engine {
                         format!("{} was merged into another entity while this batch was written; retry with the same candidate ids", slot_ref.subject),
                     ));
                 }
-                let mut current_before = super::dependent::current_ids(&slot);
-                // A replayed change's flags may have been cut off (`before_replayed`).
-                let mut until = None;
+                let current_before = super::dependent::current_ids(&slot);
                 let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi()).calibrated(self.calibration_version());
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {
                     let p = &planned[i];
                     if let Some(record) = p.replayed_in(&txn.slot) {
-                        until = super::dependent::before_replayed(&txn.slot, &mut current_before, &record.claim_id).max(until);
                         results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
                     }
@@ -119,9 +116,6 @@ impl Engine {
                         continue;
                     }
                     results.push((i, Done::Applied(self.apply_planned(&mut txn, p).await?)));
-                }
-                if results.iter().any(|(_, r)| matches!(r, Done::Applied(a) if a.stored)) {
-                    until = None; // a new change of this batch: every current dependent is asked
                 }
                 let dirty = !txn.is_empty();
                 if dirty {
@@ -159,7 +153,7 @@ impl Engine {
                 // Claims this batch already wrote (earlier slots) went with the change.
                 let has_dependents = !self.settings.registry.dependents_of(&slot_ref.predicate).is_empty();
                 let written: Vec<String> = if has_dependents { outcomes.iter().flatten().map(|o| o.claim.id.clone()).collect() } else { Vec::new() };
-                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, &written, until).await?;
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, &written).await?;
                 if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
                     last.conflicts.extend(flagged);
                 }

@@ -36,23 +36,6 @@ fn change_of(slot_ref: &SlotRef, before: &[String], after: &Slot, multi: bool) -
     })
 }
 
-/// The claims current before a replayed write of `claim_id`, when it still
-/// stands: it replaced those it superseded. Its flags are a second commit,
-/// which a failing store may have cut off; the retry (the same candidate id)
-/// raises them from this, and a question already asked, settled or not, is
-/// never asked again (`open_conflict` refuses a pair ever noted). Returns the
-/// change's time, or None when there is no change to flag.
-pub(super) fn before_replayed(slot: &Slot, before: &mut Vec<String>, claim_id: &str) -> Option<Timestamp> {
-    let claim = slot.claim(claim_id).filter(|c| c.status.is_current())?;
-    let replaced: Vec<String> = slot.claims.iter().filter(|c| c.superseded_by.as_deref() == Some(claim_id)).map(|c| c.id.clone()).collect();
-    if replaced.is_empty() {
-        return None;
-    }
-    before.retain(|id| id != claim_id);
-    before.extend(replaced);
-    Some(claim.recorded_at)
-}
-
 fn open_dependent_on(slot: &Slot, claim_id: &str) -> bool {
     slot.conflicts.iter().any(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.earlier_id == claim_id)
 }
@@ -63,8 +46,7 @@ impl Engine {
     /// together with the change are taken as already up to date). Decided by
     /// id, not by time: under a fixed clock, or two writes in one
     /// millisecond, every claim looks as new as the change.
-    /// `until`: only claims recorded by then (a replayed change, see `before_replayed`).
-    pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String], until: Option<Timestamp>) -> Result<Vec<Conflict>> {
+    pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String]) -> Result<Vec<Conflict>> {
         let dependents = self.settings.registry.dependents_of(&changed_ref.predicate);
         if dependents.is_empty() {
             return Ok(Vec::new());
@@ -82,7 +64,6 @@ impl Engine {
                 .commit_with_retry(&dep_ref, cause, |txn| {
                     let targets: Vec<Claim> = txn.slot.claims.iter()
                         .filter(|c| c.status.is_current() && !written_with.contains(&c.id) && !open_dependent_on(&txn.slot, &c.id))
-                        .filter(|c| until.is_none_or(|t| c.recorded_at <= t))
                         .map(|c| Claim::clone(c)).collect();
                     let mut ids = Vec::new();
                     for c in targets {

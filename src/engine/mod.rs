@@ -275,12 +275,7 @@ impl Engine {
                 if held.recheck(&mut attempts) {
                     continue;
                 }
-                let mut replayed = replay(&slot, record, planned.strategy, planned.source)?;
-                let mut before = dependent::current_ids(&slot);
-                if let Some(until) = dependent::before_replayed(&slot, &mut before, &record.claim_id) {
-                    replayed.conflicts = self.flag_dependents(slot_ref, &before, &slot, &[], Some(until)).await?;
-                }
-                return Ok(Some(finish(replayed)));
+                return replay(&slot, record, planned.strategy, planned.source).map(finish).map(Some);
             }
             if let Some(replayed) = self.replayed_before_merge(planned).await? {
                 return Ok(Some(finish(replayed)));
@@ -311,7 +306,7 @@ impl Engine {
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
-                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[], None).await?;
+                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(Some(done));
