@@ -179,3 +179,19 @@ fn a_fixed_clock_still_flags_what_was_written_before_the_change() {
     assert_eq!(moved.conflicts.len(), 1, "the flag is raised whatever the clock says");
     assert_eq!(moved.conflicts[0].earlier.id, office);
 }
+
+#[test]
+fn a_failing_flag_commit_reports_that_the_change_stands_and_its_dependents_went_unflagged() {
+    // The flags are a second commit; a re-send replays and changes nothing, so
+    // the error must say what stood and what was not done (audit, 2026-12-03).
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let store = h.store.clone();
+    let cut = move || *store.fail.borrow_mut() = Some("commit");
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("user", "works_at"), Box::new(cut)));
+    let e = h.write_with(cand("works_at", "Globex"), credence::WriteOptions::default()).unwrap_err();
+    *h.store.fail.borrow_mut() = None;
+    assert_eq!(e.code, ErrorCode::StoreFailed);
+    assert!(e.message.contains("the change to works_at itself was committed; the facts that depend on it were not flagged"), "{}", e.message);
+    assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())]);
+}

@@ -163,11 +163,14 @@ fn an_unknown_key_in_an_input_object_is_refused() {
 #[test]
 fn an_import_with_millisecond_timestamps_is_refused_and_writes_nothing() {
     let h = harness(EngineConfig::default());
-    let blob = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": 1_700_000_000_000_i64 });
-    let e = run(h.engine.import_blob(&blob, None)).unwrap_err();
-    assert_eq!(e.code, ErrorCode::InvalidTime);
-    assert_eq!(e.field.as_deref(), Some("blob.entries[0].timestamp"));
-    assert!(versions(&h).is_empty(), "nothing written");
+    // Milliseconds read as seconds, and a time before 1970 (0 alone means "unknown": now).
+    for timestamp in [1_700_000_000_000_f64, -1.0, -1e12] {
+        let blob = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": timestamp });
+        let e = run(h.engine.import_blob(&blob, None)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidTime, "{timestamp}");
+        assert_eq!(e.field.as_deref(), Some("blob.entries[0].timestamp"));
+        assert!(versions(&h).is_empty(), "nothing written");
+    }
 }
 
 struct BrokenEntropy;

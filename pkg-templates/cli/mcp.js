@@ -56,7 +56,7 @@ function invalidArguments(schema, args) {
   const keys = issue.code === 'unrecognized_keys' ? issue.keys ?? [] : [];
   const field = [...issue.path, ...keys.slice(0, 1)].join('.') || 'arguments';
   const message = keys.length ? `unknown key${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}` : issue.message;
-  return new CredenceError(`${field}: ${message}`, { code: 'INVALID_INPUT', field });
+  return new CredenceError(`arguments.${field}: ${message}`, { code: 'INVALID_INPUT', field });
 }
 
 /**

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::Engine;
 use crate::blob::entries_of;
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, LogCause, Provenance, SlotRef};
 use crate::strategy;
 use crate::time::Timestamp;
@@ -21,9 +21,13 @@ impl Engine {
             .iter()
             .enumerate()
             .map(|(i, e)| {
+                let field = format!("blob.entries[{i}].timestamp");
+                if e.timestamp < 0.0 {
+                    // 0 means "not known" (a v1 blob's default) and reads as now; before 1970 is not.
+                    return Err(Error::new(ErrorCode::InvalidTime, format!("{field}: must be epoch seconds ≥ 0 (0: unknown, read as now), got {}", e.timestamp)).with_field(&field));
+                }
                 let at = if e.timestamp > 0.0 {
                     let ms = (e.timestamp * 1000.0).round();
-                    let field = format!("blob.entries[{i}].timestamp");
                     // `as` saturates, so a huge count still lands outside the range and is refused.
                     Timestamp::checked(ms as i64, &field)?
                 } else {
