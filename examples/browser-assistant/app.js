@@ -182,7 +182,8 @@ async function undoRetraction(r) {
 // ---- beliefs ----
 
 async function beliefs(includeHistory) {
-  const subjects = [...new Set((await store.listSlots({})).map((r) => r.subject))];
+  // Every subject memory holds facts about (the store's reserved slots, such as entity registries, left out).
+  const subjects = await memory.subjects();
   const all = [];
   for (const s of subjects) all.push(...(await memory.recall(s, { includeHistory })));
   return all;
