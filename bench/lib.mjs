@@ -89,3 +89,12 @@ export function lastJson(stdout) {
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
 }
+
+/** The subject of the entity-registry slots. */
+export const REGISTRY = '\u001fentities';
+
+/**
+ * Whether a slot kept as JSON text (`{ ref, slot, log }`) is an entity registry: by
+ * its parsed subject, as JSON writes U+001F as an escape a text search would miss.
+ */
+export const isRegistryText = (text) => JSON.parse(text).ref.subject === REGISTRY;

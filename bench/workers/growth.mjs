@@ -12,12 +12,11 @@
 // The org registry (one slot per entity type, read by every works_at write)
 // is the template's: it grows with distinct org names, not with copies.
 import { Memory, MemoryStore } from 'credence';
-import { gc, median, nsSince, now } from '../lib.mjs';
+import { gc, isRegistryText, median, nsSince, now, REGISTRY } from '../lib.mjs';
 import { workload } from '../workload.mjs';
 
 const [target, templateWrites, writes, reps] = process.argv.slice(2).map(Number);
 const ENTITY_TYPED = new Set(['works_at']); // objects resolved against the org registry
-const REGISTRY = '\u001fentities';
 
 /** Writes `candidates` one at a time; ns per write overall and split by entity-typed predicates. */
 async function timed(memory, candidates) {
@@ -61,14 +60,14 @@ const before = process.memoryUsage();
 const store = new MemoryStore();
 let copies = 0;
 t0 = now();
-for (const text of slots.filter((s) => s.includes(`"subject":"${REGISTRY}`))) {
+for (const text of slots.filter(isRegistryText)) {
   const { ref, slot, log } = JSON.parse(text);
   await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log });
 }
 while (store.claimCount < target) {
   const k = copies++;
   for (const text of slots) {
-    if (text.includes(`"subject":"${REGISTRY}`)) continue;
+    if (isRegistryText(text)) continue;
     // Fresh subjects and ids: "t_12" → "c3_12", "cl_9f…" → "cl_3x9f…".
     const copy = JSON.parse(text.replaceAll('"t_', `"c${k}_`).replaceAll('"cl_', `"cl_${k}x`).replaceAll('"cf_', `"cf_${k}x`));
     const { ref, slot, log } = copy;

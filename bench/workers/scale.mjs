@@ -11,14 +11,13 @@
 // review() stay the same size at every store size: what grows is only what
 // the answer does not depend on.
 import { Memory, MemoryStore } from 'credence';
-import { medianOf, nsSince, now } from '../lib.mjs';
+import { isRegistryText, medianOf, nsSince, now } from '../lib.mjs';
 import { closeStores, openStore as openKindOf } from './stores.mjs';
 import { workload } from '../workload.mjs';
 
 const [kind, sizesArg, repsArg, tmp] = process.argv.slice(2);
 const sizes = sizesArg.split(',').map(Number);
 const reps = Number(repsArg);
-const REGISTRY = '\u001fentities';
 const judge = { findPairs: () => [], confirmPair: () => ({ sameThing: false, newerInvalidatesEarlier: false, reason: '' }) };
 
 const openStore = (size) => openKindOf(kind, `scale-${size}`, tmp);
@@ -30,10 +29,8 @@ const slots = [];
 for (const ref of await template.listSlots({})) {
   slots.push(JSON.stringify({ ref, slot: await template.loadSlot(ref), log: await template.readLog(ref) }));
 }
-// By the parsed subject: JSON text writes U+001F as an escape, so a search of the text for it finds nothing.
-const isRegistry = (s) => JSON.parse(s).ref.subject === REGISTRY;
-const plain = slots.filter((s) => !isRegistry(s));
-const registry = slots.filter(isRegistry);
+const plain = slots.filter((s) => !isRegistryText(s));
+const registry = slots.filter(isRegistryText);
 
 async function fill(store, target) {
   let claims = 0;
