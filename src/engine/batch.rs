@@ -153,7 +153,7 @@ impl Engine {
                 // Claims this batch already wrote (earlier slots) went with the change.
                 let has_dependents = !self.settings.registry.dependents_of(&slot_ref.predicate).is_empty();
                 let written: Vec<String> = if has_dependents { outcomes.iter().flatten().map(|o| o.claim.id.clone()).collect() } else { Vec::new() };
-                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, &written).await.map_err(|e| super::dependent_flags_failed(e, &slot_ref.predicate))?;
+                let flagged = self.flag_dependents(&slot_ref, &current_before, &slot, &written).await?;
                 if let Some(last) = indices.last().and_then(|&i| outcomes[i].as_mut()) {
                     last.conflicts.extend(flagged);
                 }

@@ -24,7 +24,7 @@ const DEFAULT_MIN_OBSERVATIONS: u32 = 20;
 
 /// Subjects the engine keeps for itself (entity registry, calibration): not facts about anyone.
 pub fn is_reserved_subject(subject: &str) -> bool {
-    subject.starts_with('\u{1f}')
+    subject.starts_with(crate::model::KEY_SEPARATOR)
 }
 
 fn record_ref() -> SlotRef {

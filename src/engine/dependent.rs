@@ -46,7 +46,17 @@ impl Engine {
     /// together with the change are taken as already up to date). Decided by
     /// id, not by time: under a fixed clock, or two writes in one
     /// millisecond, every claim looks as new as the change.
+    /// The flags are a commit of their own after the change: when it fails, the
+    /// change stands and a re-send replays it without flagging (a replay
+    /// changes nothing), so the error says so.
     pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String]) -> Result<Vec<Conflict>> {
+        self.raise_dependent_flags(changed_ref, before, after, written_with).await.map_err(|mut e| {
+            e.message = format!("{} (the change to {} itself was committed; the facts that depend on it were not flagged, so check them)", e.message, changed_ref.predicate);
+            e
+        })
+    }
+
+    async fn raise_dependent_flags(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String]) -> Result<Vec<Conflict>> {
         let dependents = self.settings.registry.dependents_of(&changed_ref.predicate);
         if dependents.is_empty() {
             return Ok(Vec::new());

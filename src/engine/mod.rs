@@ -306,7 +306,7 @@ impl Engine {
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
-                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await.map_err(|e| dependent_flags_failed(e, &slot_ref.predicate))?;
+                let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(Some(done));
@@ -459,14 +459,6 @@ fn stale(slot: &SlotRef, expected: u64, actual: u64) -> Error {
         format!("expectedVersion {expected} is stale: slot {}/{} is at version {actual}", slot.subject, slot.predicate),
     )
     .with_field("expectedVersion")
-}
-
-/// The flags on dependent facts are a commit of their own after the change
-/// (SPEC §7): when that one fails, the change stands, and a re-send replays it
-/// without flagging (a replay changes nothing), so the error says so.
-pub(crate) fn dependent_flags_failed(mut e: Error, predicate: &str) -> Error {
-    e.message = format!("{} (the change to {predicate} itself was committed; the facts that depend on it were not flagged, so check them)", e.message);
-    e
 }
 
 fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: StrategySource) -> Result<Outcome> {

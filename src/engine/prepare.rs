@@ -23,16 +23,13 @@ fn unit_interval(value: Option<f64>, field: &str) -> Result<Option<f64>> {
     }
 }
 
-/// U+001F separates subject and predicate in a slot's key (and opens the
-/// reserved subjects): text holding it could name another slot.
+/// Text holding the slot-key separator could name another slot, or a reserved one.
 pub fn no_key_separator(value: &str, field: &str) -> Result<()> {
-    if value.contains(KEY_SEPARATOR) {
+    if value.contains(crate::model::KEY_SEPARATOR) {
         return Err(Error::invalid(field, "must not contain U+001F (the unit separator), which credence keeps for its slot keys"));
     }
     Ok(())
 }
-
-const KEY_SEPARATOR: char = '\u{1f}';
 
 pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: String) -> Result<Prepared> {
     if c.predicate.trim().is_empty() {

@@ -221,7 +221,7 @@ impl Engine {
         let ctx = WriteCtx { spec: &spec, settings: &self.settings };
         let beliefs = strategy::beliefs_at(&slot.claims, &ctx, !spec.is_multi(), Some(at), now, |c| c.status != Status::Retired);
         for (id, l) in beliefs {
-            if let Some(c) = slot.claims.find_mut(|c| c.id == id) {
+            if let Some(c) = slot.claim_mut(&id) {
                 belief::set_belief(c, l);
             }
         }

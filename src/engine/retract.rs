@@ -214,7 +214,7 @@ impl Engine {
                 apply_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, claim_id, at, &by, reason.as_deref(), None)
             })
             .await?;
-        let dependents = self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, &[]).await.map_err(|e| super::dependent_flags_failed(e, &slot_ref.predicate))?;
+        let dependents = self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, &[]).await?;
         let mut out = view(&slot, &record)?;
         out.dependents = dependents;
         Ok(out)

@@ -137,7 +137,7 @@ impl Engine {
             })
             .await?;
         // A settlement that changed the current value flags what hangs on it.
-        self.flag_dependents(&slot_ref, &current_before, &slot, &[]).await.map_err(|e| super::dependent_flags_failed(e, &slot_ref.predicate))?;
+        self.flag_dependents(&slot_ref, &current_before, &slot, &[]).await?;
         self.view(&slot_ref, &slot, conflict_id).await
     }
 

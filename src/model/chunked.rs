@@ -52,7 +52,6 @@ pub struct Chunk<T> {
 }
 
 /// A chunk's key hashes, and whether every item's flag is set.
-#[derive(Clone)]
 struct Hashed {
     keys: Box<[[u64; 2]]>,
     all_flagged: bool,
@@ -71,9 +70,11 @@ impl<T> Chunk<T> {
     }
 }
 
+/// Only `Rc::make_mut` copies a chunk, and only to change it: the copy
+/// starts without hashes (they would be dropped at once).
 impl<T: Clone> Clone for Chunk<T> {
     fn clone(&self) -> Self {
-        Chunk { items: self.items.clone(), hashes: self.hashes.clone() }
+        Chunk { items: self.items.clone(), hashes: OnceCell::new() }
     }
 }
 
@@ -108,10 +109,6 @@ impl<T> Chunked<T> {
     /// The items from position `from` on, without walking the ones before it.
     pub fn iter_from(&self, from: usize) -> Iter<'_, T> {
         Iter { chunks: &self.chunks, front: from.min(self.len), back: self.len }
-    }
-
-    pub fn last(&self) -> Option<&Shared<T>> {
-        self.chunks.last().and_then(|chunk| chunk.last())
     }
 
     /// How many leading items `a` and `b` share by whole chunks (the same
@@ -151,44 +148,35 @@ impl<T: Clone> Chunked<T> {
         let i = self.iter().position(|item| pred(item))?;
         self.get_mut(i)
     }
-
-    /// The last item `pred` holds for, to change: only its chunk is copied.
-    pub fn rfind_mut(&mut self, pred: impl Fn(&T) -> bool) -> Option<&mut Shared<T>> {
-        let from_end = self.iter().rev().position(|item| pred(item))?;
-        let i = self.len - 1 - from_end;
-        self.get_mut(i)
-    }
 }
 
 impl<T: Keyed> Chunked<T> {
-    /// The position of the first item whose key hash `which` is `hash` and
-    /// that `matches` (hashes can collide).
-    pub fn position_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
-        self.chunks.iter().enumerate().find_map(|(c, chunk)| {
-            let hashes = chunk.hashed();
-            (0..hashes.len()).find(|&j| hashes[j][which] == hash && matches(&chunk.items[j])).map(|j| c * CHUNK + j)
+    /// The positions whose key hash `which` is `hash`, in order (hashes can
+    /// collide: a caller compares the item too).
+    fn keyed(&self, which: usize, hash: u64) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        self.chunks.iter().enumerate().flat_map(move |(c, chunk)| {
+            let keys = &chunk.summary().keys;
+            (0..keys.len()).filter(move |&j| keys[j][which] == hash).map(move |j| c * CHUNK + j)
         })
+    }
+
+    /// The position of the first item whose key hash `which` is `hash` and that `matches`.
+    pub fn position_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
+        self.keyed(which, hash).find(|&i| matches(&self[i]))
+    }
+
+    /// `position_keyed` from the end: a write most often looks up what was added last.
+    pub fn rposition_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
+        self.keyed(which, hash).rev().find(|&i| matches(&self[i]))
     }
 
     /// Every item's flag is set: read per chunk (kept with its hashes).
     pub fn all_flagged(&self) -> bool {
         self.chunks.iter().all(|chunk| chunk.summary().all_flagged)
     }
-
-    /// `position_keyed` from the end: a write most often looks up what was added last.
-    pub fn rposition_keyed(&self, which: usize, hash: u64, matches: impl Fn(&T) -> bool) -> Option<usize> {
-        self.chunks.iter().enumerate().rev().find_map(|(c, chunk)| {
-            let hashes = chunk.hashed();
-            (0..hashes.len()).rev().find(|&j| hashes[j][which] == hash && matches(&chunk.items[j])).map(|j| c * CHUNK + j)
-        })
-    }
 }
 
 impl<T: Keyed> Chunk<T> {
-    fn hashed(&self) -> &[[u64; 2]] {
-        &self.summary().keys
-    }
-
     fn summary(&self) -> &Hashed {
         self.hashes.get_or_init(|| Hashed { keys: self.items.iter().map(|item| item.key_hashes()).collect(), all_flagged: self.items.iter().all(|item| item.flag()) })
     }

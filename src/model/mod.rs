@@ -24,4 +24,4 @@ pub use log::{LogCause, LogEntry};
 pub use outcome::{Action, Outcome, StrategySource};
 pub use retraction::{Retraction, RetractionRecord};
 pub use shared::Shared;
-pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord};
+pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord, KEY_SEPARATOR};

@@ -4,6 +4,11 @@ use super::chunked::{key_hash, Keyed};
 use super::{Action, Chunked, Claim, ConflictRecord, LogEntry};
 use crate::time::Timestamp;
 
+/// Joins subject and predicate in a slot's key, and opens the reserved
+/// subjects (entity registries, calibration, archives): text from a caller
+/// may not hold it (`engine::prepare::no_key_separator`).
+pub const KEY_SEPARATOR: char = '\u{1f}';
+
 /// Names one (subject, predicate) slot. `key` is what stores index by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -17,7 +22,7 @@ pub struct SlotRef {
 impl SlotRef {
     pub fn new(subject: &str, predicate: &str) -> Self {
         SlotRef {
-            key: format!("{}\u{1f}{}", subject, predicate),
+            key: format!("{subject}{KEY_SEPARATOR}{predicate}"),
             subject: subject.to_string(),
             predicate: predicate.to_string(),
         }

@@ -194,25 +194,23 @@ fn optional_string(v: &JsValue, field: &str) -> Result<Option<String>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
-    let s = v.as_string().ok_or_else(|| Error::invalid(field, "must be a string"))?;
-    well_formed(v, field)?;
-    Ok(Some(s))
+    text(v, field)?.map(Some).ok_or_else(|| Error::invalid(field, "must be a string"))
 }
 
 pub(super) fn string_arg(v: &JsValue, field: &str) -> Result<String> {
-    let s = v.as_string().filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))?;
-    well_formed(v, field)?;
-    Ok(s)
+    text(v, field)?.filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid(field, "must be a non-empty string"))
 }
 
-/// A string argument crossing as text would have a lone surrogate replaced
-/// (U+FFFD) on the way: refused instead, as in every JSON-borne input.
-fn well_formed(v: &JsValue, field: &str) -> Result<()> {
-    if js_sys::JsString::from(v.clone()).is_valid_utf16() {
-        Ok(())
-    } else {
-        Err(Error::invalid(field, "is not valid Unicode text (a lone surrogate)"))
+/// `v` as text, None when it is no string. A lone surrogate would cross as
+/// U+FFFD: refused instead, as in every JSON-borne input. Only text that
+/// decoded with a U+FFFD can have held one, so only it is checked code unit
+/// by code unit.
+fn text(v: &JsValue, field: &str) -> Result<Option<String>> {
+    let Some(s) = v.as_string() else { return Ok(None) };
+    if s.contains('\u{FFFD}') && !js_sys::JsString::from(v.clone()).is_valid_utf16() {
+        return Err(Error::invalid(field, "is not valid Unicode text (a lone surrogate)"));
     }
+    Ok(Some(s))
 }
 
 /// Memory: remember facts, recall beliefs, explain them, settle conflicts.
