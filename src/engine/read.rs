@@ -166,6 +166,11 @@ impl Engine {
             if s.trim().is_empty() {
                 return Err(Error::invalid("subject", "must not be empty when given"));
             }
+            // A reserved slot (an entity registry) holds no facts about anyone: a caller
+            // recalling every subject `listSlots` names gets nothing for it, not an error.
+            if super::is_reserved_subject(s) {
+                return Ok(Vec::new());
+            }
             super::prepare::no_key_separator(s, "subject")?;
         }
         if let Some(p) = &options.predicate {
