@@ -433,3 +433,41 @@ fn values_that_alternate_with_repeated_starts_read_the_same_in_every_arrival_ord
         assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "order {order:?}");
     }
 }
+
+/// History of "Oslo, Norway" (2023-06 until a stated end), a scheduled
+/// "Lima", and a general "Oslo" from 2025-05 that `strategy` stores.
+fn oslo_history_then_general(strategy: &str) -> (Harness, Claim, credence::model::Outcome) {
+    let h = harness(EngineConfig::default());
+    let mut norway = valid(from(cand("located_in", "Oslo, Norway"), "d", 0.3), "2023-06-01");
+    norway.valid_to = Some("2026-01-25".into());
+    let norway = h.write(norway).claim;
+    h.write(valid(from(cand("located_in", "Lima"), "d", 0.3), "2026-02-05"));
+    let oslo = h.write_with(valid(from(cand("located_in", "Oslo"), "c", 0.6), "2025-05-18"), with_strategy(strategy)).unwrap();
+    (h, norway, oslo)
+}
+
+#[test]
+fn a_general_value_asked_about_confirms_history_of_its_specific_form() {
+    // Wide model seed 1648511668: ask_user stored "Oslo" from 2025-05 beside
+    // history of "Oslo, Norway" covering that time, as a new value.
+    let (h, norway, oslo) = oslo_history_then_general("ask_user");
+    assert_eq!(oslo.action, Action::Confirmed, "{oslo:?}");
+    assert_eq!(oslo.claim.id, norway.id);
+    assert!(oslo.conflicts.is_empty());
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}
+
+#[test]
+fn a_refinement_never_carries_its_general_claims_start_over_history_of_its_value() {
+    // The same seed: "Oslo, Norway" refined an appended "Oslo" from 2025-05 and
+    // took that start, over history of "Oslo, Norway" until 2026-01-25.
+    let (h, norway, oslo) = oslo_history_then_general("append");
+    assert_eq!(oslo.action, Action::Appended, "{oslo:?}");
+    h.clock.advance_days(84.0);
+    let refined = h.write(from(cand("located_in", "Oslo, Norway"), "c", 0.6));
+    assert_eq!(refined.action, Action::Refined, "{refined:?}");
+    assert_eq!(refined.claim.valid_from.map(|t| t.to_iso()), norway.valid_to.map(|t| t.to_iso()), "it starts where that history ends");
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    let then = at(&h, "located_in", "2025-08-01");
+    assert!(matches!(objects(&then)[..], ["Oslo" | "Oslo, Norway"]), "one value then: {:?}", objects(&then));
+}

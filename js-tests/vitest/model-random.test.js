@@ -45,7 +45,8 @@ const FOUND = [
   { seed: 554078383, ops: 300 },
 ];
 
-// Shrunk traces of the wide generator that once found a violation, replayed as they are.
+// Shrunk traces of the wide generator that once found a violation, replayed as
+// they are (scripts/shrink-model.mjs <seed> shrinks a failing seed's trace).
 const FOUND_TRACES = [
   {
     why: 'a value replaced with no period of its own (recorded after its successor began) came to hold again when the successor was split around an earlier report, overlapping that report (plain seed 730691)',
@@ -224,6 +225,16 @@ const FOUND_TRACES = [
       { op: 'race', ws: [{ s: 1, p: 5, o: 1, src: 0, valid: null, strat: 3, key: null, entity: false }, { s: 0, p: 1, o: 1, src: 0, valid: null, strat: 7, key: null, entity: false }] },
       { op: 'write', w: { s: 1, p: 5, o: 5, src: 1, valid: null, strat: 5, key: null, entity: false } },
       { op: 'write', w: { s: 1, p: 5, o: 5, src: 3, valid: { days: 23 }, strat: 2, key: 151, entity: false, obsDaysBack: 8 } },
+    ],
+  },
+  {
+    why: 'a general value asked about (ask_user) beside history of its specific form was stored as a new value; refined, it carried its start over that history (duplicate_value, wide seed 1648511668)',
+    trace: [
+      { op: 'batch', ws: [{ s: 1, p: 5, o: 2, src: 3, valid: { year: 2023 }, strat: 5, key: 181, entity: false, obsDaysBack: 0 }, { s: 1, p: 5, o: 2, src: 3, valid: null, strat: 7, key: 74, entity: false, validToDays: 24 }] },
+      { op: 'race', ws: [{ s: 0, p: 2, o: 5, src: 3, valid: { days: -256 }, strat: 5, key: null, entity: false, obsDaysBack: 3 }, { s: 1, p: 5, o: 4, src: 3, valid: { days: 35 }, strat: 8, key: 47, entity: false, obsDaysBack: 1 }] },
+      { op: 'write', w: { s: 1, p: 5, o: 0, src: 2, valid: { days: -228 }, strat: 5, key: null, entity: false } },
+      { op: 'wait', days: 84 },
+      { op: 'write', w: { s: 1, p: 5, o: 2, src: 2, valid: null, strat: 2, key: null, entity: false, obsDaysBack: 3 } },
     ],
   },
 ];

@@ -77,8 +77,9 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
                 return held::corroborate_retracted(txn, &retracted, draft);
             }
             // A value the slot already holds (even outweighed, or as history
-            // for the draft's time) is corroborated, never copied.
-            let same = |c: &Claim| super::same_value(c, &draft);
+            // for the draft's time), or a less specific form of one, is
+            // corroborated, never copied (as `reconcile` confirms it).
+            let same = |c: &Claim| super::same_value(c, &draft) || super::refines(&draft, c);
             if txn.slot.claims.iter().any(|c| c.status.is_live() && same(c)) || held::history_covering(txn, &draft, same).is_some() {
                 return apply_reconcile(txn, ctx, draft);
             }

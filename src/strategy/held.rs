@@ -63,6 +63,34 @@ pub fn after_retractions(txn: &SlotTxn, draft: &mut Claim) -> Option<String> {
     None
 }
 
+/// Another claim of the draft's value (neither retracted, which
+/// `after_retractions` handles, nor retired, nor erased) whose period overlaps the draft's.
+fn its_value_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
+    let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
+    txn.slot.claims.iter().find(|c| {
+        let (cf, ct) = txn.slot.validity(c);
+        c.id != draft.id && !matches!(c.status, Status::Retracted | Status::Retired) && !c.object.is_empty()
+            && same_value(c, draft) && cf < ct && cf < to && from < ct
+    }).map(|c| &**c)
+}
+
+/// Moves the draft's start past every other claim of its value it overlaps
+/// (a refinement carrying its general claim's start back over history of the
+/// refined value: wide model seed 1648511668); `false` when nothing of its
+/// period remains clear of them.
+pub fn after_its_value(txn: &SlotTxn, draft: &mut Claim) -> bool {
+    // Each step moves the start strictly later, past one claim.
+    for _ in 0..=txn.slot.claims.len() {
+        let Some(other) = its_value_overlap(txn, draft) else { return true };
+        let (_, end) = txn.slot.validity(other);
+        if end == Timestamp(i64::MAX) || draft.valid_to.is_some_and(|to| to <= end) {
+            return false;
+        }
+        draft.valid_from = Some(end);
+    }
+    its_value_overlap(txn, draft).is_none()
+}
+
 /// Records the draft's observations on a retracted claim of its value without
 /// reviving it: a person's retraction is never overridden by evidence.
 pub fn corroborate_retracted(txn: &mut SlotTxn, retracted_id: &str, draft: Claim) -> Applied {

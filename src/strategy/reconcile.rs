@@ -289,6 +289,7 @@ fn keep_clear_of_its_value(txn: &mut SlotTxn, id: &str, start: Timestamp) {
 /// (a person's keep_both or keep decision keeps holding for the same value).
 fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) -> Applied {
     let gid = general.id.clone();
+    let own_from = draft.valid_from;
     draft.valid_from = draft.valid_from.or(general.valid_from);
     let own = draft.provenance.clone();
     let mut prov = general.provenance.clone();
@@ -302,6 +303,17 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     if let Some(retracted) = held::after_retractions(txn, &mut draft) {
         draft.provenance = own;
         return held::corroborate_retracted(txn, &retracted, draft);
+    }
+    // Nor over history of the refined value: it starts where that ends, or,
+    // when nothing of the general claim's period stays clear, at its own start.
+    let carried_from = draft.valid_from;
+    if !held::after_its_value(txn, &mut draft) {
+        draft.valid_from = own_from;
+        draft.provenance = own;
+    } else if draft.valid_from != carried_from {
+        if let Some(retracted) = held::after_retractions(txn, &mut draft) {
+            return held::corroborate_retracted(txn, &retracted, draft);
+        }
     }
     draft.status = general.status;
     draft.supersedes = Some(gid.clone());
