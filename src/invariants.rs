@@ -124,6 +124,7 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     let not_entries: Vec<&Claim> = slot.claims.iter().map(|c| &**c).filter(|c| origin(c) != Origin::Entry).collect();
     if !facts.multi {
         check_one_current(slot, &not_entries, &mut fail);
+        check_overtaken_conflicts_close(slot, &mut fail);
     }
     let valued: Vec<&Claim> = slot.claims.iter().map(|c| &**c).filter(|c| origin(c) == Origin::Valued).collect();
     check_no_duplicate_values(slot, &valued, &mut fail);
@@ -184,6 +185,18 @@ fn check_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<St
             if let Some(c) = slot.claim(id).filter(|c| !c.status.is_live()) {
                 fail("open_conflict_on_dead_claim", format!("conflict {} is open but its claim {id} is {}", cf.id, c.status.as_str()), vec![cf.id.clone(), id.clone()]);
             }
+        }
+    }
+}
+
+/// In a single-valued slot, an open question between two values that both
+/// lost to a third must have closed itself (moot): settling it could change nothing.
+fn check_overtaken_conflicts_close(slot: &Slot, fail: &mut impl FnMut(&str, String, Vec<String>)) {
+    let Some(winner) = slot.claims.iter().find(|c| c.status.is_current()) else { return };
+    for cf in slot.conflicts.iter().filter(|c| c.status == ConflictStatus::Open && c.kind != ConflictKind::Dependent) {
+        if ![&cf.earlier_id, &cf.newer_id].iter().any(|id| slot.claim(id).is_some_and(|c| c.status.is_current())) {
+            fail("open_conflict_overtaken", format!("conflict {} is open but neither of its claims is current: {} won", cf.id, winner.id),
+                vec![cf.id.clone(), winner.id.clone()]);
         }
     }
 }

@@ -965,3 +965,20 @@ fn random_steps_over_a_registry_full_of_questions_keep_every_invariant() {
 }
 
 const ENTITY_SETTLEMENTS: [&str; 2] = ["same", "different"];
+
+#[test]
+fn a_question_whose_values_both_lose_to_a_merged_value_closes_as_moot() {
+    // Model seed 20027: the merge's commit left the ask_user question open
+    // though a third value (the merged one) won; settling it was then refused as moot.
+    let h = harness(EngineConfig::default());
+    h.write(from(about("Initech", "org", "born_on", "Rome"), "a", 0.9));
+    h.write(from(about("Acme", "org", "born_on", "Lima"), "c", 0.6));
+    let asked = h.write_with(from(about("Acme", "org", "born_on", "oslo"), "b", 0.8), with_strategy("ask_user")).unwrap();
+    let cf = asked.conflicts[0].id.clone();
+    run(h.engine.merge_entities("org:acme", "org:initech")).unwrap();
+    let opts = RecallOptions { subject_type: Some("org".into()), predicate: Some("born_on".into()), ..Default::default() };
+    assert_eq!(run(h.engine.recall(Some("Acme"), &opts)).unwrap().into_iter().map(|c| c.object).collect::<Vec<_>>(), vec!["Rome"]);
+    let conflict = run(h.engine.conflicts(None)).unwrap().into_iter().find(|c| c.id == cf).unwrap();
+    assert_eq!(conflict.status, ConflictStatus::Moot);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}

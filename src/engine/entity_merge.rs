@@ -231,7 +231,9 @@ impl Engine {
                 break;
             }
             let committed: Vec<String> = target.writes.iter().map(|w| w.id.clone()).collect();
-            let mut txn = SlotTxn::new(target, self.now()?, cause.clone(), self.ids.clone()).calibrated(self.calibration_version());
+            let mut txn = SlotTxn::new(target, self.now()?, cause.clone(), self.ids.clone())
+                .single_valued(!self.spec_of(&target_ref.predicate).is_multi())
+                .calibrated(self.calibration_version());
             let mut reverts = Vec::new();
             for c in &pending {
                 let key = move_key(&merge.id, &c.id);

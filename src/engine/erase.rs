@@ -209,7 +209,7 @@ impl Engine {
             let slot: Slot = self.store.load_slot(slot_ref).await?;
             let mut log = self.store.read_log(slot_ref).await?;
             let cause = LogCause { op: "erase".into(), by: Some(by.to_string()), ..Default::default() };
-            let mut txn = SlotTxn::new(slot, self.now()?, cause, self.ids.clone());
+            let mut txn = SlotTxn::new(slot, self.now()?, cause, self.ids.clone()).single_valued(!self.spec_of(&slot_ref.predicate).is_multi());
             let slot_changed = scrub_slot(&mut txn, all, secrets);
             let mut log_changed = false;
             for e in &mut log {
