@@ -471,3 +471,69 @@ fn a_refinement_never_carries_its_general_claims_start_over_history_of_its_value
     let then = at(&h, "located_in", "2025-08-01");
     assert!(matches!(objects(&then)[..], ["Oslo" | "Oslo, Norway"]), "one value then: {:?}", objects(&then));
 }
+
+fn ends(mut c: credence::model::Candidate, to: &str) -> credence::model::Candidate {
+    c.valid_to = Some(to.into());
+    c
+}
+
+#[test]
+fn a_report_of_now_is_not_folded_into_a_period_of_its_value_that_ended() {
+    // Audit: "Oslo" 2025-01..2025-06, then "Oslo" (now) was confirmed into the
+    // ended claim and recall of now answered nothing.
+    for predicate in ["located_in", "likes"] {
+        let h = harness(EngineConfig::default());
+        let ended = h.write(ends(valid(cand(predicate, "Oslo"), "2025-01-01"), "2025-06-01")).claim;
+        let now = h.write(cand(predicate, "Oslo"));
+        assert_ne!(now.claim.id, ended.id, "{predicate}: {now:?}");
+        assert_eq!(h.current(predicate), vec![("Oslo".to_string(), "active".to_string())], "{predicate}");
+        assert_eq!(objects(&at(&h, predicate, "2025-03-01")), vec!["Oslo"], "{predicate}");
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    }
+}
+
+#[test]
+fn a_report_of_now_moves_a_scheduled_claim_of_its_value_to_now() {
+    for predicate in ["located_in", "likes"] {
+        let h = harness(EngineConfig::default());
+        let scheduled = h.write(valid(cand(predicate, "Oslo"), "2026-06-01")).claim;
+        let now = h.write(cand(predicate, "Oslo"));
+        assert_eq!((now.action, &now.claim.id), (Action::Confirmed, &scheduled.id), "{predicate}");
+        assert_eq!(h.current(predicate), vec![("Oslo".to_string(), "active".to_string())], "{predicate}: holds now");
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    }
+}
+
+#[test]
+fn an_earlier_stint_of_a_value_is_history_of_its_own_not_a_new_end_for_the_current_one() {
+    // Audit: "Acme since 2016", then "Acme 2001 to 2005" moved the claim back
+    // to 2001 and ended it in 2005: memory no longer said Acme now.
+    let h = harness(EngineConfig::default());
+    let since = h.write(valid(cand("works_at", "Acme"), "2016-01-01")).claim;
+    let stint = h.write(ends(valid(cand("works_at", "Acme"), "2001-01-01"), "2005-12-31"));
+    assert_ne!(stint.claim.id, since.id, "{stint:?}");
+    assert_eq!(h.current("works_at"), vec![("Acme".to_string(), "active".to_string())]);
+    assert_eq!(objects(&at(&h, "works_at", "2003-01-01")), vec!["Acme"]);
+    assert!(at(&h, "works_at", "2010-01-01").is_empty(), "nothing was said of 2006-2015");
+    assert_eq!(objects(&at(&h, "works_at", "2020-01-01")), vec!["Acme"]);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}
+
+#[test]
+fn corroborating_a_retracted_claim_never_stretches_its_period_over_another_of_its_value() {
+    // Audit: Tea from 2025-10 retracted, Tea (no start) retracted, then "tea"
+    // 2026-02-20..03-23 moved the second claim's start back over the first.
+    for predicate in ["likes", "located_in"] {
+        let h = harness(EngineConfig::default());
+        let first = h.write(valid(cand(predicate, "Tea"), "2025-10-06")).claim;
+        run(h.engine.retract(&first.id, &credence::engine::RetractOptions::default())).unwrap();
+        h.clock.advance_days(30.0);
+        let second = h.write(cand(predicate, "Tea")).claim;
+        h.clock.advance_days(30.0);
+        run(h.engine.retract(&second.id, &credence::engine::RetractOptions::default())).unwrap();
+        h.clock.advance_days(30.0);
+        // The first held until 2026-01-02, the second from 2026-02-02 (its first observation).
+        h.write(ends(valid(cand(predicate, "tea"), "2025-12-20"), "2026-02-20"));
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{predicate}");
+    }
+}

@@ -32,12 +32,24 @@ pub enum EarlierStart {
 }
 
 pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Claim) -> EarlierStart {
-    if !ctx.spec.time_varying || ctx.spec.is_multi() || !(existing.status.is_current() || existing.status == Status::Superseded) {
+    if !(ctx.spec.time_varying || ctx.spec.is_multi()) || !(existing.status.is_current() || existing.status == Status::Superseded) {
         return EarlierStart::Stands;
     }
-    let (Some(mine), Some(theirs)) = (draft.valid_from, existing.valid_from) else { return EarlierStart::Stands };
+    // A report without a stated start holds from when it was observed: before
+    // a scheduled claim of its value begins, the value holds from then.
+    let (mine, Some(theirs)) = (draft.effective_from(), existing.valid_from) else { return EarlierStart::Stands };
     if mine >= theirs {
         return EarlierStart::Stands;
+    }
+    let between = |c: &Claim| {
+        let (from, to) = txn.slot.validity(c);
+        from < theirs && mine < to
+    };
+    // Never over another claim of the value (a retracted one says it did not hold then).
+    let value_between = txn.slot.claims.iter().any(|c| c.id != existing.id && (same_value(c, draft) || same_value(c, existing)) && between(c));
+    if ctx.spec.is_multi() {
+        // Values coexist: only the value's own claims bound the move.
+        return if value_between || existing.status == Status::Superseded { EarlierStart::Stands } else { EarlierStart::MovesBack };
     }
     let other = |c: &Claim| c.id != existing.id && !same_value(c, draft) && !same_value(c, existing) && (c.status.is_live() || c.status == Status::Superseded);
     let others: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| other(c)).collect();
@@ -57,12 +69,7 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
             return EarlierStart::Separate;
         }
     }
-    let between = |c: &Claim| {
-        let (from, to) = txn.slot.validity(c);
-        from < theirs && mine < to
-    };
-    // Never over another claim of the value (a retracted one says it did not hold then).
-    if txn.slot.claims.iter().any(|c| c.id != existing.id && (same_value(c, draft) || same_value(c, existing)) && between(c)) {
+    if value_between {
         return EarlierStart::Stands;
     }
     // Moving back may only end history the claim itself ended, where that history began before the report
@@ -76,7 +83,8 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
 
 /// Confirms `existing`, moving its start back first when `earlier_start` says so.
 pub fn confirm_at(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim, how: EarlierStart) -> Applied {
-    let (EarlierStart::MovesBack, Some(from)) = (how, draft.valid_from) else { return confirm(txn, ctx, existing, draft) };
+    let EarlierStart::MovesBack = how else { return confirm(txn, ctx, existing, draft) };
+    let from = draft.effective_from();
     let ended: Vec<String> = txn
         .slot
         .claims

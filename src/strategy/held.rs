@@ -97,8 +97,14 @@ pub fn corroborate_retracted(txn: &mut SlotTxn, retracted_id: &str, draft: Claim
     let before = txn.claim(retracted_id).map(|c| c.confidence).unwrap_or(0.0);
     let (obs, stated) = (draft.provenance, draft.stated_confidence);
     txn.update_claim(retracted_id, |c| {
+        // The period the retraction covers stays as it was: earlier
+        // observations never stretch its start back over another claim of the value.
+        let start = c.effective_from();
         c.provenance.extend(obs);
         c.stated_confidence = c.stated_confidence.max(stated);
+        if c.effective_from() < start {
+            c.valid_from = Some(start);
+        }
     });
     txn.log_change("confirm_retracted", &[retracted_id], Some((before, before)), None,
         format!("{:?} is stated for a period a person retracted it for: recorded as history, it stays retracted", draft.object));

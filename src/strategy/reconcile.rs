@@ -126,16 +126,25 @@ pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Opt
 /// claim whose period covers the draft's time, then the live (or
 /// person-retired) claims of that value — the same value before a more
 /// specific form of it, active before the rest, oldest first.
-fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Vec<&'a Claim> {
+fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Vec<&'a Claim> {
     let matches = |c: &Claim| same_value(c, draft) || refines(draft, c);
     let mut out: Vec<&Claim> = held::history_covering(txn, draft, matches).into_iter().collect();
+    // Where valid time tells periods apart, a report of a period the claim
+    // does not reach is another period of the value, not a confirmation: one
+    // that ended as stated before the report begins (the report would vanish
+    // from a read of now), or one stated to end before a claim begins (its end
+    // would cut that claim short).
+    let periods_apart = |c: &Claim| {
+        let draft_period = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
+        (ctx.spec.time_varying || ctx.spec.is_multi()) && !overlap(txn.slot.validity(c), draft_period)
+    };
     let mut held: Vec<&Claim> = txn
         .slot
         .claims
         .iter()
         .map(|c| &**c)
         .filter(|c| c.status.is_live() || (c.status == Status::Retired && pinned(txn, &c.id)))
-        .filter(|c| matches(c))
+        .filter(|c| matches(c) && !periods_apart(c))
         .collect();
     crate::sort::sort_by(&mut held, |a, b| {
         let rank = |c: &Claim| (!same_value(c, draft), c.status != Status::Active, c.recorded_at);
@@ -151,7 +160,7 @@ fn corroborated<'a>(txn: &'a SlotTxn, draft: &Claim) -> Vec<&'a Claim> {
 /// active "oslo" from 2025-03 and an active "Oslo, Norway" from 2026 was
 /// judged against the latter only, and stored as history over "oslo".
 fn to_confirm(txn: &SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Option<(Claim, EarlierStart)> {
-    corroborated(txn, draft).into_iter().find_map(|existing| match arrival::earlier_start(txn, ctx, existing, draft) {
+    corroborated(txn, ctx, draft).into_iter().find_map(|existing| match arrival::earlier_start(txn, ctx, existing, draft) {
         EarlierStart::Separate => None,
         how => Some((existing.clone(), how)),
     })
