@@ -120,9 +120,15 @@ pub fn entries_of(blob: &Value) -> Result<(String, Vec<BlobEntry>)> {
     }
     let entries: Vec<BlobEntry> = serde_json::from_value(v2.get("entries").cloned().unwrap_or(json!([])))
         .map_err(|e| malformed(format!("blob.entries: {e}")))?;
+    if key.contains(crate::model::KEY_SEPARATOR) {
+        return Err(malformed("blob.key: must not contain U+001F (the unit separator), which credence keeps for its slot keys"));
+    }
     for (i, e) in entries.iter().enumerate() {
         if !(0.0..=1.0).contains(&e.confidence) {
             return Err(malformed(format!("blob.entries[{i}].confidence: must be from 0 to 1")));
+        }
+        if e.content.trim().is_empty() {
+            return Err(malformed(format!("blob.entries[{i}].content: must not be empty (an entry says something)")));
         }
     }
     Ok((key, entries))

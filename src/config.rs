@@ -84,6 +84,7 @@ impl Settings {
         if default_subject.trim().is_empty() {
             return Err(Error::invalid("defaultSubject", "must not be empty"));
         }
+        crate::engine::prepare::no_key_separator(&default_subject, "defaultSubject")?;
         let strategy = match &config.strategy {
             Some(s) => Some(Strategy::parse(s).map_err(|e| e.with_field("strategy"))?),
             None => None,

@@ -131,6 +131,27 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     out
 }
 
+/// A slot document a store answered for `slot_ref`, checked before the engine
+/// builds on it: claims of another slot, dangling ids (a document missing its
+/// claims or conflicts) or beliefs out of range would be written back as
+/// they are, or lose what they name (SPEC §11: malformed store data is
+/// refused before anything is written). Only the structural rules: a rule
+/// about lifecycle is `checkInvariants`' to report, never a reason to refuse.
+pub fn check_loaded(slot: &Slot, slot_ref: &SlotRef) -> Result<(), String> {
+    if crate::archive::is_archive_subject(&slot_ref.subject) {
+        return Ok(());
+    }
+    const STRUCTURAL: [&str; 6] =
+        ["duplicate_claim_id", "claim_in_wrong_slot", "claim_names_unknown_conflict", "belief_out_of_range", "conflict_names_unknown_claim", "write_names_unknown_claim"];
+    let mut first: Option<String> = None;
+    check_links(slot, slot_ref, &mut |rule: &str, message: String, _| {
+        if first.is_none() && STRUCTURAL.contains(&rule) {
+            first = Some(format!("[{rule}] {message}"));
+        }
+    });
+    first.map_or(Ok(()), Err)
+}
+
 /// Every id a record names resolves inside the slot. (`supersededBy` and
 /// `supersedes` may cross slots after an entity merge: the store-level check
 /// resolves them.)

@@ -198,6 +198,87 @@ describe('strict input (SPEC §11)', () => {
   });
 });
 
+describe('what a blob, a config or a stated period can say (audit)', () => {
+  it('refuses a blob key or subject that would name another slot, an empty entry, and such a defaultSubject', async () => {
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ subject: 'alice', predicate: 'salary_amount', object: '100k' });
+    const blob = (key, content = 'mallory wrote this') => ({ key, content, confidence: 0.9, timestamp: 1_700_000_000 });
+    expect((await refused(memory.importBlob(blob('salary\u001famount'), { subject: 'alice' }), 'INVALID_INPUT')).message).toMatch(/blob\.key/);
+    expect((await refused(memory.importBlob(blob('amount'), { subject: 'alice\u001fsalary' }), 'INVALID_INPUT')).field).toBe('options.subject');
+    const empty = { key: 'notes', content: '', schema_version: 2, entries: [{ content: ' ', confidence: 0.7, timestamp: 1, status: 'active' }] };
+    expect((await refused(memory.importBlob(empty), 'INVALID_INPUT')).message).toMatch(/blob\.entries\[0\]\.content/);
+    expect((await memory.recall('alice')).map((c) => c.object)).toEqual(['100k']);
+    expect(await memory.checkInvariants()).toEqual([]);
+    expect(() => new Memory({ defaultSubject: 'alice\u001fsalary' })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field: 'defaultSubject' }));
+  });
+
+  it('refuses a validTo at or before the start, stated or implicit (the observation), and writes nothing', async () => {
+    const memory = new Memory({ now: () => '2026-03-01T00:00:00.000Z' });
+    await memory.remember({ predicate: 'located_in', object: 'NYC', validFrom: '2024-01-01' });
+    for (const extra of [{}, { provenance: { sourceId: 'crm', observedAt: '2025-06-01' } }, { validFrom: '2020-01-01' }]) {
+      const e = await refused(memory.remember({ predicate: 'located_in', object: 'Paris', validTo: '2020-01-01', ...extra }), 'INVALID_INPUT');
+      expect(e.field).toBe('validTo');
+    }
+    expect((await memory.recall('user')).map((c) => c.object)).toEqual(['NYC']);
+    // A period in the past, stated whole, is history as before.
+    const past = await memory.remember({ predicate: 'located_in', object: 'Paris', validFrom: '2019-01-01', validTo: '2020-01-01' });
+    expect(past.action).toBe('historical');
+    expect((await memory.recall('user')).map((c) => c.object)).toEqual(['NYC']);
+  });
+});
+
+describe('a custom store answering wrongly (audit)', () => {
+  /** A store delegating to a MemoryStore, with `override` replacing some methods. */
+  function wrapped(inner, override) {
+    const methods = ['loadSlot', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'dirtySlots', 'listConflicts'];
+    const store = Object.fromEntries(methods.map((m) => [m, (...a) => inner[m](...a)]));
+    return Object.assign(store, override);
+  }
+
+  it('refuses a listConflicts that ignores the cursor with MALFORMED_STORE_DATA instead of paging forever', async () => {
+    const inner = new MemoryStore();
+    let calls = 0;
+    const store = wrapped(inner, {
+      async listConflicts({ status, limit }) {
+        calls += 1;
+        return (await inner.listConflicts({ status, limit: 1e9 })).slice(0, limit);
+      },
+    });
+    const memory = new Memory({ store, now: clock() });
+    const many = (object, strategy) => memory.rememberMany(Array.from({ length: 501 }, (_, i) => ({ subject: `s${i}`, predicate: 'timezone', object })), strategy && { strategy });
+    await many('PST');
+    await many('EST', 'ask_user');
+    const e = await refused(memory.conflicts({ status: 'open' }), 'MALFORMED_STORE_DATA');
+    expect(e.message).toMatch(/listConflicts/);
+    expect(calls).toBe(2);
+    expect(await new Memory({ store: inner, now: clock() }).conflicts({ status: 'open' })).toHaveLength(501);
+  });
+
+  it('refuses a slot document that is not whole, or is another slot, before writing on it', async () => {
+    const inner = new MemoryStore();
+    const memory = new Memory({ store: inner, now: clock() });
+    await memory.remember({ predicate: 'located_in', object: 'NYC', id: 'w1' });
+    await memory.remember({ predicate: 'timezone', object: 'EST' });
+    const cases = [
+      // The claims dropped: the idempotency record names a claim that is not there.
+      async (ref) => { const { claims, ...rest } = await inner.loadSlot(ref); return claims && rest; },
+      // Another slot's document.
+      async (ref) => inner.loadSlot({ ...ref, predicate: 'timezone', key: `${ref.subject}\u001ftimezone` }),
+      // A belief out of range.
+      async (ref) => { const s = await inner.loadSlot(ref); return { ...s, claims: s.claims.map((c) => ({ ...c, confidence: 7 })) }; },
+    ];
+    for (const loadSlot of cases) {
+      const broken = new Memory({ store: wrapped(inner, { loadSlot: async (ref) => (ref.predicate === 'located_in' ? loadSlot(ref) : inner.loadSlot(ref)) }), now: clock() });
+      const e = await refused(broken.remember({ predicate: 'located_in', object: 'Paris' }), 'MALFORMED_STORE_DATA');
+      expect(e.message).toMatch(/loadSlot\(\) result for user\/located_in/);
+    }
+    expect((await memory.recall('user', { predicate: 'located_in', includeHistory: true })).map((c) => c.object)).toEqual(['NYC']);
+    // listSlots answering every slot for one subject's question.
+    const everyone = new Memory({ store: wrapped(inner, { listSlots: async () => inner.listSlots({}) }), now: clock() });
+    expect((await refused(everyone.recall('bob'), 'MALFORMED_STORE_DATA')).message).toMatch(/listSlots/);
+  });
+});
+
 describe('reconcile() one-shot', () => {
   it('passes strategy and expectedVersion as this write options', async () => {
     const store = new MemoryStore();

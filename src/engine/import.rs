@@ -13,6 +13,12 @@ impl Engine {
     /// Returns the claims created from the blob's entries.
     pub async fn import_blob(&self, blob: &Value, subject: Option<&str>) -> Result<Vec<Claim>> {
         let (key, entries) = entries_of(blob)?;
+        if let Some(s) = subject {
+            if s.trim().is_empty() {
+                return Err(Error::invalid("options.subject", "must not be empty when given"));
+            }
+            super::prepare::no_key_separator(s, "options.subject")?;
+        }
         let subject = subject.unwrap_or(&self.settings.default_subject).to_string();
         let spec = self.spec_of(&key);
         let slot_ref = SlotRef::new(&subject, &spec.name);

@@ -2,7 +2,7 @@
 //! and the slots a review pass must visit. Cost follows the answer, not the store.
 
 use super::Engine;
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, SlotRef};
 
 /// Rows per store call: large enough that paging is rare, small enough that a page is cheap to cross.
@@ -20,6 +20,12 @@ impl Engine {
             let mut query = ConflictQuery { status, after: None, limit: PAGE };
             loop {
                 let page = self.store.list_conflicts(&query).await?;
+                if let Some(after) = &query.after {
+                    // A store that ignores the cursor would answer the same page forever.
+                    if page.iter().any(|c| c.id == after.id) {
+                        return Err(not_after("listConflicts", &format!("{{ openedAt: {}, id: {:?} }}", after.opened_at.to_iso(), after.id)));
+                    }
+                }
                 let full = page.len() >= PAGE as usize;
                 query.after = page.last().map(IndexedConflict::cursor);
                 out.extend(page);
@@ -36,6 +42,16 @@ impl Engine {
 
     /// One page of slots with entries the review pass has not looked at.
     pub(crate) async fn dirty_page(&self, after: Option<String>) -> Result<Vec<SlotRef>> {
-        self.store.dirty_slots(&DirtyQuery { after, limit: PAGE }).await
+        let page = self.store.dirty_slots(&DirtyQuery { after: after.clone(), limit: PAGE }).await?;
+        match after {
+            // Compared by equality: a store orders keys as JS strings (UTF-16), not as Rust does.
+            Some(after) if page.iter().any(|r| r.key == after) => Err(not_after("dirtySlots", &format!("{after:?}"))),
+            _ => Ok(page),
+        }
     }
+}
+
+/// A page that does not move past its cursor (the store ignored `after`).
+fn not_after(method: &str, cursor: &str) -> Error {
+    Error::new(ErrorCode::MalformedStoreData, format!("store.{method}() result: every row must come after the cursor `after` ({cursor}); the store answered the cursor's row again"))
 }

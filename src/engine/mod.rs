@@ -3,7 +3,7 @@
 //! `settle.rs`, the review pass in `review.rs`.
 
 mod archive;
-mod prepare;
+pub(crate) mod prepare;
 mod read;
 mod batch;
 mod calibrate;

@@ -67,9 +67,18 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         None => valid_from.unwrap_or(now),
     };
     let valid_to = c.valid_to.as_deref().map(|t| Timestamp::parse(t, "validTo")).transpose()?;
-    if let (Some(f), Some(t)) = (valid_from, valid_to) {
-        if t < f {
-            return Err(Error::invalid("validTo", "is before validFrom"));
+    // A period must hold for some time: an empty one says nothing, yet would
+    // end the current value. Without validFrom the claim starts when observed.
+    if let Some(t) = valid_to {
+        match valid_from {
+            Some(f) if t <= f => return Err(Error::invalid("validTo", "must be after validFrom")),
+            None if t <= observed => {
+                return Err(Error::invalid("validTo", format!(
+                    "must be after the claim's start: with no validFrom it starts when observed ({}); state validFrom for a period in the past",
+                    observed.to_iso()
+                )))
+            }
+            _ => {}
         }
     }
     let source_id = if given.source_id.trim().is_empty() { DEFAULT_SOURCE_ID.to_string() } else { given.source_id.trim().to_string() };

@@ -276,7 +276,7 @@ impl JsStore {
     /// The slot as the store holds it now.
     async fn fetch_slot(&self, slot: &SlotRef) -> Result<Slot> {
         let v = self.call("loadSlot", &[arg(slot)?]).await?;
-        if absent(&v) { Ok(Slot::default()) } else { self.read(v, "loadSlot") }
+        if absent(&v) { Ok(Slot::default()) } else { checked(self.read(v, "loadSlot")?, slot, "loadSlot") }
     }
 
     async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue> {
@@ -290,6 +290,14 @@ impl JsStore {
     fn slot_ref(&self, value: JsValue, method: &str) -> Result<Option<SlotRef>> {
         if absent(&value) { Ok(None) } else { self.read(value, method).map(Some) }
     }
+}
+
+/// A slot document from the store, refused when it is not whole (`invariants::check_loaded`).
+fn checked(loaded: Slot, slot: &SlotRef, method: &str) -> Result<Slot> {
+    crate::invariants::check_loaded(&loaded, slot).map_err(|why| {
+        Error::new(ErrorCode::MalformedStoreData, format!("store.{method}() result for {}/{}: {why}", slot.subject, slot.predicate))
+    })?;
+    Ok(loaded)
 }
 
 #[async_trait(?Send)]
@@ -344,7 +352,7 @@ impl Store for JsStore {
         let malformed = || Error::new(ErrorCode::MalformedStoreData, "store.loadSlotToWrite() result: must be { slot, held: boolean }");
         let held = Reflect::get(&v, &"held".into()).ok().and_then(|h| h.as_bool()).ok_or_else(malformed)?;
         let loaded = Reflect::get(&v, &"slot".into()).map_err(|_| malformed())?;
-        let loaded = if absent(&loaded) { Slot::default() } else { self.read(loaded, "loadSlotToWrite")? };
+        let loaded = if absent(&loaded) { Slot::default() } else { checked(self.read(loaded, "loadSlotToWrite")?, slot, "loadSlotToWrite")? };
         Ok((loaded, held))
     }
 
@@ -384,7 +392,14 @@ impl Store for JsStore {
             let _ = Reflect::set(&filter, &"subject".into(), &s.into());
         }
         let v = self.call("listSlots", &[filter.into()]).await?;
-        self.read(v, "listSlots")
+        let refs: Vec<SlotRef> = self.read(v, "listSlots")?;
+        match (subject, refs.iter().find(|r| subject.is_some_and(|s| r.subject != s))) {
+            (Some(s), Some(other)) => Err(Error::new(
+                ErrorCode::MalformedStoreData,
+                format!("store.listSlots() result: asked for the slots of {s:?}, it answered one of {:?}", other.subject),
+            )),
+            _ => Ok(refs),
+        }
     }
 
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {
