@@ -31,6 +31,19 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    pub const ALL: [ErrorCode; 18] = [
+        ErrorCode::InvalidInput, ErrorCode::InvalidStrategy, ErrorCode::InvalidTime, ErrorCode::Concurrency,
+        ErrorCode::StoreFailed, ErrorCode::MalformedStoreData, ErrorCode::MergeHookMissing, ErrorCode::HookFailed,
+        ErrorCode::ConflictNotFound, ErrorCode::ConflictAlreadySettled, ErrorCode::ConflictNotSettled, ErrorCode::UndoStale,
+        ErrorCode::RandomSourceFailed, ErrorCode::InvalidSettlement, ErrorCode::ClaimNotFound, ErrorCode::JudgeMissing,
+        ErrorCode::ClaimNotLive, ErrorCode::StoreV1,
+    ];
+
+    /// One of the stable codes (a store or hook may throw a CredenceError of its own making).
+    pub fn is_known(code: &str) -> bool {
+        Self::ALL.iter().any(|c| c.as_str() == code)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "INVALID_INPUT",

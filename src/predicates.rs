@@ -184,6 +184,12 @@ impl Registry {
                 crate::strategy::Strategy::parse(s)
                     .map_err(|e| e.with_field(&format!("predicates[{i}].strategy")))?;
             }
+            if user[..i].iter().any(|earlier| canonical_name(&earlier.name) == name) {
+                return Err(Error::invalid(&format!("predicates[{i}].name"), format!("{name:?} is given twice; one spec per predicate")));
+            }
+            if spec.object_type.as_deref().is_some_and(|t| t.trim().is_empty()) {
+                return Err(Error::invalid(&format!("predicates[{i}].objectType"), "must not be empty when given"));
+            }
             if let Some(j) = spec.depends_on.iter().position(|d| canonical_name(d).is_empty()) {
                 return Err(Error::invalid(&format!("predicates[{i}].dependsOn[{j}]"), "must not be empty"));
             }

@@ -227,6 +227,39 @@ describe('what a blob, a config or a stated period can say (audit)', () => {
   });
 });
 
+describe('what hooks, stores and config say in their own words (audit)', () => {
+  it('wraps a thrown CredenceError of an unknown code, reads hook results strictly, and refuses ambiguous config', async () => {
+    const { CredenceError } = await import('credence');
+    const inner = new MemoryStore();
+    const store = new Proxy(inner, {
+      get: (target, key) => (key === 'commitSlot' ? async () => { throw new CredenceError('my store is full', { code: 'MY_CODE' }); } : Reflect.get(target, key).bind(target)),
+    });
+    const e = await refused(new Memory({ store, now: clock() }).remember({ predicate: 'likes', object: 'tea' }), 'STORE_FAILED');
+    expect(e.cause.code).toBe('MY_CODE');
+    expect(await new Memory({ store: inner, now: clock() }).recall('user')).toEqual([]);
+    // A merge hook's result with a throwing getter, or an array, is the hook's fault.
+    const getter = { get content() { throw new Error('boom'); } };
+    for (const answer of [getter, ['merged text']]) {
+      const hooked = new Memory({ now: clock(), merge: async () => answer });
+      await hooked.remember({ predicate: 'notes', object: 'one' }, { strategy: 'llm_merge' });
+      await refused(hooked.remember({ predicate: 'notes', object: 'two' }, { strategy: 'llm_merge' }), 'HOOK_FAILED');
+      expect((await hooked.recall('user', { includeHistory: true })).map((c) => c.object)).toEqual(['one']);
+    }
+    // Two specs for one predicate, or an empty objectType, are refused where given.
+    for (const [predicates, field] of [
+      [[{ name: 'team', cardinality: 'single', timeVarying: true }, { name: 'Team', cardinality: 'multi', timeVarying: false }], 'predicates[1].name'],
+      [[{ name: 'employer', cardinality: 'single', timeVarying: true, objectType: ' ' }], 'predicates[0].objectType'],
+    ]) {
+      expect(() => new Memory({ predicates })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', field }));
+    }
+    // An empty actor is no actor, for settle as for retract.
+    const memory = new Memory({ now: clock() });
+    await memory.remember({ predicate: 'timezone', object: 'CET' });
+    const asked = await memory.remember({ predicate: 'timezone', object: 'PST' }, { strategy: 'ask_user' });
+    expect((await memory.settle(asked.conflicts[0].id, 'keep_newer', { by: ' ' })).settledBy).toBe('user');
+  });
+});
+
 describe('a custom store answering wrongly (audit)', () => {
   /** A store delegating to a MemoryStore, with `override` replacing some methods. */
   function wrapped(inner, override) {

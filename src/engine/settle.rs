@@ -76,7 +76,8 @@ impl Engine {
         let settlement = Settlement::parse(settlement)?;
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
-        let by = by.map(str::to_string).unwrap_or_else(|| "user".into());
+        // An empty actor is no actor: "user", as `retract` reads it.
+        let by = by.map(str::trim).filter(|b| !b.is_empty()).unwrap_or("user").to_string();
         if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
             return self.settle_same_entity(&slot_ref, conflict_id, settlement, &by).await;
         }

@@ -469,6 +469,10 @@ impl MergeHook for JsMerge {
         let v = call(&holder, "merge", &argv, ErrorCode::HookFailed, "merge hook").await?;
         // A plain string goes through the same checks as an object's content (no NUL, no lone surrogate).
         let v = if v.is_string() { content_object(&v) } else { v };
+        if js_sys::Array::is_array(&v) {
+            // serde would read `["text"]` as `{ content: "text" }`, by position.
+            return Err(Error::new(ErrorCode::HookFailed, "merge hook result: must be a string or { content, contradicts?, reason? }, not an array"));
+        }
         let result: MergeResult = from_js(v, "merge hook result", ErrorCode::HookFailed)?;
         if result.content.trim().is_empty() {
             return Err(Error::new(ErrorCode::HookFailed, "merge hook result: content must be a non-empty string").with_field("content"));

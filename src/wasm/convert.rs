@@ -43,7 +43,11 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 
 /// Reads a JS value as `T`; `what` names the argument ("candidate") in errors.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, what: &str, code: ErrorCode) -> Result<T, Error> {
-    let text = json_text(&value, what)?.unwrap_or_else(|| "null".into());
+    // A value that cannot be read (a throwing getter) is the fault of whoever gave it: `code`.
+    let text = json_text(&value, what).map_err(|mut e| {
+        e.code = code;
+        e
+    })?.unwrap_or_else(|| "null".into());
     from_json(&text, what, code)
 }
 

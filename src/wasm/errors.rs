@@ -58,7 +58,10 @@ pub fn js_failure(code: ErrorCode, what: &str, thrown: JsValue) -> Error {
 pub fn to_js_error(err: Error) -> JsValue {
     let cause: Option<JsValue> = err.cause.as_ref().and_then(|c| c.downcast_ref::<JsValue>().cloned());
     if let Some(c) = &cause {
-        if is_credence_error(c) {
+        // Passed on as thrown only with a stable code: a code of the thrower's
+        // own making is wrapped (STORE_FAILED, HOOK_FAILED…), kept as `cause`.
+        let known = Reflect::get(c, &"code".into()).ok().and_then(|code| code.as_string()).is_some_and(|code| ErrorCode::is_known(&code));
+        if is_credence_error(c) && known {
             return c.clone();
         }
     }
