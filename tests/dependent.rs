@@ -195,3 +195,25 @@ fn a_failing_flag_commit_reports_that_the_change_stands_and_its_dependents_went_
     assert!(e.message.contains("the change to works_at itself was committed; the facts that depend on it were not flagged"), "{}", e.message);
     assert_eq!(h.current("works_at"), vec![("Globex".into(), "active".into())]);
 }
+
+#[test]
+fn withdrawing_a_scheduled_change_withdraws_its_flags_and_undo_raises_them_again() {
+    let h = harness(EngineConfig::default());
+    job_and_office(&h);
+    let mut next = cand("works_at", "Globex");
+    next.valid_from = Some("2026-09-01".into());
+    let moved = h.write(next);
+    assert_eq!(moved.conflicts.len(), 1, "the scheduled change flags the location");
+    let flag = moved.conflicts[0].id.clone();
+    let r = run(h.engine.retract(&moved.claim.id, &RetractOptions::default())).unwrap();
+    assert!(r.dependents.is_empty(), "nothing it depends on changed: Acme holds on");
+    assert_eq!(h.current("works_at"), vec![("Acme".into(), "active".into())]);
+    let flags = run(h.engine.conflicts(None)).unwrap();
+    let withdrawn = flags.iter().find(|c| c.id == flag).unwrap();
+    assert_eq!(withdrawn.status, ConflictStatus::Moot, "the question about the withdrawn change closed");
+    run(h.engine.undo_any(&r.id)).unwrap();
+    let open = run(h.engine.conflicts(Some(ConflictStatus::Open))).unwrap();
+    assert_eq!(open.len(), 1, "the schedule is back, so is the question: {open:?}");
+    assert_eq!(open[0].newer.id, moved.claim.id);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}

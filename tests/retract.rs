@@ -176,3 +176,72 @@ fn earlier_evidence_never_moves_a_claim_into_a_retraction_of_its_value() {
     assert_eq!(o.claim.valid_from, Some(r.at), "the start moves back only to where the retraction ended");
     assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
+
+fn scheduled(predicate: &str, object: &str, from: &str) -> credence::model::Candidate {
+    let mut c = cand(predicate, object);
+    c.valid_from = Some(from.into());
+    c
+}
+
+fn check_invariants(h: &Harness) {
+    let violations = run(h.engine.check_invariants()).unwrap();
+    assert!(violations.is_empty(), "{violations:?}");
+}
+
+#[test]
+fn a_scheduled_change_withdrawn_before_it_begins_never_holds_and_undo_brings_it_back() {
+    let h = harness(EngineConfig::default());
+    let paris = h.write(cand("located_in", "Paris")).claim;
+    let berlin = h.write(scheduled("located_in", "Berlin", "2026-06-01")).claim;
+    let before = h.all("located_in");
+    let r = run(h.engine.retract(&berlin.id, &opts("the move fell through"))).unwrap();
+    assert_eq!(r.claim.status, Status::Retracted);
+    assert_eq!(r.claim.valid_to, Some(berlin.effective_from()), "an empty period: it never holds");
+    let all = h.all("located_in");
+    let kept = all.iter().find(|c| c.id == paris.id).unwrap();
+    assert_eq!((kept.status, kept.valid_to, kept.superseded_by.as_deref()), (Status::Active, None, None), "Paris holds on");
+    let later = RecallOptions { predicate: Some("located_in".into()), at: Some("2026-07-01".into()), ..Default::default() };
+    let objects: Vec<String> = run(h.engine.recall(None, &later)).unwrap().into_iter().map(|c| c.object).collect();
+    assert_eq!(objects, vec!["Paris".to_string()], "no Berlin after its planned start");
+    let why = run(h.engine.why(&berlin.id)).unwrap();
+    let logged = why.log.iter().find(|e| e.rule == "retract").unwrap();
+    assert!(logged.note.contains("before it began") && logged.note.contains("Paris"), "{}", logged.note);
+    check_invariants(&h);
+    h.clock.advance_days(200.0);
+    assert_eq!(h.current("located_in"), vec![("Paris".into(), "active".into())], "still Paris once the date passed");
+
+    run(h.engine.undo_any(&r.id)).unwrap();
+    let restored = h.all("located_in");
+    let strip = |cs: &[credence::model::Claim]| cs.iter().map(|c| (c.id.clone(), c.status, c.valid_to, c.superseded_by.clone())).collect::<Vec<_>>();
+    assert_eq!(strip(&restored), strip(&before), "undo puts the schedule back exactly");
+    assert_eq!(h.current("located_in"), vec![("Berlin".into(), "active".into())]);
+    check_invariants(&h);
+}
+
+#[test]
+fn a_withdrawal_is_stale_to_undo_once_the_held_value_was_ended_again() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("located_in", "Paris"));
+    let berlin = h.write(scheduled("located_in", "Berlin", "2026-06-01")).claim;
+    let r = run(h.engine.retract(&berlin.id, &RetractOptions::default())).unwrap();
+    h.write(cand("located_in", "Rome"));
+    let before = h.all("located_in");
+    let err = run(h.engine.undo_any(&r.id)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::UndoStale, "{}", err.message);
+    assert_eq!(h.all("located_in"), before, "nothing written");
+    check_invariants(&h);
+}
+
+#[test]
+fn a_scheduled_claim_can_be_retracted_but_not_at_a_time_before_a_past_start() {
+    let h = harness(EngineConfig::default());
+    let lisbon = h.write(scheduled("located_in", "Lisbon", "2025-06-01")).claim;
+    let early = RetractOptions { at: Some("2025-01-01".into()), ..Default::default() };
+    let err = run(h.engine.retract(&lisbon.id, &early)).unwrap_err();
+    assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidTime, Some("at")), "it had begun: a stop before its start says nothing");
+    // Scheduled with nothing before it: withdrawn, the slot simply holds nothing.
+    let dog = h.write(scheduled("owns_pet", "Rex", "2026-09-01")).claim;
+    run(h.engine.retract(&dog.id, &early)).unwrap();
+    assert!(h.current("owns_pet").is_empty());
+    check_invariants(&h);
+}

@@ -278,8 +278,9 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
               if (r.claim.status !== 'retracted') fail(step, `retracting ${id} left it ${r.claim.status}`);
               retractions.push(r.id);
             } catch (e) {
-              // A claim that begins to hold after the retraction's time (scheduled) cannot end then.
-              if (e.code !== 'INVALID_TIME') throw e;
+              // Only a stated past time before the claim began is refused; with no
+              // time, a claim that has not begun (scheduled) is withdrawn instead.
+              if (e.code !== 'INVALID_TIME' || !op.daysBack) throw e;
               if ((await versions()) !== before) fail(step, `a refused retraction of ${id} wrote something`);
             }
             break;

@@ -57,4 +57,22 @@ describe('memory.retract', () => {
     expect(again.claim.id).not.toBe(tea.claim.id);
     expect((await memory.recall('user')).map((x) => x.object).sort()).toEqual(['chess', 'tea']);
   });
+
+  it('withdraws a scheduled change before it begins: the value it would have ended holds on', async () => {
+    const c = clock();
+    const memory = new Memory({ now: c.now });
+    await memory.remember({ predicate: 'located_in', object: 'Paris' });
+    c.advance(1);
+    const move = await memory.remember({ predicate: 'located_in', object: 'Berlin', validFrom: '2026-06-01' });
+    expect(move.action).toBe('superseded');
+    const r = await memory.retract(move.claim.id, { reason: 'the move fell through' });
+    expect(r.claim).toMatchObject({ status: 'retracted', validFrom: '2026-06-01T00:00:00.000Z', validTo: '2026-06-01T00:00:00.000Z' });
+    expect((await memory.recall('user', { at: '2026-07-01' })).map((x) => x.object)).toEqual(['Paris']);
+    c.advance(120);
+    expect((await memory.recall('user')).map((x) => [x.object, x.status, x.validTo])).toEqual([['Paris', 'active', undefined]]);
+    expect(await memory.checkInvariants()).toEqual([]);
+    await memory.undo(r.id);
+    expect((await memory.recall('user')).map((x) => x.object)).toEqual(['Berlin']);
+    expect((await memory.recall('user', { at: '2026-05-01' })).map((x) => x.object)).toEqual(['Paris']);
+  });
 });

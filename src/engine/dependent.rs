@@ -91,9 +91,10 @@ impl Engine {
         Ok(out)
     }
 
-    /// Undoing a change withdraws the flags it raised (those about `changed_claim`
-    /// opened since the change, `since`) that nobody settled yet (status `moot`).
-    pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str, since: Timestamp) -> Result<()> {
+    /// Undoing a change (or withdrawing a scheduled one) withdraws the flags
+    /// it raised (those about `changed_claim` opened since the change,
+    /// `since`) that nobody settled yet (status `moot`, logged with `why`).
+    pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, why: &str, since: Timestamp) -> Result<()> {
         for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
             let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
             let cause = LogCause { op: "undo".into(), ..Default::default() };
@@ -103,7 +104,32 @@ impl Engine {
                     .cloned().collect();
                 for r in open {
                     txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Moot);
-                    txn.log_change("dependent_moot", &[&r.earlier_id], None, Some(&r.id), format!("{undone} was undone, so the change this flag asked about no longer stands"));
+                    txn.log_change("dependent_moot", &[&r.earlier_id], None, Some(&r.id), format!("{why}, so the change this flag asked about no longer stands"));
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Undoing a withdrawal puts the scheduled change back, and with it the
+    /// questions the withdrawal closed: its `moot` flags on claims still current
+    /// open again (a pair once noted is never noted anew).
+    pub(super) async fn reopen_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str) -> Result<()> {
+        for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
+            let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
+            let cause = LogCause { op: "undo".into(), ..Default::default() };
+            self.commit_with_retry(&dep_ref, cause, |txn| {
+                let closed: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
+                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Moot && c.newer_id == changed_claim)
+                    .filter(|c| txn.claim(&c.earlier_id).is_some_and(|d| d.status.is_current()) && !open_dependent_on(&txn.slot, &c.earlier_id))
+                    .cloned().collect();
+                for r in closed {
+                    txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Open);
+                    txn.log_change("dependent_reopened", &[&r.earlier_id], None, Some(&r.id), format!("{undone} was undone, so the change this flag asks about stands again"));
                 }
                 Ok(())
             })

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::settle::diff;
 use super::{Engine, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
-use crate::invariants::{self, SlotFacts};
-use crate::model::{ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Shared, Slot, SlotRef, Status};
+use crate::invariants::{self, overlap, SlotFacts};
+use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, RevivedClaim, Shared, Slot, SlotRef, Status};
 use crate::strategy;
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -61,6 +61,10 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
     let claim = slot.claim(&record.claim_id)?;
     if claim.status != Status::Retracted || claim.valid_to != Some(record.at) {
         return Some(format!("claim {:?} changed since (now {})", claim.id, claim.status.as_str()));
+    }
+    // A claim the withdrawal let hold on that has since been ended another way.
+    if let Some(r) = record.revived.iter().find(|r| slot.claim(&r.claim_id).is_some_and(|c| c.valid_to.is_some() || c.superseded_by.is_some())) {
+        return Some(format!("claim {:?} it let hold on has ended since", r.claim_id));
     }
     for change in &record.changes {
         match slot.claim(&change.claim_id) {
@@ -122,6 +126,36 @@ fn close_conflicts_about(txn: &mut SlotTxn, claim_id: &str, settling: Option<&st
     open.into_iter().map(|r| r.id.clone()).collect()
 }
 
+/// The claims `withdrawn` (a scheduled claim that never began) had ended at
+/// its start, made current again as they were before it came — unless
+/// another current claim or a copy of their value now covers the time they
+/// would hold (then nothing holds there: no guess).
+fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec<RevivedClaim> {
+    let start = withdrawn.effective_from();
+    let ended: Vec<Shared<Claim>> = txn.slot.claims.iter()
+        .filter(|p| p.status == Status::Superseded && p.superseded_by.as_deref() == Some(withdrawn.id.as_str()) && p.valid_to == Some(start))
+        .cloned().collect();
+    let mut revived = Vec::new();
+    for p in ended {
+        let period = (p.effective_from(), Timestamp(i64::MAX));
+        let blocked = txn.slot.claims.iter().any(|c| {
+            c.id != p.id
+                && overlap(period, txn.slot.validity(c))
+                && ((c.status.is_current() && !multi) || (c.status != Status::Retired && strategy::same_value(c, &p)))
+        });
+        if blocked {
+            continue;
+        }
+        txn.update_claim(&p.id, |c| {
+            c.status = Status::Active;
+            c.valid_to = None;
+            c.superseded_by = None;
+        });
+        revived.push(RevivedClaim { claim_id: p.id.clone(), valid_to: p.valid_to, superseded_by: p.superseded_by.clone() });
+    }
+    revived
+}
+
 /// Retracts `claim_id` inside `txn` (shared by `retract` and a dependent
 /// conflict settled keep_newer, named by `settling`, which stays for the
 /// settlement to close) and records what it changed.
@@ -134,16 +168,20 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
         )
         .with_field("claimId"));
     }
-    if at < claim.effective_from() {
+    // A scheduled claim withdrawn before it begins never holds: its period
+    // is empty and the claim it would have ended holds on.
+    let withdrawn = claim.valid_from.is_some_and(|from| from > txn.now) && at <= claim.effective_from();
+    if at < claim.effective_from() && !withdrawn {
         return Err(Error::new(ErrorCode::InvalidTime, format!("at: {} is before claim {claim_id:?} began to hold ({})", at.to_iso(), claim.effective_from().to_iso())).with_field("at"));
     }
     let before = txn.slot.claims.clone();
-    let valid_to = claim.valid_to.map_or(at, |end| end.min(at));
+    let valid_to = if withdrawn { claim.effective_from() } else { claim.valid_to.map_or(at, |end| end.min(at)) };
     txn.update_claim(claim_id, |c| {
         c.status = Status::Retracted;
         c.valid_to = Some(valid_to);
     });
     let mooted = close_conflicts_about(txn, claim_id, settling);
+    let revived = if withdrawn { revive_predecessors(txn, &claim, ctx.spec.is_multi()) } else { Vec::new() };
     strategy::refresh_beliefs(txn, ctx);
     let n = txn.slot.retractions.iter().filter(|r| r.claim_id == claim_id).count() + 1;
     let record = RetractionRecord {
@@ -158,11 +196,20 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
         current_after: txn.slot.claims.iter().filter(|c| c.status.is_current()).map(|c| c.id.clone()).collect(),
         mooted,
         undone_at: None,
+        revived,
     };
     txn.slot.retractions.push(record.clone());
     let because = reason.map(|r| format!(": {r}")).unwrap_or_default();
-    txn.log_change("retract", &[claim_id], Some((claim.confidence, claim.confidence)), None,
-        format!("{by} retracted {:?}, no longer holding from {}{because}", claim.object, valid_to.to_iso()));
+    let what = if withdrawn {
+        let held_on: Vec<&str> = record.revived.iter().filter_map(|r| txn.claim(&r.claim_id)).map(|c| c.object.as_str()).collect();
+        let held_on = if held_on.is_empty() { String::new() } else { format!("; {held_on:?} holds on") };
+        format!("{by} withdrew {:?} before it began ({}): it never holds{held_on}{because}", claim.object, valid_to.to_iso())
+    } else {
+        format!("{by} retracted {:?}, no longer holding from {}{because}", claim.object, valid_to.to_iso())
+    };
+    let mut ids = vec![claim_id];
+    ids.extend(record.revived.iter().map(|r| r.claim_id.as_str()));
+    txn.log_change("retract", &ids, Some((claim.confidence, claim.confidence)), None, what);
     Ok(record)
 }
 
@@ -182,6 +229,12 @@ pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> 
     }
     let valid_to = record.valid_to_before;
     txn.update_claim(&record.claim_id, |c| c.valid_to = valid_to);
+    for r in &record.revived {
+        txn.update_claim(&r.claim_id, |c| {
+            c.valid_to = r.valid_to;
+            c.superseded_by = r.superseded_by.clone();
+        });
+    }
     for cf in &record.mooted {
         txn.update_conflict(cf, |c| c.status = ConflictStatus::Open);
     }
@@ -214,7 +267,14 @@ impl Engine {
                 apply_retraction(txn, &WriteCtx { spec: &spec, settings: &self.settings }, claim_id, at, &by, reason.as_deref(), None)
             })
             .await?;
-        let dependents = self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, &[]).await?;
+        let dependents = if record.withdrew(&slot) {
+            // The value that held before holds on: nothing it depends on changed.
+            let why = format!("{} withdrew the scheduled change before it began", record.by);
+            self.withdraw_dependents(&slot_ref, &record.claim_id, &why, Timestamp(i64::MIN)).await?;
+            Vec::new()
+        } else {
+            self.flag_dependents(&slot_ref, std::slice::from_ref(&record.claim_id), &slot, &[]).await?
+        };
         let mut out = view(&slot, &record)?;
         out.dependents = dependents;
         Ok(out)
@@ -243,7 +303,11 @@ impl Engine {
                 }
             })
             .await?;
-        self.withdraw_dependents(&slot_ref, &record.claim_id, id, record.recorded_at).await?;
+        self.withdraw_dependents(&slot_ref, &record.claim_id, &format!("{id} was undone"), record.recorded_at).await?;
+        if record.withdrew(&slot) {
+            // The scheduled change is back: what depends on the value it ends is asked again.
+            self.reopen_dependents(&slot_ref, &record.claim_id, id).await?;
+        }
         let record = slot.retractions.iter().find(|r| r.id == record.id).unwrap_or(&record);
         view(&slot, record)
     }

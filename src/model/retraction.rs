@@ -35,6 +35,23 @@ pub struct RetractionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub undone_at: Option<Timestamp>,
+    /// A scheduled claim withdrawn before it began never ends the claim it
+    /// would have superseded: those claims as they were, for undo.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revived: Vec<RevivedClaim>,
+}
+
+/// A claim a withdrawn scheduled claim had ended, as it was before it held on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct RevivedClaim {
+    pub claim_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub valid_to: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 const PREFIX: &str = "rt:";
@@ -42,6 +59,11 @@ const PREFIX: &str = "rt:";
 impl RetractionRecord {
     pub fn make_id(claim_id: &str, n: usize) -> String {
         format!("{PREFIX}{n}:{claim_id}")
+    }
+
+    /// Whether it withdrew a scheduled claim before it began (an empty period).
+    pub fn withdrew(&self, slot: &super::Slot) -> bool {
+        slot.claim(&self.claim_id).is_some_and(|c| c.valid_from.is_some_and(|from| from > self.recorded_at && from == self.at))
     }
 
     /// The claim a retraction id names, if `id` is one.
