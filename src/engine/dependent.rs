@@ -95,41 +95,42 @@ impl Engine {
     /// it raised (those about `changed_claim` opened since the change,
     /// `since`) that nobody settled yet (status `moot`, logged with `why`).
     pub(super) async fn withdraw_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, why: &str, since: Timestamp) -> Result<()> {
-        for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
-            let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
-            let cause = LogCause { op: "undo".into(), ..Default::default() };
-            self.commit_with_retry(&dep_ref, cause, |txn| {
-                let open: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
-                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Open && c.newer_id == changed_claim && c.opened_at >= since)
-                    .cloned().collect();
-                for r in open {
-                    txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Moot);
-                    txn.log_change("dependent_moot", &[&r.earlier_id], None, Some(&r.id), format!("{why}, so the change this flag asked about no longer stands"));
-                }
-                Ok(())
-            })
-            .await?;
-        }
-        Ok(())
+        let note = format!("{why}, so the change this flag asked about no longer stands");
+        self.move_flags(changed_ref, changed_claim, (ConflictStatus::Open, ConflictStatus::Moot), "dependent_moot", &note, |_, c| c.opened_at >= since).await
     }
-}
 
-impl Engine {
     /// Undoing a withdrawal puts the scheduled change back, and with it the
     /// questions the withdrawal closed: its `moot` flags on claims still current
     /// open again (a pair once noted is never noted anew).
     pub(super) async fn reopen_dependents(&self, changed_ref: &SlotRef, changed_claim: &str, undone: &str) -> Result<()> {
+        let note = format!("{undone} was undone, so the change this flag asks about stands again");
+        self.move_flags(changed_ref, changed_claim, (ConflictStatus::Moot, ConflictStatus::Open), "dependent_reopened", &note, |slot, c| {
+            slot.claim(&c.earlier_id).is_some_and(|d| d.status.is_current()) && !open_dependent_on(slot, &c.earlier_id)
+        })
+        .await
+    }
+
+    /// Moves the dependent flags about `changed_claim` that `keep` picks from
+    /// one status to another, in every dependent slot of its subject, logged as `rule`.
+    async fn move_flags(
+        &self,
+        changed_ref: &SlotRef,
+        changed_claim: &str,
+        (from, to): (ConflictStatus, ConflictStatus),
+        rule: &str,
+        note: &str,
+        keep: impl Fn(&Slot, &ConflictRecord) -> bool,
+    ) -> Result<()> {
         for predicate in self.settings.registry.dependents_of(&changed_ref.predicate) {
             let dep_ref = SlotRef::new(&changed_ref.subject, predicate);
             let cause = LogCause { op: "undo".into(), ..Default::default() };
             self.commit_with_retry(&dep_ref, cause, |txn| {
-                let closed: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
-                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == ConflictStatus::Moot && c.newer_id == changed_claim)
-                    .filter(|c| txn.claim(&c.earlier_id).is_some_and(|d| d.status.is_current()) && !open_dependent_on(&txn.slot, &c.earlier_id))
+                let picked: Vec<Shared<ConflictRecord>> = txn.slot.conflicts.iter()
+                    .filter(|c| c.kind == ConflictKind::Dependent && c.status == from && c.newer_id == changed_claim && keep(&txn.slot, c))
                     .cloned().collect();
-                for r in closed {
-                    txn.update_conflict(&r.id, |c| c.status = ConflictStatus::Open);
-                    txn.log_change("dependent_reopened", &[&r.earlier_id], None, Some(&r.id), format!("{undone} was undone, so the change this flag asks about stands again"));
+                for r in picked {
+                    txn.update_conflict(&r.id, |c| c.status = to);
+                    txn.log_change(rule, &[&r.earlier_id], None, Some(&r.id), note.to_string());
                 }
                 Ok(())
             })

@@ -8,7 +8,7 @@ use super::settle::diff;
 use super::{Engine, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::invariants::{self, overlap, SlotFacts};
-use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, RevivedClaim, Shared, Slot, SlotRef, Status};
+use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Shared, Slot, SlotRef, Status};
 use crate::strategy;
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -63,8 +63,8 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
         return Some(format!("claim {:?} changed since (now {})", claim.id, claim.status.as_str()));
     }
     // A claim the withdrawal let hold on that has since been ended another way.
-    if let Some(r) = record.revived.iter().find(|r| slot.claim(&r.claim_id).is_some_and(|c| c.valid_to.is_some() || c.superseded_by.is_some())) {
-        return Some(format!("claim {:?} it let hold on has ended since", r.claim_id));
+    if let Some(id) = record.revived.iter().find(|id| slot.claim(id).is_some_and(|c| c.valid_to.is_some() || c.superseded_by.is_some())) {
+        return Some(format!("claim {id:?} it let hold on has ended since"));
     }
     for change in &record.changes {
         match slot.claim(&change.claim_id) {
@@ -130,7 +130,7 @@ fn close_conflicts_about(txn: &mut SlotTxn, claim_id: &str, settling: Option<&st
 /// its start, made current again as they were before it came — unless
 /// another current claim or a copy of their value now covers the time they
 /// would hold (then nothing holds there: no guess).
-fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec<RevivedClaim> {
+fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec<String> {
     let start = withdrawn.effective_from();
     let ended: Vec<Shared<Claim>> = txn.slot.claims.iter()
         .filter(|p| p.status == Status::Superseded && p.superseded_by.as_deref() == Some(withdrawn.id.as_str()) && p.valid_to == Some(start))
@@ -151,7 +151,7 @@ fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec
             c.valid_to = None;
             c.superseded_by = None;
         });
-        revived.push(RevivedClaim { claim_id: p.id.clone(), valid_to: p.valid_to, superseded_by: p.superseded_by.clone() });
+        revived.push(p.id.clone());
     }
     revived
 }
@@ -201,14 +201,14 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
     txn.slot.retractions.push(record.clone());
     let because = reason.map(|r| format!(": {r}")).unwrap_or_default();
     let what = if withdrawn {
-        let held_on: Vec<&str> = record.revived.iter().filter_map(|r| txn.claim(&r.claim_id)).map(|c| c.object.as_str()).collect();
+        let held_on: Vec<&str> = record.revived.iter().filter_map(|id| txn.claim(id)).map(|c| c.object.as_str()).collect();
         let held_on = if held_on.is_empty() { String::new() } else { format!("; {held_on:?} holds on") };
         format!("{by} withdrew {:?} before it began ({}): it never holds{held_on}{because}", claim.object, valid_to.to_iso())
     } else {
         format!("{by} retracted {:?}, no longer holding from {}{because}", claim.object, valid_to.to_iso())
     };
     let mut ids = vec![claim_id];
-    ids.extend(record.revived.iter().map(|r| r.claim_id.as_str()));
+    ids.extend(record.revived.iter().map(String::as_str));
     txn.log_change("retract", &ids, Some((claim.confidence, claim.confidence)), None, what);
     Ok(record)
 }
@@ -229,11 +229,8 @@ pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> 
     }
     let valid_to = record.valid_to_before;
     txn.update_claim(&record.claim_id, |c| c.valid_to = valid_to);
-    for r in &record.revived {
-        txn.update_claim(&r.claim_id, |c| {
-            c.valid_to = r.valid_to;
-            c.superseded_by = r.superseded_by.clone();
-        });
+    for id in &record.revived {
+        txn.update_claim(id, |c| c.end_as_history(&record.claim_id, Some(record.at)));
     }
     for cf in &record.mooted {
         txn.update_conflict(cf, |c| c.status = ConflictStatus::Open);

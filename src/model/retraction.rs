@@ -35,23 +35,11 @@ pub struct RetractionRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub undone_at: Option<Timestamp>,
-    /// A scheduled claim withdrawn before it began never ends the claim it
-    /// would have superseded: those claims as they were, for undo.
+    /// A scheduled claim withdrawn before it began never ends the claims it
+    /// would have superseded: those it let hold on (undo ends them again at
+    /// `at`, its start, as superseded by it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub revived: Vec<RevivedClaim>,
-}
-
-/// A claim a withdrawn scheduled claim had ended, as it was before it held on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct RevivedClaim {
-    pub claim_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
-    pub valid_to: Option<Timestamp>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub superseded_by: Option<String>,
+    pub revived: Vec<String>,
 }
 
 const PREFIX: &str = "rt:";
