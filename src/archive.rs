@@ -174,6 +174,7 @@ mod tests {
             stated_confidence: 1.0,
             valid_from: None,
             valid_to: None,
+            stated_valid_to: None,
             recorded_at: Timestamp(0),
             provenance,
             archived_observations: 0,

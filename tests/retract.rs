@@ -245,3 +245,36 @@ fn a_scheduled_claim_can_be_retracted_but_not_at_a_time_before_a_past_start() {
     assert!(h.current("owns_pet").is_empty());
     check_invariants(&h);
 }
+
+/// A value stated to end was cut short by a scheduled change; withdrawing the
+/// change lets it hold on until the end its report stated, not forever, and
+/// undo cuts it short again.
+#[test]
+fn a_withdrawal_gives_the_held_value_back_its_stated_end() {
+    let h = harness(EngineConfig::default());
+    let mut oslo = cand("located_in", "Oslo");
+    oslo.valid_to = Some("2026-12-01".into());
+    let oslo = h.write(oslo).claim;
+    let rome = h.write(scheduled("located_in", "Rome", "2026-06-01")).claim;
+    let cut = h.all("located_in").into_iter().find(|c| c.id == oslo.id).unwrap();
+    assert_eq!(cut.valid_to, Some(rome.effective_from()), "the schedule ends Oslo at its start");
+    assert_eq!(cut.stated_valid_to, oslo.valid_to, "the stated end is kept beside it");
+    check_invariants(&h);
+
+    let r = run(h.engine.retract(&rome.id, &RetractOptions::default())).unwrap();
+    let held = h.all("located_in").into_iter().find(|c| c.id == oslo.id).unwrap();
+    assert_eq!((held.status, held.valid_to, held.stated_valid_to), (Status::Active, oslo.valid_to, None), "Oslo holds until December, as stated");
+    let at = |t: &str| -> Vec<String> {
+        let o = RecallOptions { predicate: Some("located_in".into()), at: Some(t.into()), ..Default::default() };
+        run(h.engine.recall(None, &o)).unwrap().into_iter().map(|c| c.object).collect()
+    };
+    assert_eq!(at("2026-09-01"), vec!["Oslo".to_string()]);
+    assert!(at("2027-01-01").is_empty(), "nothing holds past Oslo's stated end");
+    check_invariants(&h);
+
+    run(h.engine.undo_any(&r.id)).unwrap();
+    let again = h.all("located_in").into_iter().find(|c| c.id == oslo.id).unwrap();
+    assert_eq!((again.status, again.valid_to, again.stated_valid_to), (Status::Superseded, Some(rome.effective_from()), oslo.valid_to));
+    assert_eq!(at("2026-09-01"), vec!["Rome".to_string()]);
+    check_invariants(&h);
+}

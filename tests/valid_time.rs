@@ -537,3 +537,33 @@ fn corroborating_a_retracted_claim_never_stretches_its_period_over_another_of_it
         assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{predicate}");
     }
 }
+
+/// Late evidence that the earlier value still holds gives it back its
+/// stated end: it holds until then, not forever.
+#[test]
+fn a_value_reverted_to_keeps_its_stated_end() {
+    let h = harness(EngineConfig::default());
+    let mut oslo = from(cand("located_in", "Oslo"), "a", 0.6);
+    oslo.valid_to = Some("2026-12-01".into());
+    let oslo = h.write(oslo).claim;
+    h.clock.advance_days(30.0);
+    h.write(from(cand("located_in", "Rome"), "b", 0.6));
+    let cut = h.all("located_in").into_iter().find(|c| c.id == oslo.id).unwrap();
+    assert_eq!((cut.status, cut.stated_valid_to), (Status::Superseded, oslo.valid_to));
+    for source in ["c", "d", "e"] {
+        // Late reports, observed before Rome's report was.
+        let mut again = observed(from(cand("located_in", "Oslo"), source, 0.9), "2026-01-20T00:00:00Z");
+        again.valid_to = Some("2026-12-01".into());
+        h.write(again);
+    }
+    let all = h.all("located_in");
+    let held = all.iter().find(|c| c.id == oslo.id).unwrap();
+    assert!(held.status.is_current(), "{all:#?}");
+    let log = run(h.engine.why(&oslo.id)).unwrap().log;
+    assert!(log.iter().any(|e| e.rule == "supersede_reverted"), "{log:#?}");
+    assert_eq!((held.valid_to, held.stated_valid_to), (oslo.valid_to, None), "held again until its stated end");
+    assert_eq!(objects(&at(&h, "located_in", "2026-06-01")), vec!["Oslo"]);
+    assert!(!objects(&at(&h, "located_in", "2027-06-01")).contains(&"Oslo"), "Oslo ended as stated");
+    let v = run(h.engine.check_invariants()).unwrap();
+    assert!(v.is_empty(), "{v:?}");
+}

@@ -117,6 +117,13 @@ describe('exit codes', () => {
       ['remember', '-p', 'likes'],
       ['remember', 'x', '-p', 'likes', '--bogus'],
       ['remember', 'x', '-p', 'likes', '--confidence', 'high'],
+      // Number() would read these; nobody means them as a confidence or a version.
+      ['remember', 'x', '-p', 'likes', '--confidence', '0x1'],
+      ['remember', 'x', '-p', 'likes', '--confidence', '1e-1'],
+      ['remember', 'x', '-p', 'likes', '--confidence', 'Infinity'],
+      ['remember', 'x', '-p', 'likes', '--expected-version', '1e1'],
+      ['remember', 'x', '-p', 'likes', '--expected-version', '0b1'],
+      ['remember', 'x', '-p', 'likes', '--expected-version', '2.0'],
       ['remember', 'x', '-p', 'likes', '--strategy', 'append', '--replace'],
       ['remember', 'x', '-p', 'likes', '-i', '--strategy', 'append'],
       ['frobnicate'],
@@ -129,6 +136,9 @@ describe('exit codes', () => {
       expect(r.stderr, args.join(' ')).toMatch(/^credence: /);
     }
     expect((await runJson(['remember', 'x'])).json.error.code).toBe('USAGE');
+    // Plain decimals still pass.
+    expect((await run(['remember', 'x', '-p', 'likes', '--confidence', '.5'])).code).toBe(0);
+    expect((await run(['remember', 'y', '-p', 'likes', '--confidence', ' 0.75 '])).code).toBe(0);
   });
 
   it('1 for a CredenceError, naming the code and the field', async () => {

@@ -25,7 +25,7 @@ const STRATEGIES = [undefined, undefined, undefined, 'reconcile', 'ask_user', 'a
 const DAY = 86_400_000;
 
 /** What losing a race to another agent may answer. */
-export const RACE_CODES = new Set(['CONCURRENCY', 'CONFLICT_ALREADY_SETTLED', 'CONFLICT_NOT_SETTLED', 'UNDO_STALE', 'INVALID_TIME', 'CLAIM_NOT_LIVE']);
+export const RACE_CODES = new Set(['CONCURRENCY', 'CONFLICT_ALREADY_SETTLED', 'CONFLICT_NOT_SETTLED', 'UNDO_STALE', 'CLAIM_NOT_LIVE']);
 /** An entity merged by another agent in the meantime (merge, settle "same"). */
 const mergedMeanwhile = (e) => e?.code === 'INVALID_INPUT' && /already merged|no entity/.test(e.message);
 

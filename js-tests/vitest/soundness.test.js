@@ -287,6 +287,29 @@ describe('a custom store answering wrongly (audit)', () => {
     expect(await new Memory({ store: inner, now: clock() }).conflicts({ status: 'open' })).toHaveLength(501);
   });
 
+  it('lists open conflicts first, each once, by the slots\' word when the store\'s index lags behind a settlement', async () => {
+    const inner = new MemoryStore();
+    let frozen = null; // the index as it was before the settlement
+    const store = wrapped(inner, {
+      async listConflicts(query) {
+        if (!frozen) return inner.listConflicts(query);
+        // A lagging index: both still open, the first one listed twice.
+        return query.status === 'open' && !query.after ? [...frozen, frozen[0]] : [];
+      },
+    });
+    const memory = new Memory({ store, now: clock() });
+    await memory.remember({ predicate: 'timezone', object: 'CET' });
+    const first = (await memory.remember({ predicate: 'timezone', object: 'PST' }, { strategy: 'ask_user' })).conflicts[0];
+    await memory.remember({ subject: 'bo', predicate: 'timezone', object: 'CET' });
+    const second = (await memory.remember({ subject: 'bo', predicate: 'timezone', object: 'PST' }, { strategy: 'ask_user' })).conflicts[0];
+    frozen = await inner.listConflicts({ status: 'open', limit: 100 });
+    expect(frozen.map((r) => [r.id, r.status])).toEqual([[first.id, 'open'], [second.id, 'open']]);
+    await memory.settle(first.id, 'keep_newer');
+    const listed = await memory.conflicts();
+    expect(listed.map((c) => [c.id, c.status])).toEqual([[second.id, 'open'], [first.id, 'settled']]);
+    expect((await memory.conflicts({ status: 'open' })).map((c) => c.id)).toEqual([second.id]);
+  });
+
   it('refuses a slot document that is not whole, or is another slot, before writing on it', async () => {
     const inner = new MemoryStore();
     const memory = new Memory({ store: inner, now: clock() });

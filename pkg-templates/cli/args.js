@@ -184,12 +184,18 @@ export function parseCommand(name, argv) {
   }
 }
 
-/** A number option: undefined when absent, a UsageError when not a number. */
+// Plain decimal only: `Number()` alone would also read "0x1", "0b1", "1e1"
+// and "Infinity", which nobody types as a confidence or a version.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+const WHOLE = /^\d+$/;
+
+/** A number option: undefined when absent, a UsageError when not a plain decimal number. */
 export function numberOption(values, name, { integer = false } = {}) {
   const raw = values[name];
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+  const text = raw.trim();
+  const n = Number(text);
+  if (!(integer ? WHOLE : DECIMAL).test(text) || !Number.isFinite(n) || (integer && !Number.isSafeInteger(n))) {
     throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'}, got ${JSON.stringify(raw)}`);
   }
   return n;

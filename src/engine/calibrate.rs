@@ -243,6 +243,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
         stated_confidence: 1.0,
         valid_from: Some(txn.now),
         valid_to: None,
+        stated_valid_to: None,
         recorded_at: txn.now,
         provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None }].into(),
         superseded_by: None,

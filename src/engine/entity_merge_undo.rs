@@ -181,7 +181,7 @@ fn restore(c: &mut Claim, r: &ClaimRevert) {
         crate::belief::set_belief(c, r.log_odds);
         c.superseded_by = r.superseded_by.clone();
         if let Some(valid_to) = r.valid_to {
-            c.valid_to = valid_to;
+            c.restore_valid_to(valid_to);
         }
     }
 }

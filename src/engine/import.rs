@@ -50,6 +50,7 @@ impl Engine {
                     stated_confidence: e.confidence,
                     valid_from: None,
                     valid_to: None,
+                    stated_valid_to: None,
                     recorded_at: at,
                     provenance: vec![Provenance {
                         source_id: "import".into(),

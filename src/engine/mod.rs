@@ -529,6 +529,7 @@ fn unreachable_claim(id: &str) -> Claim {
         stated_confidence: 0.0,
         valid_from: None,
         valid_to: None,
+        stated_valid_to: None,
         recorded_at: crate::time::Timestamp(0),
         provenance: Vec::new().into(),
         superseded_by: None,

@@ -102,6 +102,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         stated_confidence: confidence.unwrap_or(1.0),
         valid_from,
         valid_to,
+        stated_valid_to: None,
         recorded_at: now,
         provenance: vec![provenance].into(),
         superseded_by: None,

@@ -1,6 +1,6 @@
 //! Reads: recall, why, conflicts, and the Memoir-compatible blob view.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -319,8 +319,12 @@ impl Engine {
     /// only the slots that hold the conflicts listed.
     pub async fn conflicts(&self, status: Option<ConflictStatus>) -> Result<Vec<Conflict>> {
         let mut slots: HashMap<String, Slot> = HashMap::new();
+        let mut seen = HashSet::new();
         let mut out = Vec::new();
         for entry in self.indexed_conflicts(status).await? {
+            if !seen.insert(entry.id.clone()) {
+                continue;
+            }
             if !slots.contains_key(&entry.slot_ref.key) {
                 let slot = self.store.load_slot(&entry.slot_ref).await?;
                 slots.insert(entry.slot_ref.key.clone(), slot);
@@ -330,6 +334,9 @@ impl Engine {
             let record = slot.conflict(&entry.id).filter(|r| status.is_none_or(|s| r.status == s));
             out.extend(record.and_then(|r| conflict_view(slot, &entry.slot_ref, r)));
         }
+        // Open first by the slots' word, even where a custom store's index
+        // row lags behind a settlement (stable: index order kept otherwise).
+        crate::sort::sort_by_key(&mut out, |c| c.status != ConflictStatus::Open);
         Ok(out)
     }
 

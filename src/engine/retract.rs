@@ -63,7 +63,11 @@ fn later_change(slot: &Slot, record: &RetractionRecord) -> Option<String> {
         return Some(format!("claim {:?} changed since (now {})", claim.id, claim.status.as_str()));
     }
     // A claim the withdrawal let hold on that has since been ended another way.
-    if let Some(id) = record.revived.iter().find(|id| slot.claim(id).is_some_and(|c| c.valid_to.is_some() || c.superseded_by.is_some())) {
+    // (Its stated end, given back by the withdrawal, is no such end.)
+    let ended = |c: &Claim| {
+        c.superseded_by.is_some() || matches!(c.status, Status::Superseded | Status::Retracted | Status::Retired) || c.valid_to.is_some_and(|end| end <= record.at)
+    };
+    if let Some(id) = record.revived.iter().find(|id| slot.claim(id).is_some_and(ended)) {
         return Some(format!("claim {id:?} it let hold on has ended since"));
     }
     for change in &record.changes {
@@ -137,7 +141,7 @@ fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec
         .cloned().collect();
     let mut revived = Vec::new();
     for p in ended {
-        let period = (p.effective_from(), Timestamp(i64::MAX));
+        let period = (p.effective_from(), p.stated_valid_to.unwrap_or(Timestamp(i64::MAX)));
         let blocked = txn.slot.claims.iter().any(|c| {
             c.id != p.id
                 && overlap(period, txn.slot.validity(c))
@@ -146,11 +150,7 @@ fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec
         if blocked {
             continue;
         }
-        txn.update_claim(&p.id, |c| {
-            c.status = Status::Active;
-            c.valid_to = None;
-            c.superseded_by = None;
-        });
+        txn.update_claim(&p.id, |c| c.hold_again(Status::Active));
         revived.push(p.id.clone());
     }
     revived
@@ -228,7 +228,7 @@ pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> 
         txn.update_claim(&change.claim_id, |c| c.status = status);
     }
     let valid_to = record.valid_to_before;
-    txn.update_claim(&record.claim_id, |c| c.valid_to = valid_to);
+    txn.update_claim(&record.claim_id, |c| c.restore_valid_to(valid_to));
     for id in &record.revived {
         txn.update_claim(id, |c| c.end_as_history(&record.claim_id, Some(record.at)));
     }

@@ -71,6 +71,13 @@ pub struct Claim {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub valid_to: Option<Timestamp>,
+    /// The end its reports stated, kept while a successor ends the claim
+    /// earlier (`validTo` is then the successor's start): should the claim
+    /// hold again (its successor withdrawn, or outweighed by late evidence),
+    /// it holds until this, not forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub stated_valid_to: Option<Timestamp>,
     #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
     pub recorded_at: Timestamp,
     /// The observations that support the claim, oldest first: every one, or,
@@ -121,11 +128,33 @@ impl Claim {
     /// earlier claim of its value).
     pub fn end_as_history(&mut self, successor: &str, from: Option<Timestamp>) {
         self.status = Status::Superseded;
+        if let (Some(end), Some(from)) = (self.valid_to, from) {
+            if from < end && self.stated_valid_to.is_none() {
+                self.stated_valid_to = Some(end);
+            }
+        }
         self.valid_to = match (self.valid_to, from) {
             (Some(end), Some(from)) => Some(end.min(from)),
             (end, from) => from.or(end),
         };
         self.superseded_by = Some(successor.to_string());
+    }
+
+    /// History that holds again (its successor is gone or lost to it):
+    /// `status` from now on, until the end its reports stated, if any.
+    pub fn hold_again(&mut self, status: Status) {
+        self.status = status;
+        self.valid_to = self.stated_valid_to.take();
+        self.superseded_by = None;
+    }
+
+    /// A `validTo` put back as it was (an undo): a stated end no later than
+    /// it is no longer cut short.
+    pub fn restore_valid_to(&mut self, valid_to: Option<Timestamp>) {
+        self.valid_to = valid_to;
+        if self.stated_valid_to.is_some_and(|stated| valid_to.is_none_or(|end| end >= stated)) {
+            self.stated_valid_to = None;
+        }
     }
 
     pub fn note_conflict(&mut self, conflict_id: &str) {

@@ -338,11 +338,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             } else {
                 (Status::Outweighed, "the newer one is kept inactive")
             };
-            txn.update_claim(&history, |c| {
-                c.status = if disputed { Status::Disputed } else { Status::Active };
-                c.valid_to = None;
-                c.superseded_by = None;
-            });
+            txn.update_claim(&history, |c| c.hold_again(if disputed { Status::Disputed } else { Status::Active }));
             txn.update_claim(&current, |c| c.status = status);
             txn.log_change("supersede_reverted", &[&history, &current], None, None,
                 format!("later evidence says the earlier value still holds ({bh:.2} vs {bc:.2} log-odds): {outcome}"));
