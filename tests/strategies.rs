@@ -242,3 +242,31 @@ fn entries_of_a_log_do_not_compete_for_belief() {
     let r2 = h.write_with(cand("notes.x", "two"), with_strategy("replace")).unwrap();
     assert!((r2.claim.confidence - r.claim.confidence).abs() < 1e-9, "a replacement is believed like a first write");
 }
+
+/// Importing a blob of this memory back (a restore at start-up), or the same
+/// blob twice, adds nothing: an entry the slot holds is not a new one.
+#[test]
+fn an_entry_the_slot_already_holds_is_not_imported_again() {
+    let h = harness(EngineConfig::default());
+    h.write(cand("experience.log", "a"));
+    h.write(cand("experience.log", "b"));
+    let own = serde_json::to_value(run(h.engine.blob("experience.log", None)).unwrap()).unwrap();
+    let before = h.all("experience.log");
+    let claims = run(h.engine.import_blob(&own, None)).unwrap();
+    assert_eq!(claims.iter().map(|c| &c.id).collect::<Vec<_>>(), before.iter().map(|c| &c.id).collect::<Vec<_>>(), "the held claims come back");
+    assert_eq!(h.all("experience.log"), before, "nothing written");
+
+    let foreign = serde_json::json!({ "key": "experience.log", "content": "legacy", "timestamp": 1700000000.0 });
+    let first = run(h.engine.import_blob(&foreign, None)).unwrap();
+    let again = run(h.engine.import_blob(&foreign, None)).unwrap();
+    assert_eq!(first[0].id, again[0].id);
+    assert_eq!(h.all("experience.log").len(), 3);
+    // A blob holding one new entry beside the held ones adds just that one.
+    let mut grown = serde_json::to_value(run(h.engine.blob("experience.log", None)).unwrap()).unwrap();
+    let entries = grown["entries"].as_array_mut().unwrap();
+    entries.push(serde_json::json!({ "content": "c", "confidence": 1.0, "timestamp": 1700000500.0, "status": "active" }));
+    run(h.engine.import_blob(&grown, None)).unwrap();
+    let objects: Vec<String> = h.all("experience.log").into_iter().map(|c| c.object).collect();
+    assert_eq!(objects.len(), 4, "{objects:?}");
+    assert_eq!(objects.iter().filter(|o| *o == "legacy").count(), 1);
+}

@@ -91,4 +91,19 @@ describe('strategies through the package', () => {
     expect(blob.timestamp).toBeGreaterThan(1700000000);
     expect(() => upgradeBlob('nope')).toThrow(CredenceError);
   });
+
+  it('importBlob of a blob this memory holds (a restore at start-up) writes nothing', async () => {
+    const memory = new Memory();
+    await memory.remember({ predicate: 'experience.log', object: 'a' });
+    await memory.remember({ predicate: 'experience.log', object: 'b' });
+    const saved = await memory.blob('experience.log');
+    const before = await memory.recall(undefined, { predicate: 'experience.log', includeHistory: true });
+    for (let i = 0; i < 3; i++) {
+      const back = await memory.importBlob(JSON.parse(JSON.stringify(saved)));
+      expect(back.map((c) => c.id)).toEqual(before.map((c) => c.id));
+    }
+    expect(await memory.blob('experience.log')).toEqual(saved);
+    const shape = (cs) => cs.map((c) => [c.id, c.object, c.status, c.provenance.length]);
+    expect(shape(await memory.recall(undefined, { predicate: 'experience.log', includeHistory: true }))).toEqual(shape(before));
+  });
 });

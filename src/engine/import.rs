@@ -72,19 +72,38 @@ impl Engine {
         let (ids, slot) = self
             .commit_with_retry(&slot_ref, cause, |txn| {
                 let mut ids = Vec::new();
+                let mut added = Vec::new();
                 for d in &drafts {
-                    if txn.claim(&d.id).is_none() {
-                        txn.add_claim(d.clone());
+                    // An entry the slot already holds (a blob of this memory
+                    // imported back, or the same blob twice) is not a new one.
+                    if let Some(held) = txn.slot.claims.iter().find(|c| c.id == d.id || same_entry(c, d)) {
+                        ids.push(held.id.clone());
+                        continue;
                     }
+                    txn.add_claim(d.clone());
                     ids.push(d.id.clone());
+                    added.push(d.id.as_str());
+                }
+                if added.is_empty() {
+                    return Ok(ids);
                 }
                 // Imported entries are a log: each stands on its own evidence.
                 strategy::refresh_entry_beliefs(txn, &ctx);
-                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                txn.log_change("import", &refs, None, None, format!("{} entries imported from blob {key:?}", ids.len()));
+                let held = ids.len() - added.len();
+                let note = match held {
+                    0 => format!("{} entries imported from blob {key:?}", added.len()),
+                    _ => format!("{} entries imported from blob {key:?} ({held} already held)", added.len()),
+                };
+                txn.log_change("import", &added, None, None, note);
                 Ok(ids)
             })
             .await?;
         Ok(ids.iter().filter_map(|id| slot.claim(id).cloned()).collect())
     }
+}
+
+/// What a blob entry says of a claim: its text, status, stated confidence
+/// and time (a blob keeps milliseconds).
+fn same_entry(held: &Claim, entry: &Claim) -> bool {
+    held.object == entry.object && held.status == entry.status && held.recorded_at == entry.recorded_at && held.stated_confidence == entry.stated_confidence
 }
