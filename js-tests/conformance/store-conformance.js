@@ -293,6 +293,22 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect((await two.recall('user', { includeHistory: true })).map((x) => x.object)).toEqual(['Paris']);
       });
 
+      it('keeps a stated end cut short by a schedule, and gives it back on withdrawal from another instance', async () => {
+        const { store, reopen } = await fresh();
+        const one = new Memory({ store });
+        const until = new Date(Date.now() + 300 * 86_400_000).toISOString();
+        const starts = new Date(Date.now() + 100 * 86_400_000).toISOString();
+        const oslo = (await one.remember({ predicate: 'located_in', object: 'Oslo', validTo: until })).claim;
+        const rome = (await one.remember({ predicate: 'located_in', object: 'Rome', validFrom: starts })).claim;
+        const two = new Memory({ store: reopen() });
+        const cut = (await two.why(oslo.id)).claim;
+        expect([cut.validTo, cut.statedValidTo]).toEqual([starts, until]);
+        await two.retract(rome.id);
+        const held = (await new Memory({ store: reopen() }).why(oslo.id)).claim;
+        expect([held.status, held.validTo, held.statedValidTo]).toEqual(['active', until, undefined]);
+        expect(await two.checkInvariants()).toEqual([]);
+      });
+
       it('supersedes, explains and finds claims across instances', async () => {
         const { store, reopen } = await fresh();
         const checked = verifying(store);
