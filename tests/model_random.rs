@@ -61,6 +61,8 @@ struct W {
     key: Option<u8>,
     /// Name the subject as an `org` entity instead of a plain subject.
     entity: bool,
+    /// A stated end, this many days after the value starts to hold.
+    end: Option<u16>,
 }
 
 #[derive(Debug, Clone)]
@@ -116,6 +118,7 @@ fn gen_write(r: &mut Rng) -> W {
         strat: r.below(STRATEGIES.len()),
         key: (r.below(3) == 0).then(|| r.below(200) as u8),
         entity: r.below(5) == 0,
+        end: (r.below(6) == 0).then(|| 1 + r.below(400) as u16),
     }
 }
 
@@ -146,11 +149,14 @@ fn candidate(h: &Harness, w: &W) -> Candidate {
         c.subject = Some(SUBJECTS[w.s].into());
     }
     let now = h.engine.now().unwrap();
-    c.valid_from = match w.valid {
+    let day = |t: credence::time::Timestamp, d: i64| credence::time::Timestamp::from_millis(t.millis() + d * 86_400_000);
+    let start = match w.valid {
         Valid::Unstated => None,
-        Valid::Year(y) => Some(format!("{y}-06-01")),
-        Valid::Days(d) => Some(credence::time::Timestamp::from_millis(now.millis() + d as i64 * 86_400_000).to_iso()),
+        Valid::Year(y) => Some(credence::time::Timestamp::parse(&format!("{y}-06-01"), "validFrom").unwrap()),
+        Valid::Days(d) => Some(day(now, d as i64)),
     };
+    c.valid_from = start.map(|t| t.to_iso());
+    c.valid_to = w.end.map(|d| day(start.unwrap_or(now), d as i64).to_iso());
     if let Some(p) = c.provenance.as_mut() {
         *p = Provenance { observed_at: Some(now.to_iso()), ..p.clone() };
     }
@@ -564,7 +570,7 @@ fn random_interleavings_keep_the_invariants() {
 fn regressions() {
     use Op::*;
     use Valid::*;
-    let w = |s, p, o, src, valid, strat, key, entity| W { s, p, o, src, valid, strat, key, entity };
+    let w = |s, p, o, src, valid, strat, key, entity| W { s, p, o, src, valid, strat, key, entity, end: None };
     let traces: Vec<(&str, Vec<Op>)> = vec![
         ("undo of a keep_earlier after an ask_user joined the slot left two current values (now UNDO_STALE)", vec![
             Write(w(0, 1, 4, 1, Year(2024), 5, None, false)),
