@@ -96,7 +96,17 @@ pub fn upgrade_blob(blob: &Value) -> Result<Value> {
         }
     };
     let confidence = number("confidence", 1.0)?;
+    if !(0.0..=1.0).contains(&confidence) {
+        return Err(malformed("blob.confidence: must be from 0 to 1").with_field("blob.confidence"));
+    }
     let timestamp = number("timestamp", 0.0)?;
+    if timestamp < 0.0 {
+        // As importBlob says of an entry's: 0 is "not known", before 1970 is not.
+        return Err(Error::new(ErrorCode::InvalidTime, format!("blob.timestamp: must be epoch seconds ≥ 0 (0: unknown), got {timestamp}")).with_field("blob.timestamp"));
+    }
+    if obj.get("key").is_some_and(|k| !k.is_string()) {
+        return Err(malformed("blob.key: must be a string").with_field("blob.key"));
+    }
     let mut out: Map<String, Value> = obj.clone();
     out.insert("content".into(), json!(content));
     out.insert("confidence".into(), json!(confidence));
@@ -148,6 +158,17 @@ mod tests {
         assert_eq!(v2["entries"][0]["content"], "vim");
         assert_eq!(v2["entries"][0]["status"], "active");
         assert_eq!(upgrade_blob(&v2).unwrap(), v2);
+    }
+
+    #[test]
+    fn refuses_a_v1_blob_it_could_not_import() {
+        let code = |v: Value| upgrade_blob(&v).unwrap_err();
+        let e = code(json!({ "key": "k", "content": "x", "confidence": 1.5 }));
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidInput, Some("blob.confidence")));
+        let e = code(json!({ "key": "k", "content": "x", "timestamp": -1 }));
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidTime, Some("blob.timestamp")));
+        let e = code(json!({ "key": 7, "content": "x" }));
+        assert_eq!(e.field.as_deref(), Some("blob.key"));
     }
 
     #[test]
