@@ -49,7 +49,9 @@ function orphanBlocks(dir, slots) {
   const log = path.join(dir, 'log.md');
   if (!existsSync(log)) return 0; // no commit yet
   for (const line of readFileSync(log, 'utf8').split('\n')) {
-    if (!line.startsWith('<!-- credence:log ')) continue;
+    // A writer killed mid-append leaves a torn last line (no closing ` -->`):
+    // readers skip it, as OkfStore's parseLogLines does.
+    if (!line.startsWith('<!-- credence:log ') || !line.endsWith(' -->')) continue;
     const r = JSON.parse(line.slice('<!-- credence:log '.length, -' -->'.length));
     all.add(`${r.k}|${r.v}|${r.c}`);
     if (r.v <= (slots[r.k]?.version ?? 0)) winners.set(`${r.k}|${r.v}`, r.c);

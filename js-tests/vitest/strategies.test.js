@@ -90,6 +90,10 @@ describe('strategies through the package', () => {
     expect(blob.confidence).toBe(1);
     expect(blob.timestamp).toBeGreaterThan(1700000000);
     expect(() => upgradeBlob('nope')).toThrow(CredenceError);
+    const refused = (v1) => { try { upgradeBlob(v1); } catch (e) { return [e.code, e.field]; } return null; };
+    expect(refused({ key: 'k', content: 'x', confidence: 2 })).toEqual(['INVALID_INPUT', 'blob.confidence']);
+    expect(refused({ key: 'k', content: 'x', timestamp: -5 })).toEqual(['INVALID_TIME', 'blob.timestamp']);
+    expect(refused({ key: ['k'], content: 'x' })).toEqual(['INVALID_INPUT', 'blob.key']);
   });
 
   it('importBlob of a blob this memory holds (a restore at start-up) writes nothing', async () => {
