@@ -104,6 +104,8 @@ pub fn upgrade_blob(blob: &Value) -> Result<Value> {
         // As importBlob says of an entry's: 0 is "not known", before 1970 is not.
         return Err(Error::new(ErrorCode::InvalidTime, format!("blob.timestamp: must be epoch seconds ≥ 0 (0: unknown), got {timestamp}")).with_field("blob.timestamp"));
     }
+    // `as` saturates, so a huge count still lands outside the range and is refused.
+    crate::time::Timestamp::checked((timestamp * 1000.0).round() as i64, "blob.timestamp")?;
     if obj.get("key").is_some_and(|k| !k.is_string()) {
         return Err(malformed("blob.key: must be a string").with_field("blob.key"));
     }

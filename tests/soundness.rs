@@ -168,7 +168,12 @@ fn an_import_with_millisecond_timestamps_is_refused_and_writes_nothing() {
         let blob = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": timestamp });
         let e = run(h.engine.import_blob(&blob, None)).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidTime, "{timestamp}");
-        assert_eq!(e.field.as_deref(), Some("blob.entries[0].timestamp"));
+        assert_eq!(e.field.as_deref(), Some("blob.timestamp"), "a v1 blob's own field");
+        assert!(versions(&h).is_empty(), "nothing written");
+        let v2 = serde_json::json!({ "key": "notes", "content": "", "schema_version": 2,
+            "entries": [{ "content": "a", "confidence": 0.7, "timestamp": timestamp, "status": "active" }] });
+        let e = run(h.engine.import_blob(&v2, None)).unwrap_err();
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidTime, Some("blob.entries[0].timestamp")));
         assert!(versions(&h).is_empty(), "nothing written");
     }
 }

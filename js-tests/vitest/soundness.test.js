@@ -191,7 +191,7 @@ describe('strict input (SPEC §11)', () => {
   it('refuses times outside years 0–9999 (a millisecond timestamp read as seconds)', async () => {
     const memory = new Memory({ now: clock() });
     const e = await refused(memory.importBlob({ key: 'notes', content: 'a', confidence: 0.7, timestamp: Date.UTC(2026, 0, 1) }), 'INVALID_TIME');
-    expect(e.field).toBe('blob.entries[0].timestamp');
+    expect(e.field).toBe('blob.timestamp'); // the v1 blob's own field
     expect(await memory.blob('notes')).toMatchObject({ content: '' });
     const broken = new Memory({ now: () => Date.UTC(2026, 0, 1) * 1000 });
     await refused(broken.remember({ predicate: 'timezone', object: 'CET' }), 'INVALID_TIME');
