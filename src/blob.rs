@@ -69,6 +69,20 @@ pub fn blob_of(key: &str, slot: &Slot) -> Blob {
     }
 }
 
+/// A blob's epoch-seconds timestamp read as a time: `None` for 0 ("not
+/// known", a v1 blob's default); before 1970 or outside years 0–9999
+/// (milliseconds read as seconds) is INVALID_TIME naming `field`.
+pub fn blob_time(seconds: f64, field: &str) -> Result<Option<crate::time::Timestamp>> {
+    if seconds < 0.0 {
+        return Err(Error::new(ErrorCode::InvalidTime, format!("{field}: must be epoch seconds ≥ 0 (0: unknown, read as now), got {seconds}")).with_field(field));
+    }
+    if seconds == 0.0 {
+        return Ok(None);
+    }
+    // `as` saturates, so a huge count still lands outside the range and is refused.
+    crate::time::Timestamp::checked((seconds * 1000.0).round() as i64, field).map(Some)
+}
+
 fn malformed(message: impl Into<String>) -> Error {
     Error::new(ErrorCode::InvalidInput, message).with_field("blob")
 }
@@ -100,12 +114,7 @@ pub fn upgrade_blob(blob: &Value) -> Result<Value> {
         return Err(malformed("blob.confidence: must be from 0 to 1").with_field("blob.confidence"));
     }
     let timestamp = number("timestamp", 0.0)?;
-    if timestamp < 0.0 {
-        // As importBlob says of an entry's: 0 is "not known", before 1970 is not.
-        return Err(Error::new(ErrorCode::InvalidTime, format!("blob.timestamp: must be epoch seconds ≥ 0 (0: unknown), got {timestamp}")).with_field("blob.timestamp"));
-    }
-    // `as` saturates, so a huge count still lands outside the range and is refused.
-    crate::time::Timestamp::checked((timestamp * 1000.0).round() as i64, "blob.timestamp")?;
+    blob_time(timestamp, "blob.timestamp")?;
     if obj.get("key").is_some_and(|k| !k.is_string()) {
         return Err(malformed("blob.key: must be a string").with_field("blob.key"));
     }

@@ -116,7 +116,7 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     check_conflicts_close(slot, &mut fail);
     for c in &slot.claims {
         // A stated end is kept only while something ended the claim earlier.
-        if c.stated_valid_to.is_some_and(|stated| c.valid_to.is_none_or(|end| end >= stated)) {
+        if c.stated_end_uncut() {
             fail("stated_end_not_cut", format!("claim {} keeps a stated end it is not cut short of", c.id), vec![c.id.clone()]);
         }
     }

@@ -3,11 +3,10 @@
 use serde_json::Value;
 
 use super::Engine;
-use crate::blob::entries_of;
-use crate::error::{Error, ErrorCode, Result};
+use crate::blob::{blob_time, entries_of};
+use crate::error::{Error, Result};
 use crate::model::{Claim, LogCause, Provenance, SlotRef};
 use crate::strategy;
-use crate::time::Timestamp;
 
 impl Engine {
     /// Returns the claims created from the blob's entries.
@@ -27,18 +26,7 @@ impl Engine {
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                let field = format!("blob.entries[{i}].timestamp");
-                if e.timestamp < 0.0 {
-                    // 0 means "not known" (a v1 blob's default) and reads as now; before 1970 is not.
-                    return Err(Error::new(ErrorCode::InvalidTime, format!("{field}: must be epoch seconds ≥ 0 (0: unknown, read as now), got {}", e.timestamp)).with_field(&field));
-                }
-                let at = if e.timestamp > 0.0 {
-                    let ms = (e.timestamp * 1000.0).round();
-                    // `as` saturates, so a huge count still lands outside the range and is refused.
-                    Timestamp::checked(ms as i64, &field)?
-                } else {
-                    now
-                };
+                let at = blob_time(e.timestamp, &format!("blob.entries[{i}].timestamp"))?.unwrap_or(now);
                 Ok(Claim {
                     id: self.ids.next_id("cl"),
                     subject: subject.clone(),

@@ -152,9 +152,15 @@ impl Claim {
     /// it is no longer cut short.
     pub fn restore_valid_to(&mut self, valid_to: Option<Timestamp>) {
         self.valid_to = valid_to;
-        if self.stated_valid_to.is_some_and(|stated| valid_to.is_none_or(|end| end >= stated)) {
+        if self.stated_end_uncut() {
             self.stated_valid_to = None;
         }
+    }
+
+    /// A kept stated end that nothing cuts short any more (`validTo` reaches
+    /// it, or is open): never left standing (an invariant).
+    pub fn stated_end_uncut(&self) -> bool {
+        self.stated_valid_to.is_some_and(|stated| self.valid_to.is_none_or(|end| end >= stated))
     }
 
     pub fn note_conflict(&mut self, conflict_id: &str) {
