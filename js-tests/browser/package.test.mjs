@@ -50,45 +50,57 @@ describe('credence in Chromium', () => {
   });
 
   it('two tabs writing one slot at the same time never lose an update', async (t) => {
-    const name = `credence-two-tabs-${Date.now()}`;
     const tabs = await Promise.all([openTab('tests/pages/cases.html'), openTab('tests/pages/cases.html')]);
     // Each tab runs three writers of five sequential writes each; both tabs
     // start at the same agreed moment.
-    const startAt = Date.now() + 500;
-    const write = (tab, label) =>
-      tab.page.evaluate(async ({ name, label, startAt }) => {
+    const race = (name) => {
+      const startAt = Date.now() + 500;
+      const write = (tab, label) =>
+        tab.page.evaluate(async ({ name, label, startAt }) => {
+          const { Memory, IndexedDbStore } = window.credence;
+          const memory = new Memory({ store: new IndexedDbStore(name), retries: 100 });
+          await memory.recall('user'); // opens the database before the start line
+          await new Promise((go) => setTimeout(go, startAt - Date.now()));
+          const writer = async (w) => {
+            const outcomes = [];
+            for (let i = 0; i < 5; i++) {
+              const o = await memory.remember({ predicate: 'likes', object: `${label}-${w}-${i}` }, { strategy: 'append' });
+              outcomes.push({ object: o.claim.object, attempts: o.attempts, version: o.slotVersion });
+            }
+            return outcomes;
+          };
+          return (await Promise.all([0, 1, 2].map(writer))).flat();
+        }, { name, label, startAt });
+      return Promise.all([write(tabs[0], 'A'), write(tabs[1], 'B')]);
+    };
+    // Losing no update is asserted on every round. Whether the writers really
+    // raced (some write retried after a stale version, and the two tabs'
+    // commits interleave) depends on the scheduler: a busy machine can start
+    // one tab's writers after the other's have finished. A round that did not
+    // race is run again, on a fresh database, up to three rounds.
+    let switches = 0;
+    let retried = 0;
+    for (let round = 1; round <= 3 && !(switches > 1 && retried > 0); round++) {
+      const name = `credence-two-tabs-${Date.now()}-${round}`;
+      const [a, b] = await race(name);
+      const acknowledged = [...a, ...b];
+      assert.equal(acknowledged.length, 30);
+      const stored = await tabs[1].page.evaluate(async (name) => {
         const { Memory, IndexedDbStore } = window.credence;
-        const memory = new Memory({ store: new IndexedDbStore(name), retries: 100 });
-        await memory.recall('user'); // opens the database before the start line
-        await new Promise((go) => setTimeout(go, startAt - Date.now()));
-        const writer = async (w) => {
-          const outcomes = [];
-          for (let i = 0; i < 5; i++) {
-            const o = await memory.remember({ predicate: 'likes', object: `${label}-${w}-${i}` }, { strategy: 'append' });
-            outcomes.push({ object: o.claim.object, attempts: o.attempts, version: o.slotVersion });
-          }
-          return outcomes;
-        };
-        return (await Promise.all([0, 1, 2].map(writer))).flat();
-      }, { name, label, startAt });
-    const [a, b] = await Promise.all([write(tabs[0], 'A'), write(tabs[1], 'B')]);
-    const acknowledged = [...a, ...b];
-    assert.equal(acknowledged.length, 30);
-    const stored = await tabs[1].page.evaluate(async (name) => {
-      const { Memory, IndexedDbStore } = window.credence;
-      const memory = new Memory({ store: new IndexedDbStore(name) });
-      return (await memory.recall('user', { predicate: 'likes' })).map((c) => c.object);
-    }, name);
-    assert.deepEqual([...stored].sort(), acknowledged.map((o) => o.object).sort(), 'every acknowledged write is stored');
-    assert.deepEqual(acknowledged.map((o) => o.version).sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i + 1),
-      'each write got its own slot version');
-    const retried = acknowledged.filter((o) => o.attempts > 1).length;
-    assert.ok(retried > 0, 'writers raced (some writes retried after a stale version)');
-    // Both tabs really interleaved: neither tab's writes form one contiguous run.
-    const tabOf = new Map(acknowledged.map((o) => [o.version, o.object[0]]));
-    const switches = [...tabOf.keys()].sort((x, y) => x - y).filter((v, i, all) => i && tabOf.get(v) !== tabOf.get(all[i - 1])).length;
-    t.diagnostic(`${switches} switches between tabs in commit order, ${retried} of 30 writes retried`);
-    assert.ok(switches > 1, `the tabs' commits interleave (${switches} switches, ${retried} retried writes)`);
+        const memory = new Memory({ store: new IndexedDbStore(name) });
+        return (await memory.recall('user', { predicate: 'likes' })).map((c) => c.object);
+      }, name);
+      assert.deepEqual([...stored].sort(), acknowledged.map((o) => o.object).sort(), 'every acknowledged write is stored');
+      assert.deepEqual(acknowledged.map((o) => o.version).sort((x, y) => x - y), Array.from({ length: 30 }, (_, i) => i + 1),
+        'each write got its own slot version');
+      retried = acknowledged.filter((o) => o.attempts > 1).length;
+      // Both tabs really interleaved: neither tab's writes form one contiguous run.
+      const tabOf = new Map(acknowledged.map((o) => [o.version, o.object[0]]));
+      switches = [...tabOf.keys()].sort((x, y) => x - y).filter((v, i, all) => i && tabOf.get(v) !== tabOf.get(all[i - 1])).length;
+      t.diagnostic(`round ${round}: ${switches} switches between tabs in commit order, ${retried} of 30 writes retried`);
+    }
+    assert.ok(retried > 0, 'writers raced in one of three rounds (some writes retried after a stale version)');
+    assert.ok(switches > 1, `the tabs' commits interleave in one of three rounds (last round: ${switches} switches)`);
     await Promise.all(tabs.map((t) => t.page.close()));
   });
 
