@@ -55,6 +55,14 @@ pub trait Store {
     }
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>>;
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>>;
+    /// The slot a candidate id (idempotency key) was written to, from the
+    /// index the store keeps of `commit.index.writes` (refusing a commit whose
+    /// id is indexed to another slot). A store without that index answers
+    /// `None`: its ids are then idempotent per slot only.
+    async fn find_write(&self, write_id: &str) -> Result<Option<SlotRef>> {
+        let _ = write_id;
+        Ok(None)
+    }
     /// Every slot, or a subject's slots, in key order. A subject's slots come
     /// from an index (the key starts with the subject), not a scan.
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>>;
@@ -91,6 +99,8 @@ struct Inner {
     /// Id → slot; one shared `SlotRef` per commit, not a copy per id.
     claim_index: HashMap<String, Rc<SlotRef>>,
     conflict_index: HashMap<String, Rc<SlotRef>>,
+    /// Candidate id → the slot it was written to.
+    write_index: HashMap<String, Rc<SlotRef>>,
     index: MemoryIndex,
 }
 
@@ -109,10 +119,13 @@ impl MemoryStore {
         self.inner.borrow().claim_index.len()
     }
 
-    /// `commit_slot`'s compare: the slot is still at the version the commit read.
-    fn at_expected_version(&self, commit: &SlotCommit) -> bool {
+    /// `commit_slot`'s compare: the slot is still at the version the commit
+    /// read, and no candidate id it records was written to another slot.
+    fn accepts(&self, commit: &SlotCommit) -> bool {
         let inner = self.inner.borrow();
-        inner.slots.get(&commit.slot_ref.key).map(|(_, s)| s.version).unwrap_or(0) == commit.expected_version
+        let key = &commit.slot_ref.key;
+        inner.slots.get(key).map(|(_, s)| s.version).unwrap_or(0) == commit.expected_version
+            && !commit.index.writes.iter().any(|id| inner.write_index.get(id).is_some_and(|r| &r.key != key))
     }
 
     /// `commit_slot`'s swap, once the compare passed (nothing awaits in between).
@@ -129,6 +142,14 @@ impl MemoryStore {
             if inner.conflict_index.get(id).is_none_or(|r| r.key != here.key) {
                 inner.conflict_index.insert(id.clone(), here.clone());
             }
+        }
+        for id in &commit.index.dropped_writes {
+            if inner.write_index.get(id).is_some_and(|r| r.key == here.key) {
+                inner.write_index.remove(id);
+            }
+        }
+        for id in &commit.index.writes {
+            inner.write_index.insert(id.clone(), here.clone());
         }
         let key = &commit.slot_ref.key;
         match inner.logs.get_mut(key) {
@@ -161,7 +182,7 @@ impl Store for MemoryStore {
     }
 
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
-        if !self.at_expected_version(commit) {
+        if !self.accepts(commit) {
             return Ok(false);
         }
         self.apply_commit(commit, Rc::new(commit.slot.clone()), commit.log.clone());
@@ -169,7 +190,7 @@ impl Store for MemoryStore {
     }
 
     async fn commit_slot_owned(&self, mut commit: SlotCommit) -> Result<std::result::Result<Rc<Slot>, SlotCommit>> {
-        if !self.at_expected_version(&commit) {
+        if !self.accepts(&commit) {
             return Ok(Err(commit));
         }
         let log = std::mem::take(&mut commit.log);
@@ -184,6 +205,10 @@ impl Store for MemoryStore {
 
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>> {
         Ok(self.inner.borrow().conflict_index.get(conflict_id).map(|r| SlotRef::clone(r)))
+    }
+
+    async fn find_write(&self, write_id: &str) -> Result<Option<SlotRef>> {
+        Ok(self.inner.borrow().write_index.get(write_id).map(|r| SlotRef::clone(r)))
     }
 
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {

@@ -7,7 +7,7 @@ use foldhash::HashMap;
 
 use crate::hooks::IdSource;
 use crate::model::{
-    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status,
+    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status, WriteRecord,
 };
 use crate::time::Timestamp;
 
@@ -32,6 +32,9 @@ pub struct SlotTxn {
     changed_entities: Vec<String>,
     /// The slot's claim count when the transaction began.
     claims_at_start: usize,
+    /// Candidate ids recorded (`record_write`) and dropped (`drop_writes`), for the commit's index.
+    new_writes: Vec<String>,
+    dropped_writes: Vec<String>,
 }
 
 impl SlotTxn {
@@ -50,7 +53,30 @@ impl SlotTxn {
             ids,
             single_valued: false,
             calibration: None,
+            new_writes: Vec::new(),
+            dropped_writes: Vec::new(),
         }
+    }
+
+    /// Records a keyed write (its candidate id), which the store indexes to this
+    /// slot: the same id sent to another slot then replays instead of writing.
+    pub fn record_write(&mut self, record: WriteRecord) {
+        self.new_writes.push(record.id.clone());
+        self.slot.writes.push(record);
+    }
+
+    /// Drops the idempotency records `drop` picks; the store unindexes their ids.
+    pub fn drop_writes(&mut self, mut drop: impl FnMut(usize, &WriteRecord) -> bool) {
+        let mut i = 0;
+        let dropped = &mut self.dropped_writes;
+        self.slot.writes.retain(|w| {
+            let gone = drop(i, w);
+            i += 1;
+            if gone {
+                dropped.push(w.id.clone());
+            }
+            !gone
+        });
     }
 
     /// Names the calibration in force, for the log entries that change belief.
@@ -309,7 +335,7 @@ impl SlotTxn {
         SlotCommit {
             // Derived where it leaves the engine (`SlotIndex::of`): the in-memory
             // store reads the slot itself, and a registry holds thousands of conflicts.
-            index: SlotIndex::default(),
+            index: SlotIndex { writes: self.new_writes, dropped_writes: self.dropped_writes, ..SlotIndex::default() },
             slot_ref,
             expected_version: self.expected_version,
             slot: self.slot,

@@ -64,6 +64,9 @@ impl Store for Holding {
     async fn find_conflict(&self, id: &str) -> Result<Option<SlotRef>> {
         self.backend.find_conflict(id).await
     }
+    async fn find_write(&self, id: &str) -> Result<Option<SlotRef>> {
+        self.backend.find_write(id).await
+    }
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
         self.backend.list_slots(subject).await
     }

@@ -216,9 +216,14 @@ fn remember(h: &Harness, m: &mut Model, w: &W) -> Result<(), String> {
     let c = candidate(h, w);
     let o = options(w);
     if let Some(id) = &c.id {
-        if let Some((first, first_opts, _)) = m.keyed.iter().find(|(k, _, _)| k.id.as_ref() == Some(id)) {
-            // A key is an idempotency key: reuse only with the same content.
+        if let Some((first, first_opts, landed)) = m.keyed.iter().find(|(k, _, _)| k.id.as_ref() == Some(id)) {
+            // A key is an idempotency key: re-sent with the same content, or
+            // (even keys) with other content, perhaps to another slot, which
+            // must replay the first write all the same (SPEC §8: once).
             let (first, first_opts) = (first.clone(), first_opts.clone());
+            if landed.is_some() && w.key.is_some_and(|k| k % 2 == 0) {
+                return resend(h, m, &c, &o);
+            }
             return resend(h, m, &first, &first_opts);
         }
     }
@@ -238,7 +243,7 @@ fn resend(h: &Harness, m: &mut Model, c: &Candidate, o: &WriteOptions) -> Result
     let before = versions(h);
     let out = run(h.engine.remember(c, o)).map_err(|e| format!("re-send failed: {e:?}"))?;
     if let Some(first) = landed {
-        if !same_or_moved(h, &first, &out.claim.id) || versions(h) != before {
+        if !out.replayed || !same_or_moved(h, &first, &out.claim.id) || versions(h) != before {
             return Err(format!("re-sending {:?} did not replay: claim {} (first {first})", c.id, out.claim.id));
         }
     } else if !matches!(out.action.as_str(), "skipped" | "rejected") {

@@ -91,6 +91,52 @@ fn a_replayed_write_answers_before_the_expected_version_check() {
     assert_eq!(again.claim.id, first.claim.id);
 }
 
+fn keyed(predicate: &str, object: &str, id: &str) -> Candidate {
+    let mut c = cand(predicate, object);
+    c.id = Some(id.into());
+    c
+}
+
+#[test]
+fn an_id_sent_again_to_another_slot_replays_and_writes_nothing() {
+    let h = harness(EngineConfig::default());
+    let first = h.write(keyed("timezone", "CET", "w1"));
+    let before = versions(&h);
+    // The same id with another predicate, and under compare-and-swap against an empty slot.
+    let opts = WriteOptions { strategy: None, expected_version: Some(0) };
+    let again = h.write_with(keyed("hometown", "Oslo", "w1"), opts).unwrap();
+    assert!(again.replayed);
+    assert_eq!(again.claim.id, first.claim.id, "the recorded outcome: the first write's claim");
+    assert_eq!(versions(&h), before, "no slot written");
+    assert!(h.current("hometown").is_empty());
+    // And through a batch, mixed with a fresh write to the same slot.
+    let out = run(h.engine.remember_many(&[keyed("hometown", "Bergen", "w2"), keyed("hometown", "Paris", "w1")], &WriteOptions::default())).unwrap();
+    assert!(!out[0].replayed && out[1].replayed);
+    assert_eq!(out[1].claim.id, first.claim.id);
+    assert_eq!(h.current("hometown"), vec![("Bergen".to_string(), "active".to_string())]);
+    // Within one batch: the id's first slot keeps it, the second replays it.
+    let out = run(h.engine.remember_many(&[keyed("mood", "calm", "w3"), keyed("diet", "vegan", "w3")], &WriteOptions::default())).unwrap();
+    assert!(!out[0].replayed && out[1].replayed);
+    assert_eq!(out[1].claim.id, out[0].claim.id);
+    assert!(h.current("diet").is_empty());
+    no_violations(&h);
+}
+
+#[test]
+fn an_expired_id_may_be_written_again_in_another_slot() {
+    let h = harness(EngineConfig::default());
+    for i in 0..=credence::archive::WRITES_AFTER {
+        run(h.engine.remember(&keyed("likes", &format!("v{i}"), &format!("k{i}")), &with_strategy("append"))).unwrap();
+    }
+    // k0's record expired into the slot's archive: the id is free again.
+    let o = h.write(keyed("hometown", "Oslo", "k0"));
+    assert!(!o.replayed && o.claim.object == "Oslo");
+    // The newest records stay: k512 still replays from another slot.
+    let o = h.write(keyed("hometown", "Rome", &format!("k{}", credence::archive::WRITES_AFTER)));
+    assert!(o.replayed && o.claim.object == format!("v{}", credence::archive::WRITES_AFTER));
+    no_violations(&h);
+}
+
 #[test]
 fn imported_entries_keep_their_own_belief() {
     let h = harness(EngineConfig::default());

@@ -48,6 +48,9 @@ impl Store for Counting {
     async fn find_conflict(&self, id: &str) -> Result<Option<SlotRef>> {
         self.inner.find_conflict(id).await
     }
+    async fn find_write(&self, id: &str) -> Result<Option<SlotRef>> {
+        self.inner.find_write(id).await
+    }
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
         if subject.is_none() {
             self.full_listings.set(self.full_listings.get() + 1);

@@ -55,8 +55,7 @@ impl Engine {
             for &i in &expired {
                 gone[i] = true;
             }
-            let mut flags = gone.into_iter();
-            txn.slot.writes.retain(|_| !flags.next().unwrap_or(false));
+            txn.drop_writes(|i, _| gone[i]);
             txn.log_change(
                 "archive_writes",
                 &[],

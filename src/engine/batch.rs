@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use foldhash::HashMap;
+
 use super::entity::{BatchIds, PendingName};
 use super::{outcome, replay, Applied, Engine, Held, Planned, WriteOptions};
 use crate::error::{Error, ErrorCode, Result};
@@ -42,14 +44,25 @@ impl Engine {
         for (p, c) in planned.iter_mut().zip(candidates) {
             resolutions.push(self.resolve_planned(p, c.subject_type.as_deref(), &mut batch_ids).await?);
         }
-        let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        // One commit per slot, in key order. A candidate id sent again within
+        // the batch goes in a later round: it lands where it came first, and a
+        // later copy replays that write (SPEC §8: an id changes memory once).
+        let mut seen: HashMap<&str, usize> = HashMap::default();
+        let mut groups: BTreeMap<(usize, &str), Vec<usize>> = BTreeMap::new();
         for (i, p) in planned.iter().enumerate() {
-            groups.entry(p.prepared.slot.key.as_str()).or_default().push(i);
+            let round = p.prepared.write_id.as_deref().map_or(0, |id| {
+                let n = seen.entry(id).or_insert(0);
+                *n += 1;
+                *n - 1
+            });
+            groups.entry((round, p.prepared.slot.key.as_str())).or_default().push(i);
         }
         let mut outcomes: Vec<Option<Outcome>> = vec![None; planned.len()];
+        // Replayed from another slot (the id was written there): not this candidate's names.
+        let mut elsewhere = vec![false; planned.len()];
         let mut committed = 0;
         for indices in groups.values() {
-            let result = self.commit_group(&planned, indices, now, &mut outcomes).await;
+            let result = self.commit_group(&planned, indices, now, &mut outcomes, &mut elsewhere).await;
             if let Err(mut e) = result {
                 if committed > 0 {
                     e.message = format!(
@@ -68,13 +81,14 @@ impl Engine {
             e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
             e
         };
-        let written: Vec<(Outcome, Vec<PendingName>)> = outcomes.into_iter().zip(resolutions).filter_map(|(o, names)| o.map(|o| (o, names))).collect();
-        let kept = |o: &Outcome| !matches!(o.action, Action::Skipped | Action::Rejected);
-        let to_record: Vec<&[PendingName]> = written.iter().filter(|(o, _)| kept(o)).map(|(_, names)| names.as_slice()).collect();
+        let written: Vec<(Outcome, Vec<PendingName>, bool)> =
+            outcomes.into_iter().zip(resolutions).zip(elsewhere).filter_map(|((o, names), away)| o.map(|o| (o, names, away))).collect();
+        let kept = |o: &Outcome, away: bool| !away && !matches!(o.action, Action::Skipped | Action::Rejected);
+        let to_record: Vec<&[PendingName]> = written.iter().filter(|(o, _, away)| kept(o, *away)).map(|(_, names, _)| names.as_slice()).collect();
         let mut recorded = self.record_names_of(&to_record).await.map_err(already)?.into_iter();
         let mut out = Vec::with_capacity(written.len());
-        for (mut o, names) in written {
-            if kept(&o) {
+        for (mut o, names, away) in written {
+            if kept(&o, away) {
                 o.resolutions = recorded.next().unwrap_or_default();
                 o.conflicts.extend(self.conflicts_of(&o.resolutions).await.map_err(already)?);
             } else {
@@ -86,7 +100,14 @@ impl Engine {
     }
 
     /// Applies one slot's share of a batch in one commit (retrying lost races).
-    async fn commit_group(&self, planned: &[Planned], indices: &[usize], now: crate::time::Timestamp, outcomes: &mut [Option<Outcome>]) -> Result<()> {
+    async fn commit_group(
+        &self,
+        planned: &[Planned],
+        indices: &[usize],
+        now: crate::time::Timestamp,
+        outcomes: &mut [Option<Outcome>],
+        elsewhere: &mut [bool],
+    ) -> Result<()> {
         {
             let slot_ref = planned[indices[0]].prepared.slot.clone();
             let mut attempts = 0;
@@ -107,6 +128,9 @@ impl Engine {
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {
                     let p = &planned[i];
+                    if outcomes[i].is_some() {
+                        continue; // replayed from the slot its id was written to
+                    }
                     if let Some(record) = p.replayed_in(&txn.slot) {
                         results.push((i, Done::Replayed(Box::new(replay(&txn.slot, record, p.strategy, p.source)?))));
                         continue;
@@ -134,6 +158,13 @@ impl Engine {
                     let version = slot.version;
                     (slot, version)
                 } else {
+                    // Refused: the version moved on, or a candidate id was written to another slot.
+                    for &i in indices {
+                        if outcomes[i].is_none() {
+                            outcomes[i] = self.replayed_elsewhere(&planned[i]).await?;
+                            elsewhere[i] = outcomes[i].is_some();
+                        }
+                    }
                     if !held.recheck(&mut attempts) && attempts > self.settings.retries {
                         return Err(super::gave_up(&slot_ref, attempts));
                     }

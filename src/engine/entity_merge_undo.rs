@@ -104,7 +104,7 @@ impl Engine {
                 // where it was written (else it would replay a retired copy, seed 250183).
                 let retired: Vec<&str> = mine.iter().filter(|r| r.created).map(|r| r.claim_id.as_str()).collect();
                 let own = format!("{merge_id}:");
-                txn.slot.writes.retain(|w| w.id.starts_with(&own) || !retired.contains(&w.claim_id.as_str()));
+                txn.drop_writes(|_, w| !w.id.starts_with(&own) && retired.contains(&w.claim_id.as_str()));
                 for (cf, copy, back) in conflicts_going_back(&txn.slot, &mine) {
                     txn.update_conflict(&cf, |c| c.rename_claim(&copy, &back));
                     txn.update_claim(&back, |c| c.note_conflict(&cf));

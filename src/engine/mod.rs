@@ -219,7 +219,7 @@ impl Engine {
             dependent::resolve_by_write(txn, &applied);
         }
         if let (true, Some(write_id)) = (applied.stored, &planned.prepared.write_id) {
-            txn.slot.writes.push(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
+            txn.record_write(WriteRecord { id: write_id.clone(), claim_id: applied.claim_id.clone(), action: applied.action });
         }
         Ok(applied)
     }
@@ -300,6 +300,9 @@ impl Engine {
                 if held.recheck(&mut attempts) {
                     continue;
                 }
+                if let Some(replayed) = self.replayed_elsewhere(planned).await? {
+                    return Ok(Some((replayed, false)));
+                }
                 let version = txn.slot.version;
                 return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
             }
@@ -310,6 +313,11 @@ impl Engine {
                 let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
                 done.0.conflicts.extend(flagged);
                 return Ok(Some(done));
+            }
+            // Refused: the version moved on, or the candidate id was written to another slot.
+            if let Some(replayed) = self.replayed_elsewhere(planned).await? {
+                // Its names are not this candidate's: none are recorded.
+                return Ok(Some((replayed, false)));
             }
             if held.recheck(&mut attempts) {
                 continue;
@@ -337,6 +345,26 @@ impl Engine {
             }
         }
         Ok(None)
+    }
+
+    /// The recorded outcome of a keyed write that landed in another slot (the
+    /// same candidate id sent with another subject or predicate), where the
+    /// store indexes candidate ids: an id changes memory once (SPEC §8).
+    pub(crate) async fn replayed_elsewhere(&self, planned: &Planned) -> Result<Option<Outcome>> {
+        let Some(id) = planned.prepared.write_id.as_ref() else {
+            return Ok(None);
+        };
+        let Some(home) = self.store.find_write(id).await? else {
+            return Ok(None);
+        };
+        if home.key == planned.prepared.slot.key {
+            return Ok(None);
+        }
+        let slot = self.store.load_slot(&home).await?;
+        match slot.writes.iter().find(|w| &w.id == id) {
+            Some(record) => replay(&slot, record, planned.strategy, planned.source).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Commits a change built by `build` against a freshly loaded slot, retrying on lost races.

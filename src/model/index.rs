@@ -31,6 +31,19 @@ pub struct SlotIndex {
     /// The slot holds entries the review pass has not looked at yet.
     #[serde(default)]
     pub unreviewed: bool,
+    /// Candidate ids (idempotency keys) this commit records in the slot. A
+    /// store that answers `findWrite` indexes each to the slot, and refuses the
+    /// whole commit (changing nothing, answering false, as for a moved version)
+    /// when one is indexed to another slot: an id changes memory once (SPEC §8).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub writes: Vec<String>,
+    /// Candidate ids whose records this commit drops from the slot (expired
+    /// into its archive, or an undone entity merge's): their rows naming this
+    /// slot go, so the id may be written again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub dropped_writes: Vec<String>,
 }
 
 impl SlotIndex {
@@ -42,6 +55,8 @@ impl SlotIndex {
                 .map(|c| ConflictEntry { id: c.id.clone(), status: c.status, opened_at: c.opened_at })
                 .collect(),
             unreviewed: slot.claims.len() > slot.reviewed,
+            writes: Vec::new(),
+            dropped_writes: Vec::new(),
         }
     }
 }

@@ -45,7 +45,8 @@ fn arg<T: Serialize>(v: &T) -> Result<JsValue> {
 /// the slot (the engine leaves `index` empty: see `SlotCommit::index`).
 fn commit_arg(commit: &SlotCommit) -> Result<JsValue> {
     let value = arg(commit)?;
-    let _ = Reflect::set(&value, &"index".into(), &arg(&SlotIndex::of(&commit.slot))?);
+    let index = SlotIndex { writes: commit.index.writes.clone(), dropped_writes: commit.index.dropped_writes.clone(), ..SlotIndex::of(&commit.slot) };
+    let _ = Reflect::set(&value, &"index".into(), &arg(&index)?);
     Ok(value)
 }
 
@@ -158,6 +159,8 @@ pub struct JsStore {
     by_changes: bool,
     /// ... and `loadRegistryChanges`: a registry whose tag moved is read as its changes since the snapshot.
     reads_changes: bool,
+    /// The store has `findWrite`: it indexes candidate ids store-wide.
+    finds_writes: bool,
     /// `store.registryRows === true`: it keeps a registry's claims and conflicts by position too,
     /// so a registry commit carries only those that changed (its `same_entity` questions grow
     /// with the names; a commit carrying them all cost every store in proportion).
@@ -172,7 +175,8 @@ impl JsStore {
         let by_changes = tagged && has("commitRegistry");
         let reads_changes = by_changes && has("loadRegistryChanges");
         let registry_rows = reads_changes && Reflect::get(&target, &"registryRows".into()).is_ok_and(|v| v.as_bool() == Some(true));
-        JsStore { target, tagged, holds, by_changes, reads_changes, registry_rows, snapshots: RefCell::default() }
+        let finds_writes = has("findWrite");
+        JsStore { target, tagged, holds, by_changes, reads_changes, finds_writes, registry_rows, snapshots: RefCell::default() }
     }
 
     /// The store's tag of the slot's current content; None when it gives none.
@@ -384,6 +388,14 @@ impl Store for JsStore {
     async fn find_conflict(&self, conflict_id: &str) -> Result<Option<SlotRef>> {
         let v = self.call("findConflict", &[conflict_id.into()]).await?;
         self.slot_ref(v, "findConflict")
+    }
+
+    async fn find_write(&self, write_id: &str) -> Result<Option<SlotRef>> {
+        if !self.finds_writes {
+            return Ok(None);
+        }
+        let v = self.call("findWrite", &[write_id.into()]).await?;
+        self.slot_ref(v, "findWrite")
     }
 
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {

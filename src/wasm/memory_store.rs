@@ -89,6 +89,13 @@ impl MemoryStore {
         super::memory::promise(async move { store.find_conflict(&conflict_id).await })
     }
 
+    /// The slot a candidate id (idempotency key) was written to.
+    #[wasm_bindgen(js_name = findWrite, unchecked_return_type = "Promise<SlotRef | null>")]
+    pub fn find_write(&self, write_id: String) -> Promise {
+        let store = self.inner.clone();
+        super::memory::promise(async move { store.find_write(&write_id).await })
+    }
+
     #[wasm_bindgen(js_name = listSlots, unchecked_return_type = "Promise<SlotRef[]>")]
     pub fn list_slots(&self, #[wasm_bindgen(unchecked_param_type = "{ subject?: string } | undefined")] filter: JsValue) -> Promise {
         let subject = if filter.is_object() { Reflect::get(&filter, &"subject".into()).ok().and_then(|s| s.as_string()) } else { None };

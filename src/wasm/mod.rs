@@ -56,6 +56,17 @@ export interface ClaimStore {
   commitSlot(commit: SlotCommit): Promise<boolean> | boolean;
   findClaim(claimId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
   findConflict(conflictId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
+  /**
+   * Optional: the slot a candidate id (idempotency key) was written to. A store
+   * with it keeps an index of ids in the same atomic step as `commitSlot`:
+   * `commit.index.writes` lists the ids a commit records (index each to the
+   * commit's slot; refuse the whole commit, answering `false` and changing
+   * nothing, when one is indexed to another slot), `commit.index.droppedWrites`
+   * those whose records it drops (remove their rows that name this slot). Then
+   * an id written once changes memory once whatever slot it is sent to again;
+   * without it an id is idempotent within its slot only.
+   */
+  findWrite?(writeId: string): Promise<SlotRef | null | undefined> | SlotRef | null | undefined;
   listSlots(filter: { subject?: string }): Promise<SlotRef[]> | SlotRef[];
   readLog(ref: SlotRef): Promise<LogEntry[]> | LogEntry[];
   /**

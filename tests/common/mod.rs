@@ -210,6 +210,9 @@ impl Store for FlakyStore {
     async fn find_conflict(&self, id: &str) -> Result<Option<SlotRef>> {
         self.inner.find_conflict(id).await
     }
+    async fn find_write(&self, id: &str) -> Result<Option<SlotRef>> {
+        self.inner.find_write(id).await
+    }
     async fn list_slots(&self, subject: Option<&str>) -> Result<Vec<SlotRef>> {
         self.inner.list_slots(subject).await
     }
