@@ -293,6 +293,33 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24 } = 
         expect((await two.recall('user', { includeHistory: true })).map((x) => x.object)).toEqual(['Paris']);
       });
 
+      it('replays a candidate id sent again to another slot, and lands an id raced into two slots once', async () => {
+        const { store, reopen } = await fresh();
+        const one = new Memory({ store });
+        const two = new Memory({ store: reopen() });
+        const a = await one.remember({ id: 'msg-x', predicate: 'located_in', object: 'Paris' });
+        const b = await two.remember({ id: 'msg-x', predicate: 'likes', object: 'tea' });
+        const c = await two.remember({ id: 'msg-x', subject: 'bob', predicate: 'located_in', object: 'Rome' }, { expectedVersion: 0 });
+        expect([b.replayed, c.replayed, b.claim.id, c.claim.id]).toEqual([true, true, a.claim.id, a.claim.id]);
+        expect(await two.recall('user', { predicate: 'likes', includeHistory: true })).toEqual([]);
+        expect(await two.recall('bob', { includeHistory: true })).toEqual([]);
+        expect(await reopen().findWrite('msg-x')).toEqual(ref('user', 'located_in'));
+        expect(none(await reopen().findWrite('msg-never'))).toBe(true);
+        // Two instances race each id into two slots at once: one write per id lands, the other replays it.
+        const ids = Array.from({ length: 8 }, (_, i) => `race-${i}`);
+        const outcomes = await Promise.all(ids.flatMap((id) => [
+          rememberSurely(one, { id, predicate: 'mood', object: `calm ${id}` }),
+          rememberSurely(two, { id, predicate: 'diet', object: `vegan ${id}` }),
+        ]));
+        const held = [...(await two.recall('user', { predicate: 'mood', includeHistory: true })), ...(await two.recall('user', { predicate: 'diet', includeHistory: true }))];
+        expect(held.map((x) => x.object.split(' ')[1]).sort()).toEqual(ids);
+        for (let i = 0; i < ids.length; i++) {
+          const [x, y] = [outcomes[2 * i], outcomes[2 * i + 1]];
+          expect([x.claim.id === y.claim.id, !!x.replayed !== !!y.replayed]).toEqual([true, true]);
+        }
+        expect(await two.checkInvariants()).toEqual([]);
+      });
+
       it('keeps a stated end cut short by a schedule, and gives it back on withdrawal from another instance', async () => {
         const { store, reopen } = await fresh();
         const one = new Memory({ store });

@@ -141,9 +141,11 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
       if (stored(o)) acknowledged.push(o.claim.id);
     };
     const versions = async () => JSON.stringify(await memory.conflicts());
-    const resend = async (entry, step) => {
-      const o = await memory.remember(entry.candidate, entry.options);
-      if (entry.claimId && !(await sameOrMoved(memory, entry.claimId, o.claim.id))) {
+    // `other`: the key sent with other content (perhaps to another slot), which
+    // must replay the first write all the same (SPEC §8: an id changes memory once).
+    const resend = async (entry, step, other = null) => {
+      const o = await memory.remember(other?.candidate ?? entry.candidate, other ? other.options : entry.options);
+      if (entry.claimId && (!o.replayed || !(await sameOrMoved(memory, entry.claimId, o.claim.id)))) {
         fail(step, `re-sending ${entry.candidate.id} did not replay: ${o.claim.id} (first ${entry.claimId})`);
       } else if (!entry.claimId && stored(o)) {
         entry.claimId = o.claim.id;
@@ -160,7 +162,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const c = candidate(op.w);
             const options = STRATEGIES[op.w.strat] ? { strategy: STRATEGIES[op.w.strat] } : undefined;
             const same = c.id && keyed.find((k) => k.candidate.id === c.id);
-            if (same) { await resend(same, step); break; }
+            if (same) { await resend(same, step, same.claimId && op.w.key % 2 === 0 ? { candidate: c, options } : null); break; }
             const o = await memory.remember(c, options);
             acknowledge(o);
             if (c.id) keyed.push({ candidate: c, options, claimId: stored(o) ? o.claim.id : null });

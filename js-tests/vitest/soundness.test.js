@@ -268,6 +268,25 @@ describe('a custom store answering wrongly (audit)', () => {
     return Object.assign(store, override);
   }
 
+  it('a store without findWrite keeps candidate ids per slot, and is never refused for one', async () => {
+    // A wrapper forwarding commitSlot but not findWrite: the commits it sees carry no
+    // candidate ids, so the store it wraps neither indexes nor refuses them.
+    const inner = new MemoryStore();
+    const memory = new Memory({ store: wrapped(inner, {}) });
+    const seen = [];
+    const spying = new Memory({ store: wrapped(inner, { commitSlot: (c) => (seen.push(c.index), inner.commitSlot(c)) }) });
+    const a = await memory.remember({ id: 'k', predicate: 'likes', object: 'tea' });
+    const b = await spying.remember({ id: 'k', predicate: 'mood', object: 'calm' });
+    expect([!!a.replayed, !!b.replayed, b.claim.object]).toEqual([false, false, 'calm']);
+    expect(seen.every((index) => index.writes === undefined && index.droppedWrites === undefined)).toBe(true);
+    expect((await spying.remember({ id: 'k', predicate: 'mood', object: 'calm' })).replayed).toBe(true);
+    // With findWrite forwarded, the same id sent to a third slot replays the first write.
+    const full = new Memory({ store: wrapped(inner, { findWrite: (id) => inner.findWrite(id) }) });
+    const c = await full.remember({ id: 'k2', predicate: 'diet', object: 'vegan' });
+    const d = await full.remember({ id: 'k2', predicate: 'likes', object: 'coffee' });
+    expect([!!c.replayed, d.replayed, d.claim.id]).toEqual([false, true, c.claim.id]);
+  });
+
   it('refuses a listConflicts that ignores the cursor with MALFORMED_STORE_DATA instead of paging forever', async () => {
     const inner = new MemoryStore();
     let calls = 0;

@@ -42,10 +42,17 @@ fn arg<T: Serialize>(v: &T) -> Result<JsValue> {
 }
 
 /// A commit as a `ClaimStore` receives it, with its index rows derived from
-/// the slot (the engine leaves `index` empty: see `SlotCommit::index`).
-fn commit_arg(commit: &SlotCommit) -> Result<JsValue> {
+/// the slot (the engine leaves `index` empty: see `SlotCommit::index`), and
+/// its candidate ids only for a store that answers `findWrite`: a store that
+/// refused a commit for an id it could not then name would fail the write
+/// (a wrapper forwarding `commitSlot` but not `findWrite`, say).
+fn commit_arg(commit: &SlotCommit, finds_writes: bool) -> Result<JsValue> {
     let value = arg(commit)?;
-    let index = SlotIndex { writes: commit.index.writes.clone(), dropped_writes: commit.index.dropped_writes.clone(), ..SlotIndex::of(&commit.slot) };
+    let mut index = SlotIndex::of(&commit.slot);
+    if finds_writes {
+        index.writes = commit.index.writes.clone();
+        index.dropped_writes = commit.index.dropped_writes.clone();
+    }
     let _ = Reflect::set(&value, &"index".into(), &arg(&index)?);
     Ok(value)
 }
@@ -207,7 +214,7 @@ impl JsStore {
             trimmed.slot.claims = Chunked::new();
             trimmed.slot.conflicts = Chunked::new();
         }
-        let value = commit_arg(&trimmed)?;
+        let value = commit_arg(&trimmed, self.finds_writes)?;
         let changed = positioned(&commit.slot.entities, &commit.changed_entities);
         let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
         let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
@@ -364,7 +371,7 @@ impl Store for JsStore {
         if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
             return Ok(self.commit_registry(commit).await?.is_some());
         }
-        let v = self.call("commitSlot", &[commit_arg(commit)?]).await?;
+        let v = self.call("commitSlot", &[commit_arg(commit, self.finds_writes)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.commitSlot() result: must be true (written) or false (version moved on)")
         })
@@ -424,7 +431,7 @@ impl Store for JsStore {
         if !Reflect::get(&self.target, &"eraseSlot".into()).is_ok_and(|f| f.is_function()) {
             return Err(Error::new(ErrorCode::StoreFailed, "this store cannot erase: it has no eraseSlot(commit, log)"));
         }
-        let v = self.call("eraseSlot", &[commit_arg(commit)?, arg(&log)?]).await?;
+        let v = self.call("eraseSlot", &[commit_arg(commit, self.finds_writes)?, arg(&log)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.eraseSlot() result: must be true (written) or false (version moved on)")
         })

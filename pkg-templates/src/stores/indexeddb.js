@@ -1,7 +1,7 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 5), every record carries its `scope`:
+// Layout (database version 6), every record carries its `scope`:
 //   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows?, claimRows?, conflictRows? }
 //              the whole slot document, `slot.version` is the version (an
 //              entity registry committed by `commitRegistry` keeps its
@@ -15,6 +15,9 @@
 //   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
 //              index byStatus ([scope, status, openedAt, id]).
 //   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
+//   writes     [scope, id]  → { scope, id, key, subject, predicate }: the slot a
+//              candidate id (idempotency key) was written to; a commit that
+//              records an id held by another slot writes nothing (`false`).
 //   entities   [scope, key, at] → { scope, key, at, entity, ver }: a registry's
 //              entities by position, so a new name writes one record; index
 //              byVer ([scope, key, ver]: the registry version that wrote it).
@@ -35,8 +38,8 @@ import { HeldSlots } from './held-slots.js';
 import { changedConflictRows, indexOf } from './slot-index.js';
 import { registryItemsOf } from './registry-items.js';
 
-const DB_VERSION = 5;
-const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities'];
+const DB_VERSION = 6;
+const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities', 'writes'];
 const REGISTRY = '\u001fentities';
 
 function createV1(db) {
@@ -86,6 +89,28 @@ function upgrade(db, tx, oldVersion) {
   if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
   // Version 5: the records a registry version wrote (byVer), for a reader asking what changed since its own.
   if (oldVersion < 5) tx.objectStore('entities').createIndex('byVer', ['scope', 'key', 'ver']);
+  // Version 6: candidate ids. Ids written before are idempotent within their slot only.
+  if (oldVersion < 6) db.createObjectStore('writes', { keyPath: ['scope', 'id'] });
+}
+
+/** Calls `free` once no id of `ids` is held by a slot other than `key`, else `taken` (once). */
+function whenIdsFree(writes, scope, key, ids, taken, free) {
+  if (ids.length === 0) return free();
+  let left = ids.length;
+  let done = false;
+  for (const id of ids) {
+    const get = writes.get([scope, id]);
+    get.onsuccess = () => {
+      if (done) return;
+      if (get.result && get.result.key !== key) {
+        done = true;
+        taken();
+      } else if (--left === 0) {
+        done = true;
+        free();
+      }
+    };
+  }
 }
 
 /** A commit's tag: random, so it never returns for other content (not even after the database is deleted). */
@@ -312,9 +337,17 @@ export class IndexedDbStore {
           tx.abort();
           return;
         }
+        const index = indexOf(commit);
+        const writes = tx.objectStore('writes');
+        // A candidate id this commit records that another slot holds: write nothing (SPEC §8: once).
+        whenIdsFree(writes, scope, ref.key, index.writes ?? [], () => {
+          stale = true;
+          tx.abort();
+        }, () => apply(index, writes));
+      };
+      const apply = (index, writes) => {
         try {
           const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
-          const index = indexOf(commit);
           const slotFields = slotFieldsOf(at, index);
           // Conflict rows the slot it replaces already wrote stay as they are.
           const before = read.result?.slot ? indexOf({ slot: read.result.slot }) : null;
@@ -345,6 +378,12 @@ export class IndexedDbStore {
           for (const id of commit.changedClaims) claims.put({ ...at, id });
           const conflicts = tx.objectStore('conflicts');
           for (const row of conflictRows) conflicts.put(row);
+          for (const id of index.writes ?? []) writes.put({ ...at, id });
+          for (const id of index.droppedWrites ?? []) {
+            // Only a row naming this slot goes (a record an entity merge carried here keeps its own).
+            const held = writes.get([scope, id]);
+            held.onsuccess = () => held.result?.key === ref.key && writes.delete([scope, id]);
+          }
           const log = tx.objectStore('log');
           const append = () => {
             for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
@@ -423,6 +462,12 @@ export class IndexedDbStore {
 
   async findConflict(conflictId) {
     const record = await this.#read('findConflict', 'conflicts', (s) => s.get([this.#scope, String(conflictId)]));
+    return record ? toRef(record) : null;
+  }
+
+  /** The slot a candidate id (idempotency key) was written to. */
+  async findWrite(writeId) {
+    const record = await this.#read('findWrite', 'writes', (s) => s.get([this.#scope, String(writeId)]));
     return record ? toRef(record) : null;
   }
 

@@ -9,9 +9,11 @@
 //   index/log/<slot file>                    one line per commit: a lower bound of
 //                                            its block's offset in log.md, version,
 //                                            commit id (written before the block)
-//   index/by-id/{claims,conflicts}/<hh>.ids  one line per id whose sha-256 starts
+//   index/by-id/{claims,conflicts,writes}/<hh>.ids  one line per id (claim, conflict,
+//                                            candidate id) whose sha-256 starts
 //                                            with hh (256 files): "<id, URI-encoded>\t<slot file>"
-//                                            (ids never move between slots). Appended,
+//                                            (claim and conflict ids never move between slots;
+//                                            a candidate id may, so readers check every line). Appended,
 //                                            one short write per commit and bucket:
 //                                            a marker file per id took a 4 KB block
 //                                            of disk for every claim.
@@ -35,7 +37,7 @@ import { refOfFileName } from './okf-format.js';
 import { changedConflictRows } from './slot-index.js';
 
 export const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
-const READY = 'credence-okf-index/3\n'; // bumped whenever a marker kind changes: older indexes rebuild
+const READY = 'credence-okf-index/4\n'; // bumped whenever a marker kind changes: older indexes rebuild
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
 const timePart = (iso) => iso.replaceAll(':', '-');
@@ -160,6 +162,7 @@ export class OkfIndex {
     if (newSubject !== null) await touch(path.join(this.#subjectDir(newSubject), slotFile));
     await this.#noteIds('claims', slotFile, fresh.claims);
     await this.#noteIds('conflicts', slotFile, fresh.conflicts);
+    await this.#noteIds('writes', slotFile, fresh.writes ?? []);
     for (const c of changedConflictRows(before, index)) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
     if (index.unreviewed) await touch(this.#dirtyFile(slotFile));
   }
@@ -203,6 +206,20 @@ export class OkfIndex {
       // A damaged marker names no slot file of this bundle: skip it.
       const marker = openedAt && (await readMarker(path.join(dir, name)));
       if (marker) out.push({ openedAt, ...marker });
+    }
+    return out;
+  }
+
+  /** Every slot file a line names for an id, newest line first, each once (hints: check them). */
+  async slotFilesWith(kind, id) {
+    const text = await fs.readFile(this.#idBucket(kind, id), 'utf8').catch(() => null);
+    if (text === null) return [];
+    const key = `${encodeURIComponent(id)}\t`;
+    const out = [];
+    const lines = text.split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const slotFile = lines[i].startsWith(key) ? lines[i].slice(key.length) : null;
+      if (slotFile && refOfFileName(slotFile) && !out.includes(slotFile)) out.push(slotFile);
     }
     return out;
   }

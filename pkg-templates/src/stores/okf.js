@@ -29,6 +29,7 @@
 // temp files such a writer leaves are swept by the next store's first commit.
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import {
@@ -44,16 +45,21 @@ import { ItemFiles, itemMarkers, recentItemChanges, registryHeader } from './okf
 import { registryItemsOf } from './registry-items.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
-/** The claim and conflict ids `next` adds to the slot (`before` is its previous state). */
+/** The claim and conflict ids and candidate ids (`writes`) `next` adds to the slot (`before` is its previous state). */
 function freshIds(before, next) {
   const had = (list) => new Set((list ?? []).map((x) => x.id));
   const claims = had(before?.claims);
   const conflicts = had(before?.conflicts);
+  const writes = had(before?.writes);
   return {
     claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
     conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
+    writes: (next.writes ?? []).map((w) => w.id).filter((id) => !writes.has(id)),
   };
 }
+
+/** A candidate id's lock bucket: two hex digits of its hash. */
+const idBucket = (id) => createHash('sha256').update(id).digest('hex').slice(0, 2);
 
 /** A file's identity and content version (a bigint stat): a commit renames a new file in, so every commit's file has its own. */
 const stampOf = (stat) => `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
@@ -429,18 +435,36 @@ export class OkfStore {
       const current = await this.#read(name);
       if (current) this.#expectRef(current, ref);
       if ((current ? current.slot.version : 0) !== expectedVersion) return false;
-      const { index, before, fresh } = markersOf?.(current) ?? {
-        index: indexOf(commit), before: current ? indexOf({ slot: current.slot }) : null, fresh: freshIds(current?.slot, slot),
-      };
-      await this.#index.addMarkers(name, index, before, fresh, current ? null : ref.subject);
-      const text = await write({ ref, slot, name, file, current });
-      // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
-      const written = await fs.stat(file, { bigint: true }).catch(() => null);
-      this.#remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
-      stamped(written && stampOf(written));
-      await this.#index.dropMarkers(name, before, index);
-      return true;
+      const ids = [...new Set(commit.index?.writes ?? [])];
+      // A candidate id this commit records: checked and written under its id lock, so two
+      // commits racing one id into two slots land once (SPEC §8), the other writes nothing.
+      return this.#withIdLocks(ids, async () => {
+        for (const id of ids) {
+          if (await this.#holderOf(id, name)) return false;
+        }
+        const { index, before, fresh } = markersOf?.(current) ?? {
+          index: indexOf(commit), before: current ? indexOf({ slot: current.slot }) : null, fresh: freshIds(current?.slot, slot),
+        };
+        await this.#index.addMarkers(name, index, before, fresh, current ? null : ref.subject);
+        const text = await write({ ref, slot, name, file, current });
+        // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
+        const written = await fs.stat(file, { bigint: true }).catch(() => null);
+        this.#remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
+        stamped(written && stampOf(written));
+        await this.#index.dropMarkers(name, before, index);
+        return true;
+      });
     });
+  }
+
+  /**
+   * Runs `work` holding the locks of `ids`' buckets (256, by hash), taken in
+   * one order after the slot's own, so no two commits wait on each other.
+   */
+  async #withIdLocks(ids, work) {
+    const buckets = [...new Set(ids.map(idBucket))].sort();
+    const run = (i) => (i === buckets.length ? work() : withLock(path.join(this.#claimsDir, `.writes-${buckets[i]}.lock`), this.#lockOptions, () => run(i + 1)));
+    return run(0);
   }
 
   async findClaim(claimId) {
@@ -451,6 +475,27 @@ export class OkfStore {
   async findConflict(conflictId) {
     await this.#recover();
     return this.#find(this.#conflicts, conflictId, 'conflicts');
+  }
+
+  /** The slot a candidate id (idempotency key) was written to. */
+  async findWrite(writeId) {
+    await this.#recover();
+    await this.#indexReady();
+    return (await this.#holderOf(String(writeId)))?.ref ?? null;
+  }
+
+  /**
+   * The slot file (other than `except`) whose records hold candidate id `id`,
+   * read, or null. The by-id lines are hints, newest first: each is checked
+   * against its file (a writer killed before its slot write leaves a line).
+   */
+  async #holderOf(id, except = null) {
+    for (const name of await this.#index.slotFilesWith('writes', id)) {
+      if (name === except) continue;
+      const entry = await this.#read(name).catch(() => null);
+      if (entry?.slot.writes?.some((w) => w.id === id)) return entry;
+    }
+    return null;
   }
 
   async listSlots(filter = {}) {

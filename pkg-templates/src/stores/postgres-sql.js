@@ -92,6 +92,14 @@ export function schemaStatements(t) {
     `ALTER TABLE ${t.conflicts} ADD COLUMN IF NOT EXISTS ver bigint`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_registry_idx ON ${t.conflicts} (scope, slot_key, ver) WHERE pos IS NOT NULL`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_ver_idx ON ${t.entities} (scope, registry, ver)`,
+    // Candidate ids (idempotency keys) → the slot each was written to: an id
+    // changes memory once, whatever slot it is sent to again (SPEC §8).
+    `CREATE TABLE IF NOT EXISTS ${t.writes} (
+  scope    text NOT NULL,
+  id       text NOT NULL,
+  slot_key text NOT NULL,
+  PRIMARY KEY (scope, id)
+)`,
   ];
 }
 
@@ -101,9 +109,28 @@ export function schemaStatements(t) {
  * also keeps that type's rows of the entities table in step: each entity
  * written when it changed, removed when it left the registry.
  */
-function commitRows(t, changed, removed) {
-  return `${slotRows(t)}, ${entityRows(t, changed, removed)}`;
+function commitRows(t, changed, removed, writes, dropped) {
+  return `${slotRows(t)}, ${entityRows(t, changed, removed)}, ${writeRows(t, writes, dropped)}`;
 }
+
+/**
+ * A commit's candidate-id rows (see commitRows): the ids it records, a plain
+ * INSERT, so a writer racing the same id into another slot fails on the
+ * primary key (unique_violation: the store answers false, nothing written),
+ * and the ids whose records it dropped.
+ */
+function writeRows(t, writes, dropped) {
+  return `writes_up AS (
+      INSERT INTO ${t.writes} (scope, id, slot_key)
+      SELECT DISTINCT $1, w.id, $2 FROM won, unnest(${writes}::text[]) AS w(id)
+    ), writes_gone AS (
+      DELETE FROM ${t.writes} AS d USING won WHERE d.scope = $1 AND d.slot_key = $2 AND d.id = ANY(${dropped}::text[])
+    )`;
+}
+
+/** The CAS's condition that no id the commit records was written to another slot. */
+const idsFree = (t, writes) =>
+  `NOT EXISTS (SELECT 1 FROM ${t.writes} AS x WHERE x.scope = $1 AND x.id = ANY(${writes}::text[]) AND x.slot_key <> $2)`;
 
 /** The claim, conflict and log rows of a commit (see commitRows). */
 function slotRows(t) {
@@ -231,23 +258,26 @@ export function sql(t) {
     // then (after the erase's log, $11) the changed entities as a jsonb array and the
     // removed entity ids, or nulls for a commit that did not say (every entity compared);
     // commitUpdate's $13 is the xmin the slot was read at, or null (the version alone).
+    // $12/$14 and $13/$15 (after commitUpdate's): the candidate ids the commit records and drops.
     commitInsert: `WITH won AS (
       INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
-      VALUES ($1, $2, $3, $4, $5, $6::jsonb) ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
-    ), ${commitRows(t, '$10', '$11')}
+      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE ${idsFree(t, '$12')}
+      ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
+    ), ${commitRows(t, '$10', '$11', '$12', '$13')}
     SELECT version, xmin FROM won`,
     commitUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
       WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
+        AND ${idsFree(t, '$14')}
       RETURNING version, slot, xmin::text AS xmin
-    ), ${commitRows(t, '$11', '$12')}
+    ), ${commitRows(t, '$11', '$12', '$14', '$15')}
     SELECT version, xmin FROM won`,
     // Privacy erasure: the commit above, plus the slot's existing log rows
     // rewritten in place, matched by position (version, seq order) with $11.
     eraseUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 RETURNING version, slot
-    ), ${commitRows(t, '$12', '$13')}, old_log AS (
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ${idsFree(t, '$14')} RETURNING version, slot
+    ), ${commitRows(t, '$12', '$13', '$14', '$15')}, old_log AS (
       SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
       FROM ${t.log} WHERE scope = $1 AND slot_key = $2
     ), log_scrub AS (
@@ -342,6 +372,8 @@ export function sql(t) {
       FROM s`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
+    findWrite: `SELECT w.slot_key AS key, s.subject, s.predicate FROM ${t.writes} AS w
+      JOIN ${t.slots} AS s ON s.scope = w.scope AND s.key = w.slot_key WHERE w.scope = $1 AND w.id = $2`,
     listAll: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 ORDER BY key COLLATE "C"`,
     listSubject: `SELECT key, subject, predicate FROM ${t.slots} WHERE scope = $1 AND subject = $2 ORDER BY key COLLATE "C"`,
     readLog: `SELECT entry FROM ${t.log} WHERE scope = $1 AND slot_key = $2 ORDER BY version, seq`,

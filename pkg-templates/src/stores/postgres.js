@@ -12,6 +12,9 @@
 //   memory_conflicts  one row per conflict, likewise; indexed by
 //                     (scope, status, opened_at, id) for listConflicts
 //   memory_claim_log  the append-only log, one row per entry
+//   memory_writes     one row per candidate id (idempotency key): the slot it
+//                     was written to; a commit recording an id held by another
+//                     slot writes nothing (`false`), so an id changes memory once
 //   memory_entities   one row per entity (SPEC §9), kept in step with its
 //                     type's registry slot by the same commit, for SQL readers;
 //                     a registry committed by its changes (commitRegistry)
@@ -46,6 +49,7 @@ const DEFAULT_TABLES = Object.freeze({
   conflicts: 'memory_conflicts',
   log: 'memory_claim_log',
   entities: 'memory_entities',
+  writes: 'memory_writes',
 });
 
 const REGISTRY = '\u001fentities';
@@ -54,6 +58,17 @@ const newGeneration = () => globalThis.crypto.randomUUID().replace(/-/g, '');
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 // Lost races PostgreSQL itself reports: the transaction was rolled back.
 const RETRYABLE = new Set(['40001', '40P01']);
+
+/** The candidate ids a commit records and drops, as statement values (a hand-built commit may carry none). */
+const writeIds = (commit) => [commit.index?.writes ?? [], commit.index?.droppedWrites ?? []];
+
+/**
+ * A commit that lost the race for a candidate id: another writer recorded the
+ * same id in another slot first. A commit's only plain INSERT into a unique
+ * key is its memory_writes rows (every other row is upserted, its log rows
+ * keyed by the version it just won), so unique_violation means that.
+ */
+const isIdTaken = (err) => err?.code === '23505';
 
 function invalid(field, message) {
   return new CredenceError(`PostgresStore: ${field} ${message}`, { code: 'INVALID_INPUT', field });
@@ -301,13 +316,13 @@ export class PostgresStore {
     const xmin = this.#held.take(ref.key, expectedVersion);
     try {
       const won = expectedVersion === 0
-        ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit)])
-        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit), xmin]);
+        ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit), ...writeIds(commit)])
+        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit), xmin, ...writeIds(commit)]);
       if (won.rows.length > 0) this.#held.hold(ref.key, slot, won.rows[0].xmin);
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
-      if (RETRYABLE.has(err?.code)) return false;
+      if (RETRYABLE.has(err?.code) || isIdTaken(err)) return false;
       throw err;
     }
   }
@@ -362,12 +377,12 @@ export class PostgresStore {
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(log),
-      ...entityChanges(commit),
+      ...entityChanges(commit), ...writeIds(commit),
     ];
     try {
       return (await this.#query(this.#sql.eraseUpdate, values)).rows.length > 0;
     } catch (err) {
-      if (RETRYABLE.has(err?.code)) return false;
+      if (RETRYABLE.has(err?.code) || isIdTaken(err)) return false;
       throw err;
     }
   }
@@ -379,6 +394,12 @@ export class PostgresStore {
 
   async findConflict(conflictId) {
     const { rows } = await this.#query(this.#sql.findConflict, [this.#scope, conflictId]);
+    return slotRef(rows[0]);
+  }
+
+  /** The slot a candidate id (idempotency key) was written to. */
+  async findWrite(writeId) {
+    const { rows } = await this.#query(this.#sql.findWrite, [this.#scope, String(writeId)]);
     return slotRef(rows[0]);
   }
 

@@ -34,7 +34,7 @@ export function adaptV1Store(store) {
     },
   };
   // Optional methods pass through when the store has them.
-  for (const name of ['eraseSlot']) {
+  for (const name of ['eraseSlot', 'findWrite']) {
     if (typeof store[name] === 'function') adapted[name] = (...args) => store[name](...args);
   }
   return adapted;
