@@ -322,7 +322,7 @@ export function indexedDbCases({ api, indexedDB, IDBKeyRange = globalThis.IDBKey
       const done = await memory.erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked', by: 'dpo' });
       eq(done.tombstones.length, 2, 'two tombstones');
       const after = await everyRecord();
-      eq(after.names.sort(), ['claims', 'conflicts', 'entities', 'log', 'slots'], 'object stores read');
+      eq(after.names.sort(), ['claims', 'conflicts', 'entities', 'log', 'slots', 'writes'], 'object stores read');
       for (const gone of [SECRET, '7 Loud Street', 'crm-export-7']) ok(!after.text.includes(gone), `${gone} gone from every object store`);
       ok(after.text.includes('green tea'), 'other facts kept');
       eq((await memory.why(first.claim.id)).tombstone.by, 'dpo', 'why shows the tombstone');

@@ -458,12 +458,14 @@ export class OkfStore {
   }
 
   /**
-   * Runs `work` holding the locks of `ids`' buckets (256, by hash), taken in
-   * one order after the slot's own, so no two commits wait on each other.
+   * Runs `work` holding the locks of `ids`' buckets (256, by hash; in the
+   * bundle root, beside log.md's), taken in one order after the slot's own,
+   * so no two commits wait on each other. A dead writer's is broken by the
+   * next commit that needs it, as a slot's is.
    */
   async #withIdLocks(ids, work) {
     const buckets = [...new Set(ids.map(idBucket))].sort();
-    const run = (i) => (i === buckets.length ? work() : withLock(path.join(this.#claimsDir, `.writes-${buckets[i]}.lock`), this.#lockOptions, () => run(i + 1)));
+    const run = (i) => (i === buckets.length ? work() : withLock(path.join(this.#root, `.writes-${buckets[i]}.lock`), this.#lockOptions, () => run(i + 1)));
     return run(0);
   }
 
