@@ -46,6 +46,9 @@ function idPart(id) {
   if (encoded.length <= 120) return encoded;
   return `${encoded.slice(0, 80).replace(/%[0-9A-F]?$/, '')}~~${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 }
+/** An id's bucket (256, by hash): its by-id file, and OkfStore's lock for a candidate id. */
+export const idBucket = (id) => createHash('sha256').update(id).digest('hex').slice(0, 2);
+
 const markerName = (c) => `${timePart(c.openedAt)}~${idPart(c.id)}`;
 
 /** openedAt from a conflict marker's name, or null for a name this index did not write. */
@@ -134,8 +137,7 @@ export class OkfIndex {
   }
 
   #idBucket(kind, id) {
-    const bucket = createHash('sha256').update(id).digest('hex').slice(0, 2);
-    return path.join(this.#dir, 'by-id', kind, `${bucket}.ids`);
+    return path.join(this.#dir, 'by-id', kind, `${idBucket(id)}.ids`);
   }
 
   /**
@@ -224,18 +226,9 @@ export class OkfIndex {
     return out;
   }
 
-  /** The slot file that holds a claim or conflict id, per its marker (a hint: check it). */
+  /** The slot file that holds a claim or conflict id, per its newest line (a hint: check it). */
   async slotFileOf(kind, id) {
-    const text = await fs.readFile(this.#idBucket(kind, id), 'utf8').catch(() => null);
-    if (text === null) return null;
-    const key = `${encodeURIComponent(id)}\t`;
-    const lines = text.split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (!lines[i].startsWith(key)) continue;
-      const slotFile = lines[i].slice(key.length);
-      if (refOfFileName(slotFile)) return slotFile;
-    }
-    return null;
+    return (await this.slotFilesWith(kind, id))[0] ?? null;
   }
 
   #logOffsets(slotFile) {

@@ -29,7 +29,6 @@
 // temp files such a writer leaves are swept by the next store's first commit.
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import {
@@ -39,7 +38,7 @@ import {
 import { append, appendDurably, randomToken, readText, replaceFile, sweepDebris, withLock, writeAtomic } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
-import { OkfIndex } from './okf-index.js';
+import { OkfIndex, idBucket } from './okf-index.js';
 import { EntityFiles, recentChanges } from './okf-entities.js';
 import { ItemFiles, itemMarkers, recentItemChanges, registryHeader } from './okf-items.js';
 import { registryItemsOf } from './registry-items.js';
@@ -57,9 +56,6 @@ function freshIds(before, next) {
     writes: (next.writes ?? []).map((w) => w.id).filter((id) => !writes.has(id)),
   };
 }
-
-/** A candidate id's lock bucket: two hex digits of its hash. */
-const idBucket = (id) => createHash('sha256').update(id).digest('hex').slice(0, 2);
 
 /** A file's identity and content version (a bigint stat): a commit renames a new file in, so every commit's file has its own. */
 const stampOf = (stat) => `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
