@@ -5,6 +5,9 @@
 //   --proposal          add rows for JS prototypes of the belief rule, each changing one thing (EVAL.md)
 //   --update-baseline   write the current figures as the floor for this mode
 //   --corpus-only / --sim-only
+//   --real              only the real-data section (public truth-discovery sets, eval/real/)
+//   --no-real           skip it
+//   --explain           list each of credence's wrong answers on the real data with the reports behind it
 // Exits non-zero when a corpus case that passed on the floor fails, or
 // credence's accuracy / ECE / Brier regress past the tolerances.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -14,6 +17,9 @@ import { runCorpus } from './corpus.mjs';
 import { runSimulation } from './sim/index.mjs';
 import { DEFAULTS } from './sim/world.mjs';
 import { compare, floorOf, simTable, standing, sweepTable } from './report.mjs';
+import { loadTruthDiscovery } from './real/data.mjs';
+import { runSet } from './real/index.mjs';
+import { realTable, REAL_NOTES } from './real/report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FLOOR_FILE = join(here, 'baseline.json');
@@ -46,8 +52,10 @@ const REGIMES = [
   ['sparse reports (60 d)', { meanReportGapDays: 60 }],
 ];
 
+const only = flag('--real') ? 'real' : flag('--sim-only') ? 'sim' : flag('--corpus-only') ? 'corpus' : undefined;
+
 let corpus;
-if (!flag('--sim-only')) {
+if (!only || only === 'corpus') {
   console.log('== corpus: labeled scenarios (eval/scenarios/*.json)');
   corpus = await runCorpus(join(here, 'scenarios'));
   const failed = corpus.filter((c) => !c.pass);
@@ -55,7 +63,7 @@ if (!flag('--sim-only')) {
 }
 
 let sim;
-if (!flag('--corpus-only')) {
+if (!only || only === 'sim') {
   console.log(`\n== simulation (${mode}; seed ${seed}; replay with --seed ${seed}${mode === 'quick' ? ' --quick' : ''})`);
   sim = await runSimulation(params, seed, { proposal: flag('--proposal') });
   console.log(simTable(sim, params));
@@ -70,6 +78,23 @@ if (flag('--sweep')) {
   for (const [label, change] of REGIMES) results.push({ label, sim: await runSimulation({ ...params, ...change }, seed, { proposal: flag('--proposal') }) });
   console.log(sweepTable(results));
 }
+
+let real;
+if ((!only || only === 'real') && !flag('--no-real')) {
+  console.log('\n== real public data (truth discovery; ../shared/data/README.md)');
+  const data = loadTruthDiscovery();
+  if (data.skipped) console.log(`real-data section skipped: ${data.skipped}`);
+  else {
+    real = [];
+    for (const set of data.sets) {
+      const result = await runSet(set);
+      real.push(result);
+      console.log(realTable(result, { explain: flag('--explain') }));
+    }
+    console.log(REAL_NOTES);
+  }
+}
+if (only === 'real') process.exit(0);
 
 const floors = existsSync(FLOOR_FILE) ? JSON.parse(readFileSync(FLOOR_FILE, 'utf8')) : {};
 if (flag('--update-baseline')) {

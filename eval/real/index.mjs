@@ -1,0 +1,98 @@
+// The real-data section of `npm run eval`: each public truth-discovery set
+// (data.mjs) through credence and four baselines from the literature, scored
+// on the set's gold items. Figures are per set; nothing is tuned to either.
+import { latestBySource } from './data.mjs';
+import { majorityVote } from './vote.mjs';
+import { truthFinder } from './truthfinder.mjs';
+import { accu } from './accu.mjs';
+import { calibrateOptionSupported, runCredence } from './credence.mjs';
+import { score } from './score.mjs';
+
+/**
+ * Accu's n (false values per item): the paper's 100 on an open domain; a
+ * predicate whose domain is a fixed list has exactly (size − 1).
+ */
+const CLOSED_DOMAINS = { business_status: ['open', 'closed'] };
+export const falseValues = (set) => (CLOSED_DOMAINS[set.predicate] ? CLOSED_DOMAINS[set.predicate].length - 1 : 100);
+
+/** The credence rows this engine supports, headline first. */
+export function credenceConfigs() {
+  if (!calibrateOptionSupported()) return { headline: 'credence (default)', runs: [{ name: 'credence (default)', config: {}, thenCalibrate: true }] };
+  return {
+    headline: 'credence, calibrate: "inline"',
+    runs: [
+      { name: 'credence, calibrate: "inline"', config: { calibrate: 'inline' } },
+      { name: 'credence (default)', config: {}, thenCalibrate: true },
+      { name: 'credence, calibrate: false', config: { calibrate: false } },
+    ],
+  };
+}
+
+/**
+ * Runs one set. Returns { set, rows: [{ name, accuracy, ece, brier, bins, n, seconds? }],
+ * order: { name, accuracy, reversed }, wrong: diagnosis of the headline's wrong answers, seconds }.
+ */
+export async function runSet(set, { orderCheck = true } = {}) {
+  const started = Date.now();
+  const latest = latestBySource(set);
+  const { headline, runs } = credenceConfigs();
+  const rows = [];
+  let head;
+  for (const run of runs) {
+    const r = await runCredence(set, run);
+    rows.push({ name: run.name, ...score(r.answers, set.gold), seconds: r.seconds, actions: r.actions });
+    if (r.calibrated) rows.push({ name: 'credence after calibrate()', ...score(r.calibrated, set.gold) });
+    if (run.name === headline) head = r;
+  }
+  const text = (v) => set.values[v];
+  const n = falseValues(set);
+  const majority = majorityVote(latest);
+  rows.push({ name: 'majority vote', ...score(majority, set.gold), note: `${majority.ties} ties` });
+  const tf = truthFinder(latest, text);
+  rows.push({ name: 'TruthFinder', ...score(tf, set.gold), note: `${tf.rounds} rounds` });
+  const ac = accu(latest, { n });
+  rows.push({ name: 'Accu', ...score(ac, set.gold), note: `n = ${n}, ${ac.rounds} rounds` });
+  const copy = accu(latest, { n, copy: true });
+  rows.push({ name: 'AccuCopy', ...score(copy, set.gold), note: `n = ${n}, ${copy.rounds} rounds, ${copy.copyingPairs} pairs likely copying` });
+  let order;
+  if (orderCheck) {
+    const run = runs.find((x) => x.name === headline);
+    const reversed = await runCredence(set, { config: run.config, reverse: true });
+    order = { name: headline, accuracy: rows.find((r) => r.name === headline).accuracy, reversed: score(reversed.answers, set.gold).accuracy };
+  }
+  return { set, rows, headline, order, wrong: diagnose(set, latest, head), seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * Why credence's wrong answers are wrong, each put in the first class that
+ * fits: no answer; a claim a `refined` write produced; a disputed answer;
+ * outvoted (more sources' latest report gives the right value than the
+ * answer); the right value is a minority (the majority is wrong too); the
+ * right value reported by no source. Examples keep the reports behind them.
+ */
+function diagnose(set, latest, run) {
+  const classes = {};
+  const examples = [];
+  for (const [item, truth] of set.gold) {
+    const a = run.answers.get(item);
+    if (a && a.value === truth) continue;
+    const votes = new Map();
+    for (const r of latest.get(item) ?? []) votes.set(r.value, (votes.get(r.value) ?? 0) + 1);
+    const right = votes.get(truth) ?? 0;
+    const answered = a ? votes.get(a.value) ?? 0 : 0;
+    const kind = !a ? 'no answer'
+      : run.refined.has(a.claim.id) ? 'refinement'
+        : a.status === 'disputed' ? 'disputed'
+          : right === 0 ? 'right value never reported'
+            : right > answered ? 'outvoted (right value has more sources)'
+              : right === answered ? 'tie in sources'
+                : 'right value is a minority';
+    classes[kind] = (classes[kind] ?? 0) + 1;
+    examples.push({
+      kind, item: set.items[item], gold: set.values[truth],
+      answer: a && { value: a.claim.object, confidence: a.confidence, status: a.status },
+      votes: [...votes].sort((x, y) => y[1] - x[1]).map(([v, k]) => [set.values[v], k]),
+    });
+  }
+  return { classes, examples };
+}
