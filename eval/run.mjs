@@ -7,6 +7,8 @@
 //   --corpus-only / --sim-only
 //   --real              only the real-data section (public truth-discovery sets, eval/real/)
 //   --no-real           skip it
+//   --write-docs        write the reliability diagrams into docs/eval/ (committed, shown in EVAL.md)
+//                       instead of the git-ignored artifacts/eval/
 //   --explain           list each of credence's wrong answers on the real data with the reports behind it
 // Exits non-zero when a corpus case that passed on the floor fails, or
 // credence's accuracy / ECE / Brier regress past the tolerances.
@@ -20,6 +22,7 @@ import { compare, floorOf, simTable, standing, sweepTable } from './report.mjs';
 import { loadTruthDiscovery } from './real/data.mjs';
 import { runSet } from './real/index.mjs';
 import { realTable, REAL_NOTES } from './real/report.mjs';
+import { reliabilitySvg, slug, writeDiagram } from './reliability.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FLOOR_FILE = join(here, 'baseline.json');
@@ -52,6 +55,12 @@ const REGIMES = [
   ['sparse reports (60 d)', { meanReportGapDays: 60 }],
 ];
 
+const diagrams = [];
+const draw = (name, title, rows) => diagrams.push(writeDiagram(name, reliabilitySvg(title, rows.filter((r) => r.bins)), { docs: flag('--write-docs') }));
+/** The simulated rows a diagram shows: credence's and the ceiling's (the windowed baselines state a vote share per window). */
+const simPanels = (sim) => sim.rows.filter((r) => /^(credence|Bayes)/.test(r.name));
+const simName = (label) => `reliability-sim-${slug(label)}${mode === 'quick' ? '-quick' : ''}`;
+
 const only = flag('--real') ? 'real' : flag('--sim-only') ? 'sim' : flag('--corpus-only') ? 'corpus' : undefined;
 
 let corpus;
@@ -69,6 +78,7 @@ if (!only || only === 'sim') {
   console.log(simTable(sim, params));
   console.log('credence against each baseline:');
   console.log(standing(sim));
+  draw(simName('main regime'), `Simulation, main regime (${mode}, seed ${seed}): reliability`, simPanels(sim));
   if (corpus) console.log(`corpus: ${corpus.filter((c) => c.pass).length}/${corpus.length} cases pass`);
 }
 
@@ -77,6 +87,7 @@ if (flag('--sweep')) {
   const results = [];
   for (const [label, change] of REGIMES) results.push({ label, sim: await runSimulation({ ...params, ...change }, seed, { proposal: flag('--proposal') }) });
   console.log(sweepTable(results));
+  for (const { label, sim: s } of results) if (label !== 'main regime') draw(simName(label), `Simulation, ${label} (${mode}, seed ${seed}): reliability`, simPanels(s));
 }
 
 let real;
@@ -90,10 +101,12 @@ if ((!only || only === 'real') && !flag('--no-real')) {
       const result = await runSet(set);
       real.push(result);
       console.log(realTable(result, { explain: flag('--explain') }));
+      draw(`reliability-${slug(set.name)}`, `${set.name} (real data, ${set.gold.size} gold items): reliability`, result.rows);
     }
     console.log(REAL_NOTES);
   }
 }
+if (diagrams.length) console.log(`\nreliability diagrams: ${diagrams.join(', ')}`);
 if (only === 'real') process.exit(0);
 
 const floors = existsSync(FLOOR_FILE) ? JSON.parse(readFileSync(FLOOR_FILE, 'utf8')) : {};
