@@ -22,6 +22,7 @@ import { compare, floorOf, simTable, standing, sweepTable } from './report.mjs';
 import { loadTruthDiscovery } from './real/data.mjs';
 import { runSet } from './real/index.mjs';
 import { realTable, REAL_NOTES } from './real/report.mjs';
+import { compareReal, realFloorOf, targets } from './real/floor.mjs';
 import { reliabilitySvg, slug, writeDiagram } from './reliability.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -98,36 +99,45 @@ if ((!only || only === 'real') && !flag('--no-real')) {
   else {
     real = [];
     for (const set of data.sets) {
-      const result = await runSet(set);
+      const result = await runSet(set, { allConfigs: mode === 'full' });
       real.push(result);
       console.log(realTable(result, { explain: flag('--explain') }));
+      console.log(targets(result));
       draw(`reliability-${slug(set.name)}`, `${set.name} (real data, ${set.gold.size} gold items): reliability`, result.rows);
     }
     console.log(REAL_NOTES);
   }
 }
 if (diagrams.length) console.log(`\nreliability diagrams: ${diagrams.join(', ')}`);
-if (only === 'real') process.exit(0);
 
 const floors = existsSync(FLOOR_FILE) ? JSON.parse(readFileSync(FLOOR_FILE, 'utf8')) : {};
+const tolerance = floors.tolerance ?? TOLERANCE;
 if (flag('--update-baseline')) {
-  if (!corpus || !sim) throw new Error('--update-baseline needs both the corpus and the simulation');
   if (seed !== DEFAULT_SEED) throw new Error(`the floor is kept for the default seed ${DEFAULT_SEED}`);
-  floors.tolerance = TOLERANCE;
-  floors[mode] = floorOf(corpus, sim);
+  if (only !== 'real') {
+    if (!corpus || !sim) throw new Error('--update-baseline needs both the corpus and the simulation (or --real for the real-data floor alone)');
+    floors[mode] = floorOf(corpus, sim);
+  }
+  if (real) floors.real = realFloorOf(real);
+  floors.tolerance = tolerance;
   writeFileSync(FLOOR_FILE, JSON.stringify(floors, null, 2) + '\n');
-  console.log(`\nfloor for ${mode} written to eval/baseline.json`);
+  console.log(`\nfloor written to eval/baseline.json (${[only !== 'real' && mode, real && 'real data'].filter(Boolean).join(', ')})`);
   process.exit(0);
 }
 
 const floor = floors[mode];
-if (!floor) {
+if (!floor && only !== 'real') {
   console.log(`\nno floor for mode ${mode} in eval/baseline.json (write one with --update-baseline)`);
   process.exit(1);
 }
-const { failures, notes } = compare(floor, corpus, sim, floors.tolerance ?? TOLERANCE);
-console.log(`\n== against the floor (eval/baseline.json, ${mode})`);
-if (floor.corpus.knownFailures.length) console.log(`known failing cases (kept on purpose, see EVAL.md): ${floor.corpus.knownFailures.join(', ')}`);
+const { failures, notes } = only === 'real' ? { failures: [], notes: [] } : compare(floor, corpus, sim, tolerance);
+if (real) {
+  const r = compareReal(floors.real, real, tolerance);
+  failures.push(...r.failures);
+  notes.push(...r.notes);
+}
+console.log(`\n== against the floor (eval/baseline.json, ${only === 'real' ? 'real data' : mode})`);
+if (floor?.corpus.knownFailures.length && corpus) console.log(`known failing cases (kept on purpose, see EVAL.md): ${floor.corpus.knownFailures.join(', ')}`);
 for (const n of notes) console.log(`note: ${n}`);
 for (const f of failures) console.log(`REGRESSION: ${f}`);
 console.log(failures.length ? `eval FAILED (${failures.length} regression${failures.length > 1 ? 's' : ''})` : 'eval passed: no regression against the floor');

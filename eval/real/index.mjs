@@ -4,7 +4,7 @@
 import { latestBySource } from './data.mjs';
 import { majorityVote } from './vote.mjs';
 import { truthFinder } from './truthfinder.mjs';
-import { accu } from './accu.mjs';
+import { ACCU, accu } from './accu.mjs';
 import { calibrateOptionSupported, runCredence } from './credence.mjs';
 import { score } from './score.mjs';
 
@@ -29,16 +29,17 @@ export function credenceConfigs() {
 }
 
 /**
- * Runs one set. Returns { set, rows: [{ name, accuracy, ece, brier, bins, n, seconds? }],
+ * Runs one set (allConfigs false, as in --quick: only the headline credence
+ * run, plus its read after calibrate() when it has one). Returns { set, rows: [{ name, accuracy, ece, brier, bins, n, seconds? }],
  * order: { name, accuracy, reversed }, wrong: diagnosis of the headline's wrong answers, seconds }.
  */
-export async function runSet(set, { orderCheck = true } = {}) {
+export async function runSet(set, { orderCheck = true, allConfigs = true } = {}) {
   const started = Date.now();
   const latest = latestBySource(set);
   const { headline, runs } = credenceConfigs();
   const rows = [];
   let head;
-  for (const run of runs) {
+  for (const run of allConfigs ? runs : runs.filter((x) => x.name === headline)) {
     const r = await runCredence(set, run);
     rows.push({ name: run.name, ...score(r.answers, set.gold), seconds: r.seconds, actions: r.actions });
     if (r.calibrated) rows.push({ name: 'credence after calibrate()', ...score(r.calibrated, set.gold) });
@@ -51,9 +52,10 @@ export async function runSet(set, { orderCheck = true } = {}) {
   const tf = truthFinder(latest, text);
   rows.push({ name: 'TruthFinder', ...score(tf, set.gold), note: `${tf.rounds} rounds` });
   const ac = accu(latest, { n });
-  rows.push({ name: 'Accu', ...score(ac, set.gold), note: `n = ${n}, ${ac.rounds} rounds` });
+  const rounds = (x) => (x.rounds >= ACCU.maxRounds ? `stopped at ${x.rounds} rounds` : `${x.rounds} rounds`);
+  rows.push({ name: 'Accu', ...score(ac, set.gold), note: `n = ${n}, ${rounds(ac)}` });
   const copy = accu(latest, { n, copy: true });
-  rows.push({ name: 'AccuCopy', ...score(copy, set.gold), note: `n = ${n}, ${copy.rounds} rounds, ${copy.copyingPairs} pairs likely copying` });
+  rows.push({ name: 'AccuCopy', ...score(copy, set.gold), note: `n = ${n}, ${rounds(copy)}, ${copy.copyingPairs} source pairs with Pr(copying) > 0.5` });
   let order;
   if (orderCheck) {
     const run = runs.find((x) => x.name === headline);
