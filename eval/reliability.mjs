@@ -18,6 +18,7 @@ const PER_ROW = 4;
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n1 = (x) => Math.round(x * 10) / 10;
+const count = (n) => (n >= 10000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
 /** One SVG of panels, one per method: { name, bins: [{ n, conf, hits }], accuracy, ece }. */
 export function reliabilitySvg(title, panels) {
@@ -59,7 +60,7 @@ function panel(p, x0, y0) {
     const [top, bottom] = [Math.max(acc, conf), Math.min(acc, conf)];
     if (top - bottom > 0.005) g.push(`<rect x="${n1(left)}" y="${py(top)}" width="${n1(right - left)}" height="${n1(py(bottom) - py(top))}" fill="#d9534f" fill-opacity="0.3"/>`);
     g.push(`<line x1="${n1(left)}" y1="${py(conf)}" x2="${n1(right)}" y2="${py(conf)}" stroke="#c9302c" stroke-width="1.6"/>`);
-    g.push(`<text x="${n1((left + right) / 2)}" y="${n1(py(top) - 2.5)}" font-size="7.5" text-anchor="middle" fill="#222">${b.n}</text>`);
+    g.push(`<text x="${n1((left + right) / 2)}" y="${n1(py(top) - 2.5)}" font-size="7.5" text-anchor="middle" fill="#222">${count(b.n)}</text>`);
   });
   g.push(`<line x1="${px(0)}" y1="${py(0)}" x2="${px(1)}" y2="${py(1)}" stroke="#333" stroke-width="0.8" stroke-dasharray="3 2"/>`);
   for (const t of [0, 0.5, 1]) {
