@@ -6,7 +6,8 @@
 //   C(v) = Σ_{S provides v} A'(S) · I(S, v)                     (I = 1 without copy detection)
 //   P(v) = e^C(v) / Σ_{v0 ∈ D} e^C(v0)   over the n + 1 values of the domain (an unseen value has C = 0)
 //   A(S) = mean P(v) over the values S provides
-// starting from A = 0.8, until no accuracy moves by more than 1e-4 (at most 100 rounds).
+// starting from A = 0.8, until no accuracy moves by more than 1e-4 (at most 100 rounds; the
+// iteration can oscillate, so it also stops when the decided truths cycle).
 // A is kept in [0.01, 0.99] (a numerical guard: ln blows up at 0 and 1).
 //
 // AccuCopy adds Bayesian copy detection between each pair of sources from the
@@ -36,6 +37,9 @@ export function accu(latest, { n, copy = false, ...rest }) {
   for (const it of items) it.truth = it.facts.reduce((a, b) => (b.sources.length > a.sources.length ? b : a));
   let rounds = 0;
   let copying;
+  const signatures = new Set();
+  let last;
+  let cycled = false;
   for (; rounds < p.maxRounds;) {
     rounds++;
     copying = copy ? dependence(pairs, accuracy, n, p) : undefined;
@@ -47,9 +51,16 @@ export function accu(latest, { n, copy = false, ...rest }) {
       accuracy.set(s, a);
     }
     if (moved < p.tolerance) break;
+    // Oscillation guard (ours): the decided truths return to those of an
+    // earlier round other than the last, so the iteration is cycling.
+    const signature = items.map((it) => it.facts.indexOf(it.truth)).join(',');
+    if (signatures.has(signature) && signature !== last) { cycled = true; break; }
+    signatures.add(signature);
+    last = signature;
   }
   const answers = new Map(items.map((it) => [it.item, { value: it.truth.value, confidence: it.truth.p }]));
   answers.rounds = rounds;
+  answers.cycled = cycled;
   if (copying) answers.copyingPairs = [...copying.values()].filter((d) => d.forward + d.backward > 0.5).length;
   return answers;
 }
@@ -96,7 +107,7 @@ function pairsOf(items) {
       for (let j = i + 1; j < providers.length; j++) {
         const [a, fa] = providers[i];
         const [b, fb] = providers[j];
-        const key = a < b ? `${a},${b}` : `${b},${a}`;
+        const key = pairKey(a, b);
         let pair = pairs.get(key);
         if (!pair) pairs.set(key, (pair = { s1: Math.min(a, b), s2: Math.max(a, b), same: [], kd: 0 }));
         if (fa === fb) pair.same.push(it); else pair.kd++;
@@ -131,8 +142,11 @@ function dependence(pairs, accuracy, n, p) {
 
 /** Pr(s copies o | data); 0 for a pair that shares no value. */
 function copies(copying, s, o) {
-  const d = copying.get(s < o ? `${s},${o}` : `${o},${s}`);
+  const d = copying.get(pairKey(s, o));
   return d ? (s < o ? d.forward : d.backward) : 0;
 }
+
+/** One number per unordered pair of source indices (fewer than 2^20 sources). */
+const pairKey = (a, b) => (a < b ? a * 1048576 + b : b * 1048576 + a);
 
 const clamp = (x, lo, hi) => Math.min(hi, Math.max(lo, x));

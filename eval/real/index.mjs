@@ -52,7 +52,7 @@ export async function runSet(set, { orderCheck = true, allConfigs = true } = {})
   const tf = truthFinder(latest, text);
   rows.push({ name: 'TruthFinder', ...score(tf, set.gold), note: `${tf.rounds} rounds` });
   const ac = accu(latest, { n });
-  const rounds = (x) => (x.rounds >= ACCU.maxRounds ? `stopped at ${x.rounds} rounds` : `${x.rounds} rounds`);
+  const rounds = (x) => (x.cycled ? `${x.rounds} rounds, stopped on a cycle` : x.rounds >= ACCU.maxRounds ? `stopped at ${x.rounds} rounds` : `${x.rounds} rounds`);
   rows.push({ name: 'Accu', ...score(ac, set.gold), note: `n = ${n}, ${rounds(ac)}` });
   const copy = accu(latest, { n, copy: true });
   rows.push({ name: 'AccuCopy', ...score(copy, set.gold), note: `n = ${n}, ${rounds(copy)}, ${copy.copyingPairs} source pairs with Pr(copying) > 0.5` });
