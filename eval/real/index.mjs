@@ -30,8 +30,10 @@ export function credenceConfigs() {
 
 /**
  * Runs one set (allConfigs false, as in --quick: only the headline credence
- * run, plus its read after calibrate() when it has one). Returns { set, rows: [{ name, accuracy, ece, brier, bins, n, seconds? }],
- * order: { name, accuracy, reversed }, wrong: diagnosis of the headline's wrong answers, seconds }.
+ * run, plus its read after calibrate() when it has one). Returns { set,
+ * rows: [{ name, accuracy, ece, brier, bins, n, note? }], headline,
+ * order: { name, accuracy, reversed }, wrong: the headline's wrong answers
+ * (diagnose), seconds }.
  */
 export async function runSet(set, { orderCheck = true, allConfigs = true } = {}) {
   const started = Date.now();
@@ -67,10 +69,10 @@ export async function runSet(set, { orderCheck = true, allConfigs = true } = {})
 
 /**
  * Why credence's wrong answers are wrong, each put in the first class that
- * fits: no answer; a claim a `refined` write produced; a disputed answer;
- * outvoted (more sources' latest report gives the right value than the
- * answer); the right value is a minority (the majority is wrong too); the
- * right value reported by no source. Examples keep the reports behind them.
+ * fits: no answer; a claim a `refined` write produced; a disputed answer; the
+ * right value reported by no source; outvoted (more sources' latest report
+ * gives the right value than the answer's); a tie in sources; the right value
+ * is a minority (majority vote is wrong too). Examples keep the reports behind them.
  */
 function diagnose(set, latest, run) {
   const classes = {};
