@@ -27,7 +27,7 @@ import { groupFacts } from './facts.mjs';
 
 export const ACCU = { initialAccuracy: 0.8, alpha: 0.2, c: 0.8, tolerance: 1e-4, maxRounds: 100, minA: 0.01, maxA: 0.99 };
 
-/** Map(item → { value, confidence: P(value) }); `rounds` and (AccuCopy) `copyingPairs` on the map. */
+/** Map(item → { value, confidence: P(value) }); `rounds`, `cycled`, `accuracy` (Map source → A) and (AccuCopy) `copyingPairs` on the map. */
 export function accu(latest, { n, copy = false, ...rest }) {
   const p = { ...ACCU, ...rest };
   const { items, sourceFacts } = groupFacts(latest);
@@ -61,6 +61,7 @@ export function accu(latest, { n, copy = false, ...rest }) {
   const answers = new Map(items.map((it) => [it.item, { value: it.truth.value, confidence: it.truth.p }]));
   answers.rounds = rounds;
   answers.cycled = cycled;
+  answers.accuracy = accuracy;
   if (copying) answers.copyingPairs = [...copying.values()].filter((d) => d.forward + d.backward > 0.5).length;
   return answers;
 }

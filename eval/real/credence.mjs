@@ -28,7 +28,7 @@ export function calibrateOptionSupported() {
  * options.config: extra Memory options (e.g. { calibrate: 'inline' });
  * options.reverse: write each instant's reports in reverse order (the order-independence check);
  * options.thenCalibrate: also read after an explicit memory.calibrate().
- * Returns { answers, calibrated?, actions, refined: Set(claimId), writes, seconds }.
+ * Returns { answers, calibrated?, calibration? (what calibrate() returned), actions, refined: Set(claimId), writes, seconds }.
  */
 export async function runCredence(set, { config = {}, reverse = false, thenCalibrate = false } = {}) {
   const started = Date.now();
@@ -57,12 +57,13 @@ export async function runCredence(set, { config = {}, reverse = false, thenCalib
   if (typeof memory.idle === 'function') await memory.idle();
   const answers = await read(memory, set);
   let calibrated;
+  let calibration;
   if (thenCalibrate) {
-    await memory.calibrate();
+    calibration = await memory.calibrate();
     calibrated = await read(memory, set);
   }
   memory.free();
-  return { answers, calibrated, actions, refined, writes: set.reports.length, seconds: (Date.now() - started) / 1000 };
+  return { answers, calibrated, calibration, actions, refined, writes: set.reports.length, seconds: (Date.now() - started) / 1000 };
 }
 
 /** Map(item → { value, confidence, status, claim }) for the gold items. */

@@ -7,6 +7,7 @@ import { truthFinder } from './truthfinder.mjs';
 import { ACCU, accu } from './accu.mjs';
 import { calibrateOptionSupported, runCredence } from './credence.mjs';
 import { score } from './score.mjs';
+import { spearman } from '../sim/index.mjs';
 
 /**
  * Accu's n (false values per item): the paper's 100 on an open domain; a
@@ -41,11 +42,13 @@ export async function runSet(set, { orderCheck = true, allConfigs = true } = {})
   const { headline, runs } = credenceConfigs();
   const rows = [];
   let head;
+  let calibration;
   for (const run of allConfigs ? runs : runs.filter((x) => x.name === headline)) {
     const r = await runCredence(set, run);
     rows.push({ name: run.name, ...score(r.answers, set.gold), seconds: r.seconds, actions: r.actions });
     if (r.calibrated) rows.push({ name: 'credence after calibrate()', ...score(r.calibrated, set.gold) });
     if (run.name === headline) head = r;
+    calibration ??= r.calibration;
   }
   const text = (v) => set.values[v];
   const n = falseValues(set);
@@ -64,7 +67,35 @@ export async function runSet(set, { orderCheck = true, allConfigs = true } = {})
     const reversed = await runCredence(set, { config: run.config, reverse: true });
     order = { name: headline, accuracy: rows.find((r) => r.name === headline).accuracy, reversed: score(reversed.answers, set.gold).accuracy };
   }
-  return { set, rows, headline, order, wrong: diagnose(set, latest, head), seconds: (Date.now() - started) / 1000 };
+  const reliability = sourceRanking(set, latest, { 'calibrate()': calibration && new Map(calibration.sources.map((x) => [set.sources.indexOf(x.sourceId), x.reliability])), Accu: ac.accuracy, AccuCopy: copy.accuracy });
+  return { set, rows, headline, order, reliability, wrong: diagnose(set, latest, head), seconds: (Date.now() - started) / 1000 };
+}
+
+/** Sources with at least this many gold items are ranked (each one's accuracy on them is its truth). */
+const MIN_GOLD_PER_SOURCE = 10;
+
+/**
+ * How well each method's estimate of source quality ranks the sources by
+ * their accuracy on the gold items (their latest reports): Spearman per
+ * method, over the sources with ≥ MIN_GOLD_PER_SOURCE gold items.
+ */
+function sourceRanking(set, latest, estimates) {
+  const tally = new Map();
+  for (const [item, truth] of set.gold) {
+    for (const r of latest.get(item) ?? []) {
+      const t = tally.get(r.source) ?? { n: 0, right: 0 };
+      t.n++; t.right += r.value === truth ? 1 : 0;
+      tally.set(r.source, t);
+    }
+  }
+  const ranked = [...tally].filter(([, t]) => t.n >= MIN_GOLD_PER_SOURCE);
+  const truth = ranked.map(([, t]) => t.right / t.n);
+  const out = { sources: ranked.length, minGold: MIN_GOLD_PER_SOURCE, by: {} };
+  for (const [name, m] of Object.entries(estimates)) {
+    if (!m || ranked.length < 3) continue;
+    out.by[name] = spearman(truth, ranked.map(([s]) => m.get(s) ?? NaN));
+  }
+  return out;
 }
 
 /**

@@ -22,6 +22,11 @@ export function realTable(result, { explain = false } = {}) {
     const d = 100 * (order.reversed - order.accuracy);
     lines.push(`  order check (${order.name}): same-instant reports written in reverse order: ${pct(order.accuracy)} → ${pct(order.reversed)} (${d >= 0 ? '+' : ''}${d.toFixed(1)} pts)`);
   }
+  const rel = result.reliability;
+  if (rel && Object.keys(rel.by).length) {
+    lines.push(`  source quality vs each source's accuracy on the gold (${rel.sources} sources with ≥ ${rel.minGold} gold items), Spearman: ` +
+      Object.entries(rel.by).map(([k, v]) => `${k} ${Number.isFinite(v) ? v.toFixed(2) : '—'}`).join(', '));
+  }
   if (wrong) {
     const total = Object.values(wrong.classes).reduce((s, k) => s + k, 0);
     const classes = Object.entries(wrong.classes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${v} ${k}`).join(', ');
