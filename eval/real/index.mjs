@@ -33,7 +33,7 @@ export function credenceConfigs() {
  * Runs one set (allConfigs false, as in --quick: only the headline credence
  * run, plus its read after calibrate() when it has one). Returns { set,
  * rows: [{ name, accuracy, ece, brier, bins, n, note? }], headline,
- * order: { name, accuracy, reversed }, wrong: the headline's wrong answers
+ * order: { name, accuracy, reversed, changed: gold items answered otherwise, n }, wrong: the headline's wrong answers
  * (diagnose), seconds }.
  */
 export async function runSet(set, { orderCheck = true, allConfigs = true } = {}) {
@@ -65,7 +65,8 @@ export async function runSet(set, { orderCheck = true, allConfigs = true } = {})
   if (orderCheck) {
     const run = runs.find((x) => x.name === headline);
     const reversed = await runCredence(set, { config: run.config, reverse: true });
-    order = { name: headline, accuracy: rows.find((r) => r.name === headline).accuracy, reversed: score(reversed.answers, set.gold).accuracy };
+    const changed = [...set.gold.keys()].filter((item) => reversed.answers.get(item)?.value !== head.answers.get(item)?.value).length;
+    order = { name: headline, accuracy: rows.find((r) => r.name === headline).accuracy, reversed: score(reversed.answers, set.gold).accuracy, changed, n: set.gold.size };
   }
   const reliability = sourceRanking(set, latest, { 'calibrate()': calibration && new Map(calibration.sources.map((x) => [set.sources.indexOf(x.sourceId), x.reliability])), Accu: ac.accuracy, AccuCopy: copy.accuracy });
   return { set, rows, headline, order, reliability, wrong: diagnose(set, latest, head), seconds: (Date.now() - started) / 1000 };

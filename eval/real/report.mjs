@@ -20,7 +20,7 @@ export function realTable(result, { explain = false } = {}) {
   }
   if (order) {
     const d = 100 * (order.reversed - order.accuracy);
-    lines.push(`  order check (${order.name}): same-instant reports written in reverse order: ${pct(order.accuracy)} → ${pct(order.reversed)} (${d >= 0 ? '+' : ''}${d.toFixed(1)} pts)`);
+    lines.push(`  order check (${order.name}): same-instant reports written in reverse order: ${pct(order.accuracy)} → ${pct(order.reversed)} (${d >= 0 ? '+' : ''}${d.toFixed(1)} pts; ${order.changed} of ${order.n} answers differ)`);
   }
   const rel = result.reliability;
   if (rel && Object.keys(rel.by).length) {
