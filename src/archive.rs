@@ -161,6 +161,7 @@ mod tests {
                 extractor_conf: Some(*conf),
                 observed_at: Some(Timestamp(day * 86_400_000).to_iso()),
                 stated_from: None,
+                reported_at: None,
             })
             .collect();
         Claim {

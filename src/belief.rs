@@ -9,8 +9,14 @@
 //! hypotheses stand for. Between observations (and up to the time asked) a
 //! time-varying predicate relaxes toward uniform with `stay = 2^(−Δ/halfLife)`:
 //! the half-life is the predicate's change hazard, not a decay of evidence.
-//! A source counts once per value: its latest observation on a time-varying
-//! predicate, its strongest on a fixed one. The README has a worked example.
+//! Per (source, value) one observation counts in full — the latest on a
+//! time-varying predicate, the strongest on a fixed one — and every other
+//! with the source's repeat weight `ρ` (its likelihood raised to `ρ`; `ρ = 0`
+//! until `calibrate()` learns it). On a time-varying predicate a source's
+//! latest answer ends the weight of its earlier answers of other values. A
+//! report of a value supports each more specific form of it (a refinement)
+//! only discounted, with likelihood `δ·q + (1 − δ)·miss`. The README has a
+//! worked example.
 
 use crate::model::Provenance;
 use crate::time::Timestamp;
@@ -60,13 +66,26 @@ pub fn calibrated_quality(p: &Provenance, reliability: Option<f64>) -> f64 {
     }
 }
 
+/// How much a report of a value supports a more specific form of it
+/// (SPEC §3 refine): a source that knew the longer form would often have
+/// said it, so a short report is even odds between "the short form is the
+/// whole truth" and "a longer one is".
+pub const REFINED_SUPPORT: f64 = 0.5;
+
 /// One report of a value (an index into the slot's values).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Observation {
     pub value: usize,
+    /// The slot's values that are more specific forms of this one: the report supports them discounted.
+    pub refined_by: Vec<usize>,
     pub source: String,
     pub at: Timestamp,
+    /// When its claim's value begins: of two answers a source gave at one
+    /// time, the one that begins later is its latest.
+    pub begins: Timestamp,
     pub quality: f64,
+    /// The power its likelihood is raised to: 1 in full, the source's repeat weight `ρ` for a repeat.
+    pub weight: f64,
 }
 
 /// The filter's state: the probability of each value seen (by index) and of
@@ -109,19 +128,38 @@ impl FilterState {
         }
     }
 
+    /// A value seen for the first time takes its share of "not seen yet".
+    fn admit(&mut self, value: usize) {
+        if !self.seen.iter().any(|(v, _)| *v == value) {
+            let unseen = self.unseen();
+            let share = self.other / if unseen > 1.0 { unseen } else { 2.0 };
+            self.seen.push((value, share));
+            self.other -= share;
+        }
+    }
+
     /// Takes one observation at (or after) the state's time.
     pub fn observe(&mut self, o: &Observation) {
         self.advance(o.at);
-        if !self.seen.iter().any(|(v, _)| *v == o.value) {
-            let unseen = self.unseen();
-            let share = self.other / if unseen > 1.0 { unseen } else { 2.0 };
-            self.seen.push((o.value, share));
-            self.other -= share;
+        self.admit(o.value);
+        // The more specific forms are hypotheses from the first report of
+        // their general form on, so they receive its discounted support.
+        for v in &o.refined_by {
+            self.admit(*v);
         }
         let k = self.seen.len() as f64 + self.unseen();
         let miss = (1.0 - o.quality) / (k - 1.0);
+        let partial = REFINED_SUPPORT * o.quality + (1.0 - REFINED_SUPPORT) * miss;
+        let w = o.weight;
+        let (hit, partial, miss) = if w == 1.0 { (o.quality, partial, miss) } else { (o.quality.powf(w), partial.powf(w), miss.powf(w)) };
         for (v, p) in &mut self.seen {
-            *p *= if *v == o.value { o.quality } else { miss };
+            *p *= if *v == o.value {
+                hit
+            } else if o.refined_by.contains(v) {
+                partial
+            } else {
+                miss
+            };
         }
         self.other *= miss;
         let z: f64 = self.seen.iter().map(|(_, p)| p).sum::<f64>() + self.other;
@@ -143,28 +181,64 @@ impl FilterState {
     }
 }
 
-/// A source counts once per value: its latest observation on a time-varying
-/// predicate, its strongest on a fixed one. Returns them in time order.
-pub fn counted(observations: Vec<Observation>, time_varying: bool) -> Vec<Observation> {
+/// The observations that speak at `at`, weighted (SPEC §4), in time order:
+/// - made up to `at`; a re-delivery (same source, value and time) is one;
+/// - on a time-varying predicate, a source's observations of values other
+///   than its latest answer no longer count (it changed its answer);
+/// - per (source, value) the latest (time-varying) or strongest (fixed)
+///   counts in full, each other with `repeat(source)` (dropped at 0).
+pub fn counted(observations: Vec<Observation>, time_varying: bool, at: Timestamp, repeat: impl Fn(&str) -> f64) -> Vec<Observation> {
+    let mut observations: Vec<Observation> = observations.into_iter().filter(|o| o.at <= at).collect();
     if observations.len() < 2 {
         return observations;
     }
-    // The best observation of each (value, source), by index: no key copies.
-    let mut best: foldhash::HashMap<(usize, &str), usize> = foldhash::HashMap::default();
-    for (i, o) in observations.iter().enumerate() {
-        let slot = best.entry((o.value, o.source.as_str())).or_insert(i);
-        let k = &observations[*slot];
-        let better = if time_varying { (o.at, o.quality) > (k.at, k.quality) } else { (o.quality, std::cmp::Reverse(o.at)) > (k.quality, std::cmp::Reverse(k.at)) };
-        if better {
-            *slot = i;
+    crate::sort::sort_by(&mut observations, |a, b| (a.value, &a.source, a.at, a.begins).cmp(&(b.value, &b.source, b.at, b.begins)).then(b.quality.total_cmp(&a.quality)));
+    observations.dedup_by(|next, kept| next.value == kept.value && next.source == kept.source && next.at == kept.at);
+    let mut latest: foldhash::HashMap<&str, (Timestamp, Timestamp)> = foldhash::HashMap::default();
+    if time_varying {
+        for o in &observations {
+            let t = latest.entry(o.source.as_str()).or_insert((o.at, o.begins));
+            *t = (*t).max((o.at, o.begins));
         }
     }
-    let mut keep = vec![false; observations.len()];
-    for &i in best.values() {
-        keep[i] = true;
+    let mut keep = vec![0.0; observations.len()];
+    let mut start = 0;
+    while start < observations.len() {
+        let (value, source) = (observations[start].value, observations[start].source.as_str());
+        let end = start + observations[start..].iter().take_while(|o| o.value == value && o.source == source).count();
+        let run = &observations[start..end];
+        // A source's current answers are the values it reported at its latest time.
+        let last = &run[run.len() - 1];
+        let abandoned = time_varying && latest.get(source) != Some(&(last.at, last.begins));
+        if !abandoned {
+            let primary = if time_varying {
+                run.len() - 1
+            } else {
+                // The strongest, the earliest of equals.
+                (0..run.len()).fold(0, |best, i| if run[i].quality > run[best].quality { i } else { best })
+            };
+            let rho = repeat(source).clamp(0.0, 1.0);
+            for (i, w) in keep[start..end].iter_mut().enumerate() {
+                *w = if i == primary { 1.0 } else { rho };
+            }
+        }
+        start = end;
     }
-    let mut out: Vec<Observation> = observations.into_iter().zip(keep).filter_map(|(o, k)| k.then_some(o)).collect();
-    // (value, source) is unique among the kept: this order is total.
+    // A source that gave a more specific form itself already said what its
+    // general report would lend that form: the same knowledge, counted once.
+    let said: foldhash::HashSet<(usize, String)> =
+        observations.iter().zip(&keep).filter(|(_, w)| **w > 0.0).map(|(o, _)| (o.value, o.source.clone())).collect();
+    let mut out: Vec<Observation> = observations
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, w)| *w > 0.0)
+        .map(|(mut o, w)| {
+            o.weight = w;
+            o.refined_by.retain(|v| !said.contains(&(*v, o.source.clone())));
+            o
+        })
+        .collect();
+    // (value, source, time) is unique among the kept: this order is total.
     crate::sort::sort_by(&mut out, |a, b| (a.at, a.value, &a.source).cmp(&(b.at, b.value, &b.source)).then(a.quality.total_cmp(&b.quality)));
     out
 }
@@ -266,7 +340,7 @@ mod tests {
     }
 
     fn obs(value: usize, source: &str, at: i64, quality: f64) -> Observation {
-        Observation { value, source: source.into(), at: day(at), quality }
+        Observation { value, refined_by: Vec::new(), source: source.into(), at: day(at), begins: day(at), quality, weight: 1.0 }
     }
 
     const P: BeliefParams = BeliefParams { prior: 0.2, half_life_days: Some(365.0) };
@@ -286,9 +360,9 @@ mod tests {
 
     #[test]
     fn a_second_source_raises_belief_a_repeat_does_not() {
-        let one = counted(vec![obs(0, "a", 0, 0.8)], true);
-        let repeat = counted(vec![obs(0, "a", 0, 0.8), obs(0, "a", 0, 0.8)], true);
-        let two = counted(vec![obs(0, "a", 0, 0.8), obs(0, "b", 0, 0.8)], true);
+        let one = counted(vec![obs(0, "a", 0, 0.8)], true, day(1000), |_| 0.0);
+        let repeat = counted(vec![obs(0, "a", 0, 0.8), obs(0, "a", 0, 0.8)], true, day(1000), |_| 0.0);
+        let two = counted(vec![obs(0, "a", 0, 0.8), obs(0, "b", 0, 0.8)], true, day(1000), |_| 0.0);
         let p = |o: &[Observation]| posterior_at(o, &P, None, day(0)).probability(0);
         assert_eq!(p(&one), p(&repeat));
         assert!(p(&two) > p(&one) + 0.1);
@@ -313,9 +387,9 @@ mod tests {
 
     #[test]
     fn a_source_counts_once_per_value() {
-        let tv = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], true);
+        let tv = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], true, day(1000), |_| 0.0);
         assert_eq!(tv, vec![obs(0, "a", 5, 0.6)]);
-        let fixed = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], false);
+        let fixed = counted(vec![obs(0, "a", 0, 0.9), obs(0, "a", 5, 0.6)], false, day(1000), |_| 0.0);
         assert_eq!(fixed, vec![obs(0, "a", 0, 0.9)]);
     }
 

@@ -36,6 +36,7 @@ fn report(i: usize, predicate: &str) -> Candidate {
             extractor_conf: Some(0.55 + (i % 9) as f64 / 20.0),
             observed_at: late.then(|| format!("2025-{:02}-01", 1 + i % 12)),
             stated_from: None,
+            reported_at: None,
         }),
         ..Default::default()
     }

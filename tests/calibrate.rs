@@ -187,7 +187,8 @@ fn log_entries_name_the_calibration_their_belief_change_used() {
     let after = write("Lisbon");
     let version_of = |id: &str| {
         let why = run(h.engine.why(id)).unwrap();
-        why.log.iter().rev().find(|e| e.claim_ids.first().map(String::as_str) == Some(id)).map(|e| e.calibration_version)
+        // The entry of the write that stored it: the first to name it.
+        why.log.iter().find(|e| e.claim_ids.iter().any(|c| c == id)).map(|e| e.calibration_version)
     };
     assert_eq!(version_of(&before.claim.id), Some(None), "written before any calibration");
     assert_eq!(version_of(&after.claim.id), Some(Some(1)), "written with calibration 1 in force");

@@ -46,19 +46,49 @@ fn a_repeat_from_the_same_source_adds_nothing() {
 }
 
 #[test]
-fn a_more_specific_value_refines_and_inherits_evidence() {
+fn a_more_specific_value_refines_on_its_own_evidence() {
     let h = harness(EngineConfig::default());
     let general = h.write(from(cand("located_in", "San Francisco"), "a", 0.8));
     let specific = h.write(from(cand("located_in", "San Francisco, CA"), "b", 0.8));
     assert_eq!(specific.action, Action::Refined);
     assert_eq!(specific.relation, Some(Relation::Refine));
-    assert_eq!(specific.claim.provenance.len(), 2);
+    // Its own observation only: the general report supports it discounted in the filter (SPEC §3).
+    assert_eq!(specific.claim.provenance.len(), 1);
     assert!(specific.claim.confidence > general.claim.confidence);
     assert_eq!(specific.affected[0].status, Status::Superseded);
-    // The general form now confirms the specific one.
+    // A later report of the general form is a report of its own value: it
+    // supports the specific one only discounted, so one more source saying
+    // "san francisco" does not outweigh "San Francisco, CA" (0.8 + 0.425·0.425 vs 0.8·0.8).
     let again = h.write(from(cand("located_in", "san francisco"), "c", 0.8));
-    assert_eq!(again.action, Action::Confirmed);
-    assert_eq!(again.claim.id, specific.claim.id);
+    assert_eq!((again.action, again.relation), (Action::Outweighed, Some(Relation::Refine)));
+    assert_eq!(h.current("located_in"), vec![("San Francisco, CA".into(), "active".into())]);
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+}
+
+#[test]
+fn one_source_never_captures_many_sources_evidence_by_refining() {
+    // SPEC §3: twenty stores' "Sudkamp" stay current against one store's "Sudkamp University".
+    let h = harness(EngineConfig::default());
+    for i in 0..20 {
+        h.write(from(cand("author", "Sudkamp"), &format!("store{i}"), 0.8));
+    }
+    let one = h.write(from(cand("author", "Sudkamp University"), "store20", 0.5));
+    assert_eq!((one.action, one.relation), (Action::Outweighed, Some(Relation::Refine)));
+    assert_eq!(h.current("author"), vec![("Sudkamp".into(), "active".into())]);
+    assert!(one.claim.confidence < 0.01, "{}", one.claim.confidence);
+    // A weak guess never flattens a confident fact: a 0.3 "Paris, Texas" beside a user's 0.9 "Paris".
+    let h = harness(EngineConfig::default());
+    h.write(from(cand("located_in", "Paris"), "user", 0.9));
+    let guess = h.write(from(cand("located_in", "Paris, Texas"), "guess", 0.3));
+    assert_eq!(guess.action, Action::Outweighed);
+    assert_eq!(h.current("located_in"), vec![("Paris".into(), "active".into())]);
+    // Its own evidence carries it: a second, trusted source of the specific form refines.
+    let carried = h.write(from(cand("located_in", "Paris, Texas"), "registry", 0.9));
+    assert_eq!(carried.action, Action::Confirmed);
+    assert_eq!(h.current("located_in"), vec![("Paris, Texas".into(), "active".into())]);
+    let log = run(h.engine.why(&carried.claim.id)).unwrap().log;
+    assert!(log.iter().any(|e| e.rule == "refine"), "{log:?}");
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
 
 #[test]

@@ -42,6 +42,8 @@ pub struct SourceFit {
     pub observations: usize,
     /// Expected number of its reports that were right (Σ agreement).
     pub agreed: f64,
+    /// Its repeat weight `ρ`: 0 until learned.
+    pub repeat_weight: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +124,7 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
             moved = f64::INFINITY;
         }
         sources = (0..input.sources)
-            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s] })
+            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s], repeat_weight: 0.0 })
             .collect();
         predicates = half_lives
             .iter()

@@ -50,6 +50,11 @@ pub struct SourceEstimate {
     pub observations: usize,
     /// Expected number of its reports that agreed with the consensus.
     pub agreed: f64,
+    /// Its repeat weight `ρ` (SPEC §4): how much a repeated report of a value
+    /// it already gave counts, from 0 (it repeats its last answer) to 1 (each
+    /// report is a fresh look). Records before it was learned read 0.
+    #[serde(default)]
+    pub repeat_weight: f64,
     /// False when too few observations: the stated trust stays in force.
     pub used: bool,
 }
@@ -73,13 +78,15 @@ pub struct InForce {
     pub record: Calibration,
     half_lives: HashMap<String, f64>,
     reliabilities: HashMap<String, f64>,
+    repeat_weights: HashMap<String, f64>,
 }
 
 impl InForce {
     pub fn new(record: Calibration) -> Self {
         let half_lives = record.predicates.iter().filter(|p| p.used).map(|p| (p.predicate.clone(), p.half_life_days)).collect();
         let reliabilities = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.reliability)).collect();
-        InForce { record, half_lives, reliabilities }
+        let repeat_weights = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.repeat_weight)).collect();
+        InForce { record, half_lives, reliabilities, repeat_weights }
     }
 
     pub fn half_life(&self, predicate: &str) -> Option<f64> {
@@ -88,6 +95,11 @@ impl InForce {
 
     pub fn reliability(&self, source_id: &str) -> Option<f64> {
         self.reliabilities.get(source_id).copied()
+    }
+
+    /// The weight of a source's repeated reports of one value (SPEC §4 `ρ`; 0 when not learned).
+    pub fn repeat_weight(&self, source_id: &str) -> f64 {
+        self.repeat_weights.get(source_id).copied().unwrap_or(0.0)
     }
 }
 

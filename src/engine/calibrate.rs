@@ -69,9 +69,9 @@ impl Collected {
     }
 }
 
+/// When the observation is evidence (the filter's time for it), in days.
 fn observed_day(p: &Provenance, claim: &Claim) -> f64 {
-    let at = p.observed_at.as_deref().and_then(|t| Timestamp::parse(t, "observedAt").ok()).unwrap_or_else(|| claim.effective_from());
-    at.millis() as f64 / 86_400_000.0
+    crate::strategy::evidence_at(p, claim).millis() as f64 / 86_400_000.0
 }
 
 /// One slot's observations, values grouped as the filter groups them
@@ -209,6 +209,7 @@ fn named(collected: &Collected, estimates: &Estimates, options: &CalibrateOption
             stated_trust: fit.stated_trust,
             observations: fit.observations,
             agreed: fit.agreed,
+            repeat_weight: fit.repeat_weight,
             used: enough(fit.observations),
         })
         .collect();
@@ -245,7 +246,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
         valid_to: None,
         stated_valid_to: None,
         recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None }].into(),
+        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None }].into(),
         superseded_by: None,
         supersedes: previous.last().cloned(),
         conflict_ids: Vec::new(),

@@ -46,6 +46,7 @@ impl Engine {
                         extractor_conf: Some(e.confidence),
                         observed_at: Some(at.to_iso()),
                         stated_from: None,
+                        reported_at: None,
                     }].into(),
                     superseded_by: None,
                     supersedes: None,

@@ -60,11 +60,14 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
     let trust = unit_interval(given.source_trust, "provenance.sourceTrust")?;
     let extractor = unit_interval(given.extractor_conf, "provenance.extractorConf")?;
     let valid_from = c.valid_from.as_deref().map(|t| Timestamp::parse(t, "validFrom")).transpose()?;
-    // A report that states when its value holds speaks about that time
-    // (SPEC §4: observations are placed at validFrom, else observedAt).
-    let observed = match &given.observed_at {
-        Some(t) => Timestamp::parse(t, "provenance.observedAt")?,
-        None => valid_from.unwrap_or(now),
+    // A report that states when its value holds is placed on the timeline
+    // at that time, but it is evidence made now (SPEC §4; `reported_at`).
+    let (observed, reported) = match &given.observed_at {
+        Some(t) => (Timestamp::parse(t, "provenance.observedAt")?, None),
+        None => match valid_from {
+            Some(from) if from != now => (from, Some(now)),
+            _ => (now, None),
+        },
     };
     let valid_to = c.valid_to.as_deref().map(|t| Timestamp::parse(t, "validTo")).transpose()?;
     // A period must hold for some time: an empty one says nothing, yet would
@@ -88,6 +91,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         extractor_conf: Some(extractor.or(confidence).unwrap_or(1.0)),
         observed_at: Some(observed.to_iso()),
         stated_from: valid_from.map(|t| t.to_iso()),
+        reported_at: reported.map(|t| t.to_iso()),
     };
     let spec = settings.registry.resolve(&c.predicate);
     let slot = SlotRef::new(&subject, &spec.name);

@@ -20,6 +20,12 @@ pub struct Provenance {
     /// times keeps each, so a value reported in between can split it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stated_from: Option<String>,
+    /// When the report was made, where that differs from `observedAt` (set by
+    /// memory, never taken as input): a statement made today of a value
+    /// stated to hold since an earlier `validFrom` is observed from then
+    /// (its place on the timeline) but is evidence made today (SPEC §4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_at: Option<String>,
 }
 
 pub const DEFAULT_SOURCE_TRUST: f64 = 0.8;
@@ -36,6 +42,10 @@ impl Provenance {
     /// When the source observed it (a stored observation always says; an unreadable time counts as none).
     pub fn observed(&self) -> Option<crate::time::Timestamp> {
         self.observed_at.as_deref().and_then(|t| crate::time::Timestamp::parse(t, "observedAt").ok())
+    }
+    /// When the report was made, where that differs from when it says it observed.
+    pub fn reported(&self) -> Option<crate::time::Timestamp> {
+        self.reported_at.as_deref().and_then(|t| crate::time::Timestamp::parse(t, "reportedAt").ok())
     }
     /// When the report said its value began, if it said.
     pub fn stated(&self) -> Option<crate::time::Timestamp> {
@@ -59,7 +69,7 @@ struct StrictProvenance {
 
 fn strict_provenance<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Provenance>, D::Error> {
     let p: Option<StrictProvenance> = Option::deserialize(d)?;
-    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at, stated_from: None }))
+    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at, stated_from: None, reported_at: None }))
 }
 
 /// A fact an agent wants memory to hold (SPEC §2). Unknown keys are refused.

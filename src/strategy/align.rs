@@ -7,8 +7,8 @@
 //! becomes the history of its period.
 
 use super::posterior::SlotPosterior;
-use super::reconcile::{posterior, refresh_from};
-use super::same_value;
+use super::reconcile::{move_conflicts, posterior, refresh_from, take_the_place_of};
+use super::{refines, same_value};
 use crate::invariants::overlap;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Shared, Status};
 use crate::time::Timestamp;
@@ -43,6 +43,10 @@ enum Step {
     Revert { history: String, current: String, disputed: bool },
     /// Two claims within the margin: both disputed.
     Dispute { earlier: String, newer: String },
+    /// An outweighed more specific form of the current value that its
+    /// evidence now carries to at least the general one's belief takes its
+    /// place (SPEC §3 refine).
+    Refine { specific: String, general: String },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
     /// `id` (outweighed) begins after every current claim ended as stated:
@@ -148,6 +152,14 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         // Beside a later current claim (the newer side of an open ask_user
         // pair) a lifted value would overlap it: it waits for that question.
         if tv && currents.iter().any(|c| c.id != current.id && c.effective_from() > o.effective_from()) {
+            continue;
+        }
+        // A more specific form takes its general form's place or waits: it
+        // neither disputes it nor ends it as a change of the world.
+        if refines(current, o) {
+            if bo >= bc - EPS {
+                return Some(Step::Refine { specific: o.id.clone(), general: current.id.clone() });
+            }
             continue;
         }
         if tv && o.effective_from() > current.effective_from() {
@@ -375,6 +387,18 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             txn.update_claim(&id, |c| c.status = Status::Active);
             txn.log_change("active", &[&id], None, None, "its disputes closed and no other value is better believed".into());
             vec![id]
+        }
+        Step::Refine { specific, general } => {
+            let (bs, bg) = (b(txn, &specific), b(txn, &general));
+            take_the_place_of(txn, &general, &specific);
+            txn.update_claim(&specific, |c| c.supersedes = Some(general.clone()));
+            let object = |txn: &SlotTxn, id: &str| txn.claim(id).map(|c| c.object.clone()).unwrap_or_default();
+            let (s, g) = (object(txn, &specific), object(txn, &general));
+            txn.log_change("refine", &[&specific, &general], None, None,
+                format!("later evidence carries {s:?}, a more specific form of {g:?}, to at least its belief ({bs:.2} vs {bg:.2} log-odds): it takes its place"));
+            move_conflicts(txn, &general, &specific);
+            activate(txn, &specific);
+            vec![specific, general]
         }
         Step::Dispute { earlier, newer } => {
             let (be, bn) = (b(txn, &earlier), b(txn, &newer));

@@ -9,7 +9,7 @@
 //! nothing of its period remains, the write is recorded as `historical`
 //! corroboration of the retracted claim, which stays retracted.
 
-use super::{refines, same_value};
+use super::same_value;
 use crate::model::{Action, Claim, Relation, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
@@ -41,11 +41,11 @@ fn retracted_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
     }).map(|c| &**c)
 }
 
-/// The slot's past bears on this draft: a history claim of its value (or of
-/// a more specific form of it, which a confirmation would meet — as
-/// `corroborated` does) or a retraction of its value overlaps its period.
+/// The slot's past bears on this draft: a history claim of its value (which
+/// a confirmation would meet — as `corroborated` does) or a retraction of
+/// its value overlaps its period.
 pub fn meets_past(txn: &SlotTxn, draft: &Claim) -> bool {
-    history_covering(txn, draft, |c| same_value(c, draft) || refines(draft, c)).is_some() || retracted_overlap(txn, draft).is_some()
+    history_covering(txn, draft, |c| same_value(c, draft)).is_some() || retracted_overlap(txn, draft).is_some()
 }
 
 /// Moves the draft's start past every retracted claim of its value it

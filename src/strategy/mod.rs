@@ -5,7 +5,7 @@ mod arrival;
 mod entries;
 mod held;
 mod posterior;
-pub(crate) use posterior::observed_at;
+pub(crate) use posterior::{evidence_at, observed_at};
 mod reconcile;
 
 pub use entries::apply_entries;

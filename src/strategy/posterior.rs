@@ -6,53 +6,63 @@ use std::rc::Rc;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::refines;
 use crate::normalize::tokens_of;
 use crate::belief::{self, BeliefParams, FilterState, Observation};
 use crate::calibrate::record::InForce;
 use crate::model::{Claim, Status};
 use crate::time::Timestamp;
 
-/// When an observation speaks about the world: its `observedAt` (which a
-/// candidate's `validFrom` stands in for when none was given), else the claim's start.
+/// When an observation was made: its `observedAt`, else the claim's start.
+/// This places the report on the timeline (a claim's start, the archive's order).
 pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
-    p.observed_at
-        .as_deref()
-        .and_then(|t| Timestamp::parse(t, "observedAt").ok())
-        .unwrap_or_else(|| claim.effective_from())
+    p.observed().unwrap_or_else(|| claim.effective_from())
+}
+
+/// When an observation is evidence (SPEC §4): the time the report was made,
+/// moved into its claim's validity interval — `max(validFrom, min(made,
+/// validTo))`. A statement made today that a value has held since 2024 is
+/// evidence that it holds today; a scheduled change speaks from its start;
+/// a report of a period that has ended speaks for that period's end.
+pub(crate) fn evidence_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
+    let made = p.reported().or_else(|| p.observed()).unwrap_or_else(|| claim.effective_from());
+    let made = claim.valid_to.map_or(made, |end| made.min(end));
+    claim.valid_from.map_or(made, |start| made.max(start))
+}
+
+/// An observation as evidence about an earlier time `at`: a report that
+/// stated its value held from before `at` says it held then too, so it
+/// speaks for `at` (history is weighed on what is known of it, not only on
+/// what had been said by then); a report of a period that begins after
+/// `at`, or one that stated no start, says nothing of `at`.
+fn as_of(o: &mut Observation, stated_from: Option<Timestamp>, at: Timestamp) {
+    if stated_from.is_some_and(|from| from <= at) && at < o.at {
+        o.at = at;
+    }
 }
 
 /// One observation of `claim`, speaking for value `value`.
 fn observation(p: &crate::model::Provenance, claim: &Claim, value: usize, calibration: Option<&InForce>) -> Observation {
     Observation {
         value,
+        refined_by: Vec::new(),
         source: p.source_id.clone(),
-        at: observed_at(p, claim),
+        at: evidence_at(p, claim),
+        begins: claim.effective_from(),
         quality: belief::calibrated_quality(p, calibration.and_then(|c| c.reliability(&p.source_id))),
+        weight: 1.0,
     }
 }
 
-/// A claim counts unless a person retired it or a refinement took its place
-/// (the refined claim carries its observations).
-/// `find` looks a claim of the slot up by id.
-fn counts<'a>(claim: &Claim, find: impl Fn(&str) -> Option<&'a Claim>) -> bool {
-    match claim.status {
-        Status::Retired => false,
-        // A refinement leaves no `validTo`; a change of value always does.
-        Status::Superseded => !(claim.valid_to.is_none() && claim.superseded_by.as_deref().and_then(find).is_some_and(|c| refines(claim, c))),
-        _ => true,
-    }
+/// A claim counts unless a person retired it. A general form a refinement
+/// replaced keeps its own observations as its own hypothesis (SPEC §3: they
+/// support the more specific form only discounted).
+fn counts(claim: &Claim) -> bool {
+    claim.status != Status::Retired
 }
 
-/// The claims by id, for `counts` (one look-up per claim instead of a scan:
-/// a slot of many replaced entries made every write quadratic). The first
-/// claim of an id wins, as the scan it replaces found it.
-fn by_id<'a>(claims: &[&'a Claim]) -> HashMap<&'a str, &'a Claim> {
-    let mut map = HashMap::with_capacity(claims.len());
-    for c in claims {
-        map.entry(c.id.as_str()).or_insert(*c);
-    }
-    map
+/// A source's repeat weight `ρ` under the calibration in force (0 uncalibrated).
+fn repeat_weight(calibration: Option<&InForce>) -> impl Fn(&str) -> f64 + '_ {
+    move |source| calibration.map_or(0.0, |c| c.repeat_weight(source))
 }
 
 /// The distinct values of a slot's claims, numbered in order of first
@@ -68,6 +78,8 @@ struct Values<'a> {
     /// Tokens → the first value with that text, and the first one naming no entity.
     by_text: HashMap<Rc<[String]>, usize>,
     by_plain_text: HashMap<Rc<[String]>, usize>,
+    /// Per value: its tokens and entity, to find its general forms.
+    keys: Vec<(Rc<[String]>, Option<&'a str>)>,
 }
 
 impl<'a> Values<'a> {
@@ -82,6 +94,7 @@ impl<'a> Values<'a> {
         }
         let v = self.count;
         self.count += 1;
+        self.keys.push((tokens.clone(), entity));
         match entity {
             Some(e) => {
                 self.by_entity.entry(e).or_insert(v);
@@ -92,6 +105,23 @@ impl<'a> Values<'a> {
         }
         self.by_text.entry(tokens).or_insert(v);
         v
+    }
+
+    /// Per value, the values that are more specific forms of it (`refines`:
+    /// its tokens a proper prefix of theirs, no two different entities),
+    /// found by looking each value's prefixes up, not by comparing pairs.
+    fn refined_by(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.count];
+        for (specific, (tokens, entity)) in self.keys.iter().enumerate() {
+            for len in 1..tokens.len() {
+                let Some(&general) = self.by_text.get(&tokens[..len]) else { continue };
+                let different_entities = matches!((self.keys[general].1, entity), (Some(x), Some(y)) if x != *y);
+                if general != specific && !different_entities && !out[general].contains(&specific) {
+                    out[general].push(specific);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -128,14 +158,20 @@ impl SlotPosterior {
         let mut values = Values::default();
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
-        let index = by_id(claims);
-        for claim in claims.iter().copied().filter(|c| counts(c, |id| index.get(id).copied())) {
+        let mut starts = Vec::new();
+        for claim in claims.iter().copied().filter(|c| counts(c)) {
             let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
             value_of.insert(claim.id.clone(), value);
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
+            starts.extend(claim.provenance.iter().map(|p| p.stated()));
         }
+        let refined_by = values.refined_by();
         let at = at(&observations);
-        let observations = belief::counted(observations, time_varying);
+        for (o, from) in observations.iter_mut().zip(starts) {
+            o.refined_by.clone_from(&refined_by[o.value]);
+            as_of(o, from, at);
+        }
+        let observations = belief::counted(observations, time_varying, at, repeat_weight(calibration));
         let state = belief::posterior_at(&observations, params, half_life, at);
         SlotPosterior { value_of, state }
     }
@@ -144,13 +180,12 @@ impl SlotPosterior {
     /// entries): `of_rivals` of the one claim, as value 0, without its maps
     /// (a multi-valued slot runs this once per live claim on every write).
     pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> f64 {
-        // Alone, the only claim it can find is itself.
-        let observations: Vec<Observation> = if counts(claim, |id| (id == claim.id).then_some(claim)) {
-            claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()
-        } else {
-            Vec::new()
-        };
-        let observations = belief::counted(observations, time_varying);
+        let mut observations: Vec<Observation> =
+            if counts(claim) { claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect() } else { Vec::new() };
+        for (o, p) in observations.iter_mut().zip(claim.provenance.iter()) {
+            as_of(o, p.stated(), at);
+        }
+        let observations = belief::counted(observations, time_varying, at, repeat_weight(calibration));
         belief::to_log_odds(belief::posterior_at(&observations, params, half_life, at).probability(0))
     }
 
@@ -173,12 +208,6 @@ impl SlotPosterior {
 
     /// The latest observation time in the slot, so a scheduled change is weighed when it starts.
     pub fn latest_observation(claims: &[&Claim]) -> Option<Timestamp> {
-        let index = by_id(claims);
-        claims
-            .iter()
-            .copied()
-            .filter(|c| counts(c, |id| index.get(id).copied()))
-            .flat_map(|c| c.provenance.iter().map(move |p| observed_at(p, c)))
-            .max()
+        claims.iter().copied().filter(|c| counts(c)).flat_map(|c| c.provenance.iter().map(move |p| evidence_at(p, c))).max()
     }
 }

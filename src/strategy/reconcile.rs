@@ -127,7 +127,9 @@ pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Opt
 /// person-retired) claims of that value — the same value before a more
 /// specific form of it, active before the rest, oldest first.
 fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Vec<&'a Claim> {
-    let matches = |c: &Claim| same_value(c, draft) || refines(draft, c);
+    // Only the same value: a less specific form is a report of its own value,
+    // which supports the more specific one only discounted (SPEC §3 refine).
+    let matches = |c: &Claim| same_value(c, draft);
     let mut out: Vec<&Claim> = held::history_covering(txn, draft, matches).into_iter().collect();
     // Where valid time tells periods apart, a report of a period the claim
     // does not reach is another period of the value, not a confirmation: one
@@ -184,7 +186,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     }
     // Shared copies: the txn changes the slot's claims while these are read.
     let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
-    if let Some(general) = live.iter().find(|c| refines(c, &draft)) {
+    if let Some(general) = live.iter().find(|c| c.status.is_current() && refines(c, &draft)) {
         return refine(txn, ctx, general, draft);
     }
     if ctx.spec.is_multi() {
@@ -293,32 +295,40 @@ fn keep_clear_of_its_value(txn: &mut SlotTxn, id: &str, start: Timestamp) {
     }
 }
 
-/// A more specific form of a held value takes its place and its evidence; any
-/// open or settled conflict about the general claim moves to the refined one
-/// (a person's keep_both or keep decision keeps holding for the same value).
+/// A more specific form of a current value is a hypothesis of its own (SPEC
+/// §3): reports of the general form support it only discounted, so it takes
+/// the general claim's place only when its own evidence carries it to at
+/// least the general one's belief; otherwise it is kept, outweighed, until
+/// later evidence lifts it (`align`). When it takes the place, any open or
+/// settled conflict about the general claim moves to it (a person's
+/// keep_both or keep decision keeps holding for the same value).
 fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) -> Applied {
     let gid = general.id.clone();
+    let post = posterior(txn, ctx, Some(&draft), None);
+    let mine = post.log_odds(&draft.id).unwrap_or(f64::MIN);
+    let theirs = post.log_odds(&gid).unwrap_or(f64::MIN);
+    if mine + EPS < theirs || pinned(txn, &gid) {
+        let id = draft.id.clone();
+        draft.status = Status::Outweighed;
+        txn.add_claim(draft);
+        refresh_from(txn, &post);
+        let (object, after) = txn.claim(&id).map(|c| (c.object.clone(), c.confidence)).unwrap_or_default();
+        txn.log_change("outweighed", &[&id, &gid], Some((0.0, after)), None,
+            format!("{object:?} is a more specific form of {:?} but less believed ({mine:.2} vs {theirs:.2} log-odds): kept inactive until its own evidence carries it", general.object));
+        let affected = align(txn, ctx, &post);
+        return Applied::stored(Action::Outweighed, Some(Relation::Refine), id, affected);
+    }
+    // It holds from the general claim's start when it states none: the same
+    // value, said more precisely. Never over a retraction of its value nor
+    // over history of it: then it keeps its own start.
     let own_from = draft.valid_from;
     draft.valid_from = draft.valid_from.or(general.valid_from);
-    let own = draft.provenance.clone();
-    let mut prov = general.provenance.clone();
-    prov.append(&mut draft.provenance);
-    draft.provenance = prov;
-    // Carrying the general claim's start must not reach into a retraction of
-    // this value: its validFrom, or without one its observations, which the
-    // refined claim takes over (model seed 554078383: the carried observations
-    // made the refined claim overlap a retracted claim of the same value).
-    // after_retractions reads the start the claim will have (effective_from).
     if let Some(retracted) = held::after_retractions(txn, &mut draft) {
-        draft.provenance = own;
         return held::corroborate_retracted(txn, &retracted, draft);
     }
-    // Nor over history of the refined value: it starts where that ends, or,
-    // when nothing of the general claim's period stays clear, at its own start.
     let carried_from = draft.valid_from;
     if !held::after_its_value(txn, &mut draft) {
         draft.valid_from = own_from;
-        draft.provenance = own;
     } else if draft.valid_from != carried_from {
         if let Some(retracted) = held::after_retractions(txn, &mut draft) {
             return held::corroborate_retracted(txn, &retracted, draft);
@@ -328,31 +338,46 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     draft.supersedes = Some(gid.clone());
     let new_id = draft.id.clone();
     txn.add_claim(draft);
-    txn.update_claim(&gid, |c| {
-        c.status = Status::Superseded;
-        c.superseded_by = Some(new_id.clone());
-    });
+    take_the_place_of(txn, &gid, &new_id);
     refresh_beliefs(txn, ctx);
     let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
     let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
     // Logged before the conflicts move: the first entry naming the refined
     // claim says what it is (a refinement carries on its claim's kind).
     txn.log_change("refine", &[&new_id, &gid], Some((general.confidence, after)), None,
-        format!("{object:?} is a more specific form of {:?}; it carries that claim's evidence", general.object));
+        format!("{object:?} is a more specific form of {:?} and at least as well believed ({mine:.2} vs {theirs:.2} log-odds): it takes its place", general.object));
+    move_conflicts(txn, &gid, &new_id);
+    let affected = align(txn, ctx, &post);
+    let mut affected: Vec<String> = std::iter::once(gid).chain(affected).filter(|a| a != &new_id).collect();
+    crate::sort::sort(&mut affected);
+    affected.dedup();
+    Applied::stored(Action::Refined, Some(Relation::Refine), new_id, affected)
+}
+
+/// The general claim `general` makes way for its refinement `specific`: it is
+/// superseded without an end (the same value, said more precisely).
+pub(super) fn take_the_place_of(txn: &mut SlotTxn, general: &str, specific: &str) {
+    txn.update_claim(general, |c| {
+        c.status = Status::Superseded;
+        c.superseded_by = Some(specific.to_string());
+    });
+}
+
+/// Open or settled conflicts about `from` now name `to` (its refinement).
+pub(super) fn move_conflicts(txn: &mut SlotTxn, from: &str, to: &str) {
     let moving: Vec<String> = txn
         .slot
         .conflicts
         .iter()
-        .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == gid || c.newer_id == gid))
+        .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == from || c.newer_id == from))
         .map(|c| c.id.clone())
         .collect();
     for cf in moving {
-        txn.update_conflict(&cf, |c| c.rename_claim(&gid, &new_id));
-        txn.update_claim(&new_id, |c| c.note_conflict(&cf));
-        txn.log_change("conflict_moved", &[&gid, &new_id], None, Some(&cf),
+        txn.update_conflict(&cf, |c| c.rename_claim(from, to));
+        txn.update_claim(to, |c| c.note_conflict(&cf));
+        txn.log_change("conflict_moved", &[from, to], None, Some(&cf),
             "the claim in conflict was refined: the conflict now names the refined claim".into());
     }
-    Applied::stored(Action::Refined, Some(Relation::Refine), new_id, vec![gid])
 }
 
 /// A different value with a newer valid time: it supersedes the current claim
@@ -364,6 +389,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     let Some((rival, theirs)) = strongest(&post, current) else { return Applied::skipped(draft.id) };
     let id = draft.id.clone();
     let margin = ctx.settings.dispute_margin;
+    let relation = general_form_of(&draft, current).unwrap_or(Relation::Supersede);
     if mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
@@ -372,10 +398,10 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
         txn.log_change("outweighed", &[&id, &rival.id], Some((0.0, after)), None,
             format!("newer but less believed ({mine:.2} vs {theirs:.2} log-odds) than the current claim {:?}: kept inactive", rival.object));
         let affected = align(txn, ctx, &post);
-        return Applied::stored(Action::Outweighed, Some(Relation::Supersede), id, affected);
+        return Applied::stored(Action::Outweighed, Some(relation), id, affected);
     }
     if mine + EPS < theirs {
-        return dispute(txn, &post, draft, current, Relation::Supersede, (mine, theirs));
+        return dispute(txn, &post, draft, current, relation, (mine, theirs));
     }
     let from = draft.effective_from();
     draft.supersedes = current.first().map(|c| c.id.clone());
@@ -391,7 +417,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     }
     refresh_from(txn, &post);
     affected.extend(align(txn, ctx, &post));
-    Applied::stored(Action::Superseded, Some(Relation::Supersede), id, affected)
+    Applied::stored(Action::Superseded, Some(relation), id, affected)
 }
 
 /// The draft begins once the current claims' stated ends have passed: it is
@@ -414,6 +440,12 @@ fn after_expiry(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, ended: &[&Claim
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
     txn.log_change("add", &[&id], Some((0.0, after)), None, "the current claims had ended as stated before it begins".into());
     Applied::stored(Action::Added, None, id, affected)
+}
+
+/// `Refine` when the draft is a less specific form of a current value: a
+/// report of its own value that supports that one only discounted (SPEC §3).
+fn general_form_of(draft: &Claim, current: &[&Claim]) -> Option<Relation> {
+    current.iter().any(|c| refines(draft, c)).then_some(Relation::Refine)
 }
 
 fn strongest<'a>(post: &SlotPosterior, current: &[&'a Claim]) -> Option<(&'a Claim, f64)> {
@@ -522,6 +554,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
     let mine = post.log_odds(&draft.id).unwrap_or(f64::MIN);
     let Some((rival, theirs)) = strongest(&post, current) else { return Applied::skipped(draft.id) };
     let id = draft.id.clone();
+    let relation = general_form_of(&draft, current).unwrap_or(Relation::Contradict);
     if current.iter().any(|c| pinned(txn, &c.id)) {
         // A person chose the current value(s): evidence alone never overturns
         // them. The newcomer is disputed against every current claim, so a
@@ -535,12 +568,12 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
             let reason = format!("{object:?} contradicts {:?}, which a person kept when settling a conflict", kept.object);
             conflicts.extend(txn.open_conflict(ConflictKind::Dispute, &kept.id, &id, reason));
         }
-        let mut applied = Applied::stored(Action::Outweighed, Some(Relation::Contradict), id, vec![]);
+        let mut applied = Applied::stored(Action::Outweighed, Some(relation), id, vec![]);
         applied.conflicts = conflicts;
         return applied;
     }
     if (mine - theirs).abs() <= ctx.settings.dispute_margin {
-        return dispute(txn, &post, draft, current, Relation::Contradict, (mine, theirs));
+        return dispute(txn, &post, draft, current, relation, (mine, theirs));
     }
     if mine > theirs {
         txn.add_claim(draft);
@@ -554,7 +587,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
         close_moot_disputes(txn);
         refresh_from(txn, &post);
         affected.extend(align(txn, ctx, &post));
-        return Applied::stored(Action::Added, Some(Relation::Contradict), id, affected);
+        return Applied::stored(Action::Added, Some(relation), id, affected);
     }
     draft.status = Status::Outweighed;
     txn.add_claim(draft);
@@ -562,5 +595,5 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
     txn.log_change("outweighed", &[&id, &rival.id], None, None,
         format!("contradicts {:?}, which is better believed ({theirs:.2} vs {mine:.2} log-odds): kept inactive", rival.object));
     let affected = align(txn, ctx, &post);
-    Applied::stored(Action::Outweighed, Some(Relation::Contradict), id, affected)
+    Applied::stored(Action::Outweighed, Some(relation), id, affected)
 }
