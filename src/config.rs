@@ -49,6 +49,14 @@ pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string[][]>"))]
     pub entity_aliases: Option<HashMap<String, Vec<Vec<String>>>>,
+    /// Calibration that runs by itself (SPEC §4): `true` (default) in the
+    /// background, `"inline"` inside the write that makes it due, `false` off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrate: Option<crate::engine::CalibrateSetting>,
+    /// Writes before the first automatic calibration (default 500); later ones
+    /// wait for the larger of this and 25% of the observations behind the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrate_after: Option<u64>,
 }
 
 /// The validated form the engine works with.

@@ -12,7 +12,10 @@
 //! Deterministic: rounds until no estimate moves by more than 0.1% (at most
 //! `MAX_ROUNDS`), inputs in the order given, no randomness.
 
-use super::smoother::{fit_slot, SlotSummary};
+use std::collections::HashMap;
+
+use super::dependence::{dependence, discount, PairFit};
+use super::smoother::{fit_slot, repeat_weights, SlotFit, SlotSummary};
 
 /// Most rounds of the EM loop. A half-life far from the configured one
 /// (a world changing twice as fast) takes tens of rounds to reach.
@@ -59,6 +62,8 @@ pub struct PredicateFit {
 pub struct Estimates {
     pub sources: Vec<SourceFit>,
     pub predicates: Vec<PredicateFit>,
+    /// Pairs of sources likely dependent (one copying the other).
+    pub dependence: Vec<PairFit>,
 }
 
 fn quality(reliability: f64, extractor: f64) -> f64 {
@@ -75,6 +80,9 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
     let prior_reliability: Vec<f64> = stated.iter().map(|(sum, n)| if *n > 0 { sum / *n as f64 } else { 0.8 }).collect();
     // Round 0 uses each report's own stated trust: calibration starts from today's filter.
     let mut reliability: Option<Vec<f64>> = None;
+    // Repeat weights start where the uncalibrated filter stands: a source counts once per value.
+    let mut rho = vec![0.0; input.sources];
+    let mut pairs: Vec<PairFit> = Vec::new();
     let mut half_lives = input.configured_half_lives.clone();
     let mut sources = Vec::new();
     let mut predicates = Vec::new();
@@ -86,6 +94,9 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
         let mut exposure = vec![0.0; half_lives.len()];
         let mut slot_count = vec![0usize; half_lives.len()];
         let mut obs_count = vec![0usize; half_lives.len()];
+        let mut fresh = vec![(0.0, 0.0); input.sources];
+        let mut fits = Vec::with_capacity(input.slots.len());
+        let dependent: HashMap<(usize, usize), f64> = pairs.iter().map(|p| ((p.a, p.b), p.probability)).collect();
         for slot in &input.slots {
             let q: Vec<f64> = slot
                 .observations
@@ -93,11 +104,32 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
                 .map(|o| quality(reliability.as_ref().map_or(o.stated_trust, |r| r[o.source]), o.extractor))
                 .collect();
             let half_life = slot.predicate.map(|p| half_lives[p]).or(slot.fixed_half_life);
-            let fit = fit_slot(slot, &q, half_life, input.prior);
-            for (o, a) in slot.observations.iter().zip(&fit.agreement) {
-                agreed[o.source] += a;
-                weight[o.source] += o.extractor;
-                count[o.source] += 1;
+            let repeats = repeat_weights(slot, &rho);
+            let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &dependent)).map(|(r, c)| r * c).collect();
+            let prior = slot.prior.unwrap_or(input.prior);
+            let fit = fit_slot(slot, &q, &w, half_life, prior);
+            if half_life.is_some() {
+                // A slot that changes: each source is judged by its latest
+                // answer, as reads weigh it (its abandoned answers do not count).
+                for (j, a) in latest_answers(slot, &q, &rho, half_life, prior) {
+                    let o = &slot.observations[j];
+                    agreed[o.source] += a;
+                    weight[o.source] += o.extractor;
+                }
+                for o in &slot.observations {
+                    count[o.source] += 1;
+                }
+            } else {
+                // A repeat weighs in a source's record as it weighs in the filter
+                // (a copy still tells how often its source is right).
+                for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {
+                    agreed[o.source] += w * a;
+                    weight[o.source] += w * o.extractor;
+                    count[o.source] += 1;
+                }
+            }
+            if half_life.is_some() {
+                freshness(slot, &fit, &mut fresh);
             }
             if let Some(p) = slot.predicate {
                 changes[p] += fit.expected_changes;
@@ -105,10 +137,12 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
                 slot_count[p] += 1;
                 obs_count[p] += slot.observations.len();
             }
+            fits.push(fit);
         }
         let next: Vec<f64> = (0..input.sources)
             .map(|s| ((agreed[s] + m * prior_reliability[s]) / (weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
             .collect();
+        let next_rho: Vec<f64> = (0..input.sources).map(|s| repeat_weight(fresh[s], next[s])).collect();
         let prior_events = m / 10.0;
         let mut moved: f64 = 0.0;
         for (p, h) in half_lives.iter_mut().enumerate() {
@@ -120,11 +154,14 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
         }
         if let Some(r) = &reliability {
             moved = moved.max(r.iter().zip(&next).map(|(a, b)| (b / a - 1.0).abs()).fold(0.0, f64::max));
+            moved = moved.max(rho.iter().zip(&next_rho).map(|(a, b)| (b - a).abs()).fold(0.0, f64::max));
         } else {
             moved = f64::INFINITY;
         }
+        rho = next_rho;
+        pairs = dependence(&input.slots, &fits, &next, |slot| (1.0 / slot.prior.unwrap_or(input.prior) - 1.0).max(1.0));
         sources = (0..input.sources)
-            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s], repeat_weight: 0.0 })
+            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s], repeat_weight: rho[s] })
             .collect();
         predicates = half_lives
             .iter()
@@ -136,7 +173,100 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
             break;
         }
     }
-    Estimates { sources, predicates }
+    Estimates { sources, predicates, dependence: pairs }
+}
+
+/// Per observation, the discount of agreeing with sources that reported its
+/// value before it in the slot and that it likely copies (`discount`).
+fn copy_discounts(slot: &SlotSummary, dependent: &HashMap<(usize, usize), f64>) -> Vec<f64> {
+    if dependent.is_empty() {
+        return vec![1.0; slot.observations.len()];
+    }
+    let mut before: HashMap<usize, Vec<usize>> = HashMap::new();
+    slot.observations
+        .iter()
+        .map(|o| {
+            let sources = before.entry(o.value).or_default();
+            let d = discount(sources.iter().filter(|s| **s != o.source).map(|s| dependent.get(&(o.source.min(*s), o.source.max(*s))).copied().unwrap_or(0.0)));
+            if !sources.contains(&o.source) {
+                sources.push(o.source);
+            }
+            d
+        })
+        .collect()
+}
+
+/// Each source's latest observation in a slot that changes, with the belief
+/// the forward filter gives its value at its time — the belief a read takes
+/// from it (SPEC §4's counting: latest answers, repeats at `ρ`, abandoned
+/// answers out). A source that keeps repeating a value the others have left
+/// is judged by what it says now, not by the weeks it was right.
+fn latest_answers(slot: &SlotSummary, q: &[f64], rho: &[f64], half_life: Option<f64>, prior: f64) -> Vec<(usize, f64)> {
+    use crate::belief::{counted, BeliefParams, FilterState, Observation};
+    use crate::time::Timestamp;
+    let all: Vec<Observation> = slot
+        .observations
+        .iter()
+        .zip(q)
+        .map(|(o, q)| {
+            let at = Timestamp::from_millis((o.day * 86_400_000.0).round() as i64);
+            Observation { value: o.value, refined_by: Vec::new(), source: o.source.to_string(), at, begins: at, quality: *q, weight: 1.0 }
+        })
+        .collect();
+    let mut last: HashMap<usize, usize> = HashMap::new();
+    for (j, o) in slot.observations.iter().enumerate() {
+        last.insert(o.source, j);
+    }
+    let params = BeliefParams { prior, half_life_days: half_life };
+    let mut out: Vec<(usize, f64)> = last
+        .into_values()
+        .map(|j| {
+            let at = all[j].at;
+            let mut state = FilterState::new(&params, half_life);
+            for o in counted(all.clone(), true, at, |s| s.parse::<usize>().map_or(0.0, |s| rho[s])) {
+                state.observe(&o);
+            }
+            state.advance(at);
+            (j, state.probability(all[j].value))
+        })
+        .collect();
+    out.sort_by_key(|a| a.0);
+    out
+}
+
+/// Pseudo-changes of the world behind a repeat weight's prior of 0 (the
+/// uncalibrated filter's "a source counts once per value").
+const RHO_PRIOR_CHANGES: f64 = 2.0;
+
+/// A source's repeat weight `ρ` from `(Σ changed·right, Σ changed)` over
+/// pairs of its consecutive reports in a slot: after the world changed
+/// between them, a source that looks afresh reports the new value as often
+/// as it is right at all (`ρ` near 1); one that repeats its last answer
+/// seldom does (`ρ` near 0).
+fn repeat_weight((right_after_change, changes): (f64, f64), reliability: f64) -> f64 {
+    (right_after_change / (reliability * (changes + RHO_PRIOR_CHANGES))).clamp(0.0, 1.0)
+}
+
+/// Adds a slot's evidence on each source's freshness: for each pair of a
+/// source's consecutive reports, the probability that the world changed
+/// between them (from the smoothed gaps) and, weighted by it, whether the
+/// later report was right.
+fn freshness(slot: &SlotSummary, fit: &SlotFit, fresh: &mut [(f64, f64)]) {
+    // Running sum of ln "unchanged" from the first observation, to read any span's product.
+    let mut kept = Vec::with_capacity(fit.unchanged.len());
+    let mut running = 0.0f64;
+    for u in &fit.unchanged {
+        running += u.max(1e-300).ln();
+        kept.push(running);
+    }
+    let mut last: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (j, o) in slot.observations.iter().enumerate() {
+        if let Some(i) = last.insert(o.source, j) {
+            let changed = (1.0 - (kept[j] - kept[i]).exp()).clamp(0.0, 1.0);
+            fresh[o.source].0 += changed * fit.agreement[j];
+            fresh[o.source].1 += changed;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -157,7 +287,7 @@ mod tests {
                 let (source, value) = if (d / 5) % 2 == 0 { (0, truth) } else { (1, if (d / 10) % 2 == 0 { truth } else { (truth + 1 + s % 3) % 4 }) };
                 observations.push(SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 });
             }
-            out.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations });
+            out.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations, prior: None });
         }
         EstimatorInput { slots: out, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0 }
     }

@@ -3,8 +3,9 @@
 //! history. `smoother` reads one slot, `estimate` runs the EM loop, `record`
 //! is the versioned calibration the filter then uses.
 
+pub mod dependence;
 pub mod estimate;
 pub mod record;
 pub mod smoother;
 
-pub use record::{ActiveCalibration, CalibrateOptions, Calibration, PredicateEstimate, SourceEstimate};
+pub use record::{ActiveCalibration, CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};

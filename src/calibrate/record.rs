@@ -59,6 +59,36 @@ pub struct SourceEstimate {
     pub used: bool,
 }
 
+/// A predicate whose slots never held more than a few values (a closed
+/// domain such as open/closed): its filter's prior is `1 / values` instead
+/// of the configured one, so a report's error is spread over the values it
+/// could really be (SPEC §4's hypotheses; a source right less than half the
+/// time on a two-valued predicate then counts against what it says).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct DomainEstimate {
+    pub predicate: String,
+    /// The most distinct values any of its slots held.
+    pub values: usize,
+    pub slots: usize,
+    pub observations: usize,
+}
+
+/// Two sources likely dependent (one copying the other): where they agree,
+/// the later report counts with weight `1 − 0.8·probability` (SPEC §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SourceDependence {
+    pub sources: [String; 2],
+    pub probability: f64,
+    /// Slots both sources answered.
+    pub shared: usize,
+    /// Expected agreements on a value the consensus holds false.
+    pub agreed_false: f64,
+}
+
 /// A versioned calibration. Version `n` is the `n`-th calibration committed to the store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,6 +100,12 @@ pub struct Calibration {
     pub min_observations: u32,
     pub predicates: Vec<PredicateEstimate>,
     pub sources: Vec<SourceEstimate>,
+    /// Pairs of sources likely dependent. Records before it was learned read none.
+    #[serde(default)]
+    pub dependencies: Vec<SourceDependence>,
+    /// Predicates found to take values from a small closed set.
+    #[serde(default)]
+    pub domains: Vec<DomainEstimate>,
 }
 
 /// A calibration with its look-ups.
@@ -79,6 +115,8 @@ pub struct InForce {
     half_lives: HashMap<String, f64>,
     reliabilities: HashMap<String, f64>,
     repeat_weights: HashMap<String, f64>,
+    dependence: HashMap<(String, String), f64>,
+    priors: HashMap<String, f64>,
 }
 
 impl InForce {
@@ -86,7 +124,9 @@ impl InForce {
         let half_lives = record.predicates.iter().filter(|p| p.used).map(|p| (p.predicate.clone(), p.half_life_days)).collect();
         let reliabilities = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.reliability)).collect();
         let repeat_weights = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.repeat_weight)).collect();
-        InForce { record, half_lives, reliabilities, repeat_weights }
+        let dependence = record.dependencies.iter().map(|d| (ordered(&d.sources[0], &d.sources[1]), d.probability)).collect();
+        let priors = record.domains.iter().map(|d| (d.predicate.clone(), 1.0 / d.values.max(2) as f64)).collect();
+        InForce { record, half_lives, reliabilities, repeat_weights, dependence, priors }
     }
 
     pub fn half_life(&self, predicate: &str) -> Option<f64> {
@@ -97,10 +137,31 @@ impl InForce {
         self.reliabilities.get(source_id).copied()
     }
 
+    /// The prior of a predicate whose domain was learned.
+    pub fn prior(&self, predicate: &str) -> Option<f64> {
+        self.priors.get(predicate).copied()
+    }
+
+    /// The probability that two sources are dependent (0 when not found so).
+    pub fn dependence(&self, a: &str, b: &str) -> f64 {
+        if self.dependence.is_empty() {
+            return 0.0;
+        }
+        self.dependence.get(&ordered(a, b)).copied().unwrap_or(0.0)
+    }
+
+    pub fn has_dependence(&self) -> bool {
+        !self.dependence.is_empty()
+    }
+
     /// The weight of a source's repeated reports of one value (SPEC §4 `ρ`; 0 when not learned).
     pub fn repeat_weight(&self, source_id: &str) -> f64 {
         self.repeat_weights.get(source_id).copied().unwrap_or(0.0)
     }
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    if a <= b { (a.to_string(), b.to_string()) } else { (b.to_string(), a.to_string()) }
 }
 
 /// The calibration the engine's filter uses, shared by every clone of its

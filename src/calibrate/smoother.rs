@@ -31,6 +31,8 @@ pub struct SlotSummary {
     pub fixed_half_life: Option<f64>,
     pub values: usize,
     pub observations: Vec<SlotObservation>,
+    /// The slot's prior when its predicate's domain was learned (`None`: the configured one).
+    pub prior: Option<f64>,
 }
 
 /// What one pass over a slot gives the estimator.
@@ -38,6 +40,10 @@ pub struct SlotSummary {
 pub struct SlotFit {
     /// Per observation: probability its value held, given the slot's evidence.
     pub agreement: Vec<f64>,
+    /// Per observation `t ≥ 1`: the probability that the value did not
+    /// change since observation `t − 1`, given the slot's evidence (1 for
+    /// the first, and on a slot that does not relax): for the repeat weights.
+    pub unchanged: Vec<f64>,
     /// Expected number of change events (Poisson), over `exposure_days`.
     pub expected_changes: f64,
     pub exposure_days: f64,
@@ -91,16 +97,45 @@ fn stay(gap_days: f64, half_life: Option<f64>) -> f64 {
     }
 }
 
-/// Smooths one slot with qualities `quality[i]` for its observations and the
-/// given half-life (`None`: the value never changes).
-pub fn fit_slot(slot: &SlotSummary, quality: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
+/// Per observation, the power its likelihood is raised to, mirroring the
+/// filter's counting offline: of a source's run of consecutive reports of one
+/// value in the slot, the last counts in full and the others with the
+/// source's repeat weight `rho[source]`.
+pub fn repeat_weights(slot: &SlotSummary, rho: &[f64]) -> Vec<f64> {
+    let obs = &slot.observations;
+    let mut weights = vec![1.0; obs.len()];
+    // The next report of the same source, by index.
+    let mut next_of_source: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for i in (0..obs.len()).rev() {
+        if let Some(&j) = next_of_source.get(&obs[i].source) {
+            if obs[j].value == obs[i].value {
+                weights[i] = rho[obs[i].source];
+            }
+        }
+        next_of_source.insert(obs[i].source, i);
+    }
+    weights
+}
+
+/// Smooths one slot with qualities `quality[i]` and likelihood powers
+/// `weight[i]` for its observations and the given half-life (`None`: the
+/// value never changes).
+pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
     let obs = &slot.observations;
     let n = obs.len();
     if n == 0 {
         return SlotFit::default();
     }
     let hyp = Hypotheses::new(slot.values, prior);
-    let emissions: Vec<Vec<f64>> = obs.iter().zip(quality).map(|(o, q)| hyp.emission(o.value, *q)).collect();
+    let emissions: Vec<Vec<f64>> = obs
+        .iter()
+        .zip(quality)
+        .zip(weight)
+        .map(|((o, q), w)| {
+            let e = hyp.emission(o.value, *q);
+            if *w == 1.0 { e } else { e.into_iter().map(|x| x.powf(*w)).collect() }
+        })
+        .collect();
     let stays: Vec<f64> = (0..n).map(|t| if t == 0 { 1.0 } else { stay(obs[t].day - obs[t - 1].day, half_life) }).collect();
     // Forward: `before[t]` is the prediction just before observation t, `after[t]` includes it.
     let mut before = Vec::with_capacity(n);
@@ -125,7 +160,7 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], half_life: Option<f64>, pri
             post[obs[t].value]
         })
         .collect();
-    let mut fit = SlotFit { agreement, expected_changes: 0.0, exposure_days: 0.0 };
+    let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0 };
     if let Some(h) = half_life {
         for t in 1..n {
             let gap = obs[t].day - obs[t - 1].day;
@@ -140,6 +175,11 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], half_life: Option<f64>, pri
             if z <= 0.0 {
                 continue;
             }
+            // The value the same at both ends: no event, or an event that drew it again.
+            let same: f64 = (0..hyp.weight.len())
+                .map(|i| after[t - 1][i] * (s + (1.0 - s) * hyp.weight[i] / hyp.k) * emissions[t][i] * behind[t][i])
+                .sum();
+            fit.unchanged[t] = (same / z).clamp(0.0, 1.0);
             // At least one change event in the gap, then the Poisson count given at least one.
             let unchanged = joint(s) / z;
             let some_event = (1.0 - unchanged).clamp(0.0, 1.0);
@@ -161,13 +201,13 @@ mod tests {
     }
 
     fn slot(observations: Vec<SlotObservation>, values: usize) -> SlotSummary {
-        SlotSummary { predicate: Some(0), fixed_half_life: None, values, observations }
+        SlotSummary { predicate: Some(0), fixed_half_life: None, values, observations, prior: None }
     }
 
     #[test]
     fn an_outlier_disagrees_with_the_consensus_the_majority_agrees() {
         let s = slot(vec![obs(0, 0, 0.0), obs(0, 1, 1.0), obs(1, 2, 2.0), obs(0, 3, 3.0)], 2);
-        let fit = fit_slot(&s, &[0.8; 4], None, 0.2);
+        let fit = fit_slot(&s, &[0.8; 4], &[1.0; 4], None, 0.2);
         assert!(fit.agreement[0] > 0.9 && fit.agreement[3] > 0.9, "{:?}", fit.agreement);
         assert!(fit.agreement[2] < 0.1, "{:?}", fit.agreement);
     }
@@ -176,8 +216,8 @@ mod tests {
     fn a_lasting_new_value_counts_as_a_change_a_steady_slot_does_not() {
         let steady = slot((0..10).map(|i| obs(0, i % 3, i as f64 * 10.0)).collect(), 1);
         let moved = slot((0..10).map(|i| obs(usize::from(i >= 5), i % 3, i as f64 * 10.0)).collect(), 2);
-        let a = fit_slot(&steady, &[0.9; 10], Some(100.0), 0.2);
-        let b = fit_slot(&moved, &[0.9; 10], Some(100.0), 0.2);
+        let a = fit_slot(&steady, &[0.9; 10], &[1.0; 10], Some(100.0), 0.2);
+        let b = fit_slot(&moved, &[0.9; 10], &[1.0; 10], Some(100.0), 0.2);
         assert!(a.expected_changes < 0.3, "{}", a.expected_changes);
         assert!((b.expected_changes - 1.0).abs() < 0.4, "{}", b.expected_changes);
         assert_eq!(a.exposure_days, 90.0);
@@ -186,7 +226,7 @@ mod tests {
     #[test]
     fn agreement_stays_a_probability() {
         let s = slot((0..30).map(|i| obs(i % 4, i % 5, i as f64 * 3.0)).collect(), 4);
-        let fit = fit_slot(&s, &[0.99; 30], Some(10.0), 0.2);
+        let fit = fit_slot(&s, &[0.99; 30], &[1.0; 30], Some(10.0), 0.2);
         assert!(fit.agreement.iter().all(|p| p.is_finite() && (0.0..=1.0).contains(p)));
     }
 }

@@ -96,6 +96,8 @@ impl Engine {
             }
             out.push(o);
         }
+        let stored = out.iter().filter(|o| !o.replayed && !matches!(o.action, Action::Skipped | Action::Rejected)).count();
+        self.after_writes(stored as u64).await.map_err(already)?;
         Ok(out)
     }
 

@@ -9,7 +9,7 @@ use super::Engine;
 use crate::belief::{set_belief, to_log_odds};
 use crate::calibrate::estimate::{estimate, Estimates, EstimatorInput};
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
-use crate::calibrate::{CalibrateOptions, Calibration, PredicateEstimate, SourceEstimate};
+use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, Status};
 use crate::normalize::tokens;
@@ -46,6 +46,8 @@ struct Collected {
     sources: Vec<String>,
     source_index: HashMap<String, usize>,
     predicates: Vec<(String, f64)>,
+    /// Per slot, its predicate's name (for the domains).
+    slot_predicates: Vec<String>,
 }
 
 impl Collected {
@@ -101,7 +103,7 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
     // The same report delivered twice (same source, value and observation time) is one observation:
     // counted twice it would look like a second witness, and a wrong one like a change of the world.
     observations.dedup_by(|b, a| a.day == b.day && a.value == b.value && a.source == b.source);
-    SlotSummary { predicate, fixed_half_life, values: values.len(), observations }
+    SlotSummary { predicate, fixed_half_life, values: values.len(), observations, prior: None }
 }
 
 impl Engine {
@@ -110,9 +112,16 @@ impl Engine {
         if self.settings.calibration.is_loaded() {
             return Ok(());
         }
-        let slot = self.store.load_slot(&record_ref()).await?;
-        self.settings.calibration.set(latest_record(&slot)?);
+        let record = self.stored_calibration().await?;
+        self.schedule.behind(record.as_ref());
+        self.settings.calibration.set(record);
         Ok(())
+    }
+
+    /// The latest calibration record in the store (another process's, perhaps).
+    pub(crate) async fn stored_calibration(&self) -> Result<Option<Calibration>> {
+        let slot = self.store.load_slot(&record_ref()).await?;
+        latest_record(&slot)
     }
 
     /// The calibration in force, if any.
@@ -144,6 +153,7 @@ impl Engine {
             let summary = summarize(&slot, &mut collected, predicate, configured);
             if !summary.observations.is_empty() {
                 collected.slots.push(summary);
+                collected.slot_predicates.push(spec.name.clone());
             }
         }
         Ok(collected)
@@ -154,7 +164,8 @@ impl Engine {
     /// writes use. Deterministic for a given store and clock.
     pub async fn calibrate(&self, options: &CalibrateOptions) -> Result<Calibration> {
         let min_observations = options.min_observations.unwrap_or(DEFAULT_MIN_OBSERVATIONS);
-        let collected = self.collect(options).await?;
+        let mut collected = self.collect(options).await?;
+        let domains = closed_domains(&mut collected, self.settings.belief.prior, min_observations);
         let input = EstimatorInput {
             slots: collected.slots.clone(),
             configured_half_lives: collected.predicates.iter().map(|(_, h)| *h).collect(),
@@ -164,18 +175,23 @@ impl Engine {
         };
         let estimates = estimate(&input);
         let (predicates, sources) = named(&collected, &estimates, options, min_observations);
+        let dependencies = dependencies_named(&collected, &estimates);
         let now = self.now()?;
         let cause = LogCause { op: "calibrate".into(), write_id: None, object: None, source_id: None, strategy: None, by: None };
         let (record, _) = self
             .commit_with_retry(&record_ref(), cause, |txn| {
                 // A concurrent calibration that committed first is the base: this one becomes the next version.
                 let previous = latest_record(&txn.slot)?;
-                let record = carried_over(previous.as_ref(), predicates.clone(), sources.clone(), now, min_observations);
+                let mut record = carried_over(previous.as_ref(), predicates.clone(), sources.clone(), now, min_observations);
+                record.dependencies = dependencies.clone();
+                record.domains = domains.clone();
                 store_record(txn, &record)?;
                 Ok(record)
             })
             .await?;
         self.settings.calibration.set(Some(record.clone()));
+        self.schedule.behind(Some(&record));
+        self.recalibrate_slots(record.version).await?;
         Ok(record)
     }
 }
@@ -216,6 +232,49 @@ fn named(collected: &Collected, estimates: &Estimates, options: &CalibrateOption
     (predicates, sources)
 }
 
+/// Fewer slots than this never tell a predicate's domain.
+const DOMAIN_SLOTS: usize = 20;
+
+/// Predicates whose slots (at least `DOMAIN_SLOTS`, with at least `min`
+/// observations in all) never held more distinct values than the configured
+/// prior stands for: a closed domain of that many values (at least 2). Their
+/// slots are estimated with its prior too.
+fn closed_domains(collected: &mut Collected, prior: f64, min: u32) -> Vec<DomainEstimate> {
+    let mut by_predicate: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for (slot, predicate) in collected.slots.iter().zip(&collected.slot_predicates) {
+        let e = by_predicate.entry(predicate.clone()).or_default();
+        e.0 = e.0.max(slot.values);
+        e.1 += 1;
+        e.2 += slot.observations.len();
+    }
+    let open_domain = (1.0 / prior).floor() as usize;
+    let domains: Vec<DomainEstimate> = by_predicate
+        .into_iter()
+        .filter(|(_, (values, slots, observations))| *slots >= DOMAIN_SLOTS && *observations >= min as usize && *values < open_domain)
+        .map(|(predicate, (values, slots, observations))| DomainEstimate { predicate, values: values.max(2), slots, observations })
+        .collect();
+    for (slot, predicate) in collected.slots.iter_mut().zip(&collected.slot_predicates) {
+        if let Some(d) = domains.iter().find(|d| &d.predicate == predicate) {
+            slot.prior = Some(1.0 / d.values as f64);
+        }
+    }
+    domains
+}
+
+/// The dependent pairs under their sources' names (this run's only: dependence is a property of the whole history).
+fn dependencies_named(collected: &Collected, estimates: &Estimates) -> Vec<SourceDependence> {
+    estimates
+        .dependence
+        .iter()
+        .map(|p| SourceDependence {
+            sources: [collected.sources[p.a].clone(), collected.sources[p.b].clone()],
+            probability: p.probability,
+            shared: p.shared,
+            agreed_false: p.same_false,
+        })
+        .collect()
+}
+
 /// The new record: this run's estimates, plus the previous record's entries
 /// this run did not estimate (a calibration of some sources keeps the others').
 fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEstimate>, mut sources: Vec<SourceEstimate>, now: Timestamp, min: u32) -> Calibration {
@@ -226,7 +285,7 @@ fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEst
     crate::sort::sort_by(&mut predicates, |a, b| a.predicate.cmp(&b.predicate));
     crate::sort::sort_by(&mut sources, |a, b| a.source_id.cmp(&b.source_id));
     let version = previous.map_or(1, |p| p.version + 1);
-    Calibration { version, calibrated_at: now, min_observations: min, predicates, sources }
+    Calibration { version, calibrated_at: now, min_observations: min, predicates, sources, dependencies: Vec::new(), domains: Vec::new() }
 }
 
 fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<()> {

@@ -5,6 +5,7 @@
 mod archive;
 pub(crate) mod prepare;
 mod read;
+mod recalibrate;
 mod batch;
 mod calibrate;
 mod check;
@@ -27,6 +28,7 @@ pub use entity::{EntityView, NAME_PREDICATE};
 pub use erase::{EraseOptions, EraseTarget, Erasure};
 pub use review::ReviewReport;
 pub use retract::{RetractOptions, Undone};
+pub use recalibrate::{AutoCalibrate, CalibrateSetting};
 
 use std::rc::Rc;
 
@@ -110,6 +112,9 @@ pub struct Engine {
     merge: Option<Rc<dyn MergeHook>>,
     judge: Option<Rc<dyn Judge>>,
     names: entity::NameCache,
+    auto_calibrate: AutoCalibrate,
+    calibrate_after: u64,
+    schedule: recalibrate::Schedule,
 }
 
 pub struct Hooks {
@@ -129,6 +134,9 @@ impl Engine {
             merge: hooks.merge,
             judge: hooks.judge,
             names: entity::NameCache::default(),
+            auto_calibrate: AutoCalibrate::parse(config.calibrate.as_ref())?,
+            calibrate_after: config.calibrate_after.unwrap_or(recalibrate::CALIBRATE_AFTER),
+            schedule: Default::default(),
         })
     }
 
@@ -224,7 +232,29 @@ impl Engine {
         Ok(applied)
     }
 
+    /// Writes one candidate (SPEC §7), then counts it toward the next
+    /// automatic calibration (run here when `calibrate: "inline"`).
     pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
+        let outcome = self.remember_one(candidate, options).await?;
+        if !outcome.replayed && outcome.action != Action::Skipped && outcome.action != Action::Rejected {
+            self.after_writes(1).await.map_err(|mut e| {
+                e.message = format!("{} (the write itself was committed, claim {}; the automatic calibration it started failed)", e.message, outcome.claim.id);
+                e
+            })?;
+        }
+        Ok(outcome)
+    }
+
+    /// Counts `n` stored writes; runs the automatic calibration when it is due and inline.
+    pub(crate) async fn after_writes(&self, n: u64) -> Result<()> {
+        self.note_writes(n);
+        if self.auto_calibrate == AutoCalibrate::Inline {
+            self.calibrate_if_due().await?;
+        }
+        Ok(())
+    }
+
+    async fn remember_one(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
         self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;

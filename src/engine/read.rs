@@ -220,7 +220,8 @@ impl Engine {
             .map(|(s, _)| s == Strategy::Reconcile)
             .unwrap_or(false);
         let now = self.now()?;
-        if !reconciles || slot.claims.is_empty() || (!spec.time_varying && at >= now) {
+        // Fixed predicates too: a calibration changes their belief without a write (SPEC §4).
+        if !reconciles || slot.claims.is_empty() {
             return Ok(slot);
         }
         let ctx = WriteCtx { spec: &spec, settings: &self.settings };

@@ -57,6 +57,12 @@ enum Step {
     LiftHistory { lifted: String, history: String, until: Option<(String, Timestamp)> },
 }
 
+/// A value that held before and was ended by a change (history of it with an
+/// end): reported again after its successor began, it flips back (SPEC §3).
+pub fn flips_back(txn: &SlotTxn, claim: &Claim) -> bool {
+    txn.slot.claims.iter().any(|c| c.id != claim.id && c.status == Status::Superseded && c.valid_to.is_some() && same_value(c, claim) && c.effective_from() < claim.effective_from())
+}
+
 fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
     txn.slot.conflicts.iter().any(|c| {
         c.kind == ConflictKind::Dispute && c.status == ConflictStatus::Open && (c.earlier_id == id || c.newer_id == id)
@@ -114,7 +120,9 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         let (earlier, later) = if a.effective_from() <= b.effective_from() { (a, b) } else { (b, a) };
         let (be, bl) = (belief(post, earlier), belief(post, later));
         if tv && later.effective_from() > earlier.effective_from() {
-            if bl >= be - EPS {
+            // A flip back needs more than the margin, as on a write.
+            let needed = if flips_back(txn, later) { margin + EPS } else { -EPS };
+            if bl >= be + needed {
                 return Some(Step::Supersede { later: later.id.clone(), earlier: earlier.id.clone(), dispute });
             }
             if bl < be - margin {
@@ -162,10 +170,12 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
             }
             continue;
         }
-        if tv && o.effective_from() > current.effective_from() {
+        if tv && o.effective_from() > current.effective_from() && !flips_back(txn, o) {
             if bo >= bc - EPS {
                 return Some(Step::Supersede { later: o.id.clone(), earlier: current.id.clone(), dispute: None });
             }
+        } else if tv && o.effective_from() > current.effective_from() && bo > bc + margin {
+            return Some(Step::Supersede { later: o.id.clone(), earlier: current.id.clone(), dispute: None });
         } else if bo > bc + margin {
             return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
         } else if (bo - bc).abs() <= margin {

@@ -10,7 +10,7 @@ mod reconcile;
 
 pub use entries::apply_entries;
 pub use held::meets_past;
-pub use reconcile::{apply_reconcile, beliefs_at, refresh_beliefs, refresh_entry_beliefs};
+pub use reconcile::{apply_reconcile, beliefs_at, realign, refresh_beliefs, refresh_entry_beliefs};
 
 use std::collections::HashMap;
 

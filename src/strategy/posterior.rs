@@ -60,6 +60,22 @@ fn counts(claim: &Claim) -> bool {
     claim.status != Status::Retired
 }
 
+/// A report agreeing with earlier reports of sources it likely copies counts
+/// with AccuCopy's discount (SPEC §4: dependence between sources), in time
+/// order (then source), so the first of a group of copies counts in full.
+fn copies_discounted(mut observations: Vec<Observation>, calibration: Option<&InForce>) -> Vec<Observation> {
+    let Some(c) = calibration.filter(|c| c.has_dependence()) else { return observations };
+    let mut before: HashMap<usize, Vec<String>> = HashMap::new();
+    for o in &mut observations {
+        let sources = before.entry(o.value).or_default();
+        o.weight *= crate::calibrate::dependence::discount(sources.iter().filter(|s| **s != o.source).map(|s| c.dependence(&o.source, s)));
+        if !sources.contains(&o.source) {
+            sources.push(o.source.clone());
+        }
+    }
+    observations
+}
+
 /// A source's repeat weight `ρ` under the calibration in force (0 uncalibrated).
 fn repeat_weight(calibration: Option<&InForce>) -> impl Fn(&str) -> f64 + '_ {
     move |source| calibration.map_or(0.0, |c| c.repeat_weight(source))
@@ -171,7 +187,7 @@ impl SlotPosterior {
             o.refined_by.clone_from(&refined_by[o.value]);
             as_of(o, from, at);
         }
-        let observations = belief::counted(observations, time_varying, at, repeat_weight(calibration));
+        let observations = copies_discounted(belief::counted(observations, time_varying, at, repeat_weight(calibration)), calibration);
         let state = belief::posterior_at(&observations, params, half_life, at);
         SlotPosterior { value_of, state }
     }

@@ -2,7 +2,7 @@
 //! against the slot's claims, with the forward filter's posterior (§4)
 //! deciding between a newer value and the current one, and contradictions.
 
-use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, end_as_stated, pinned, EPS};
+use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, end_as_stated, flips_back, pinned, EPS};
 use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
 use super::{held, refines, same_value};
@@ -24,6 +24,13 @@ pub fn decay_of(ctx: &WriteCtx) -> Option<f64> {
     }
 }
 
+/// The filter's parameters: the configured prior, or the one a calibration
+/// learned for a predicate of a closed domain.
+pub fn belief_params(ctx: &WriteCtx) -> crate::belief::BeliefParams {
+    let learned = ctx.settings.calibration.get().and_then(|c| c.prior(&ctx.spec.name));
+    crate::belief::BeliefParams { prior: learned.unwrap_or(ctx.settings.belief.prior), ..ctx.settings.belief }
+}
+
 /// When relations are weighed: now, or the start of a scheduled change.
 pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
     SlotPosterior::latest_observation(claims).map_or(now, |t| t.max(now))
@@ -36,7 +43,8 @@ pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
 pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
     let claims: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).chain(extra).collect();
     let calibration = ctx.settings.calibration.get();
-    let (params, half_life, time_varying) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);
+    let params = belief_params(ctx);
+    let (params, half_life, time_varying) = (&params, decay_of(ctx), ctx.spec.time_varying);
     match at {
         Some(at) => SlotPosterior::of_rivals(&claims, params, half_life, time_varying, at, calibration.as_deref()),
         None => SlotPosterior::of_rivals_at_latest(&claims, params, half_life, time_varying, txn.now, calibration.as_deref()),
@@ -71,6 +79,15 @@ pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
     for (i, l) in live {
         txn.update_belief_at(i, l);
     }
+}
+
+/// Brings a single-valued slot in line with its posterior (after a
+/// calibration changed the filter): beliefs refreshed, statuses aligned;
+/// returns the claims whose status changed.
+pub fn realign(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
+    let post = posterior(txn, ctx, None, None);
+    refresh_from(txn, &post);
+    align(txn, ctx, &post)
 }
 
 /// A new belief differs from the claim's by more than rounding.
@@ -111,7 +128,8 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
 pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
     let refs: Vec<&Claim> = claims.iter().map(|c| &**c).collect();
     let at = at.unwrap_or_else(|| weigh_time(&refs, now));
-    let (params, half_life, tv) = (&ctx.settings.belief, decay_of(ctx), ctx.spec.time_varying);
+    let params = belief_params(ctx);
+    let (params, half_life, tv) = (&params, decay_of(ctx), ctx.spec.time_varying);
     let calibration = ctx.settings.calibration.get();
     let calibration = calibration.as_deref();
     if rivals {
@@ -219,10 +237,9 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     if ctx.spec.time_varying {
         let from = draft.effective_from();
         let latest = current.iter().map(|c| c.effective_from()).max().unwrap_or(from);
-        // With no stated valid times, arrival order breaks a same-instant tie:
-        // only two explicitly equal valid times make a genuine contradiction.
-        let implicit_tie = from == latest && draft.valid_from.is_none() && current.iter().all(|c| c.valid_from.is_none());
-        if from > latest || implicit_tie {
+        // Reports of one instant are weighed together (SPEC §3): a same-instant
+        // rival is a contradiction the posterior decides, never "last writer wins".
+        if from > latest {
             if let [only] = current.as_slice() {
                 if let Some(again) = arrival::reported_again_after(txn, only, &draft) {
                     return arrival::between_reports(txn, ctx, draft, only, again);
@@ -390,6 +407,10 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     let id = draft.id.clone();
     let margin = ctx.settings.dispute_margin;
     let relation = general_form_of(&draft, current).unwrap_or(Relation::Supersede);
+    // A value coming back after its successor began supersedes only when
+    // ahead by more than the margin (SPEC §3): persistent disagreement is a
+    // dispute, not a sawtooth.
+    let needed = if flips_back(txn, &draft) { margin } else { -EPS };
     if mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
@@ -400,7 +421,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
         let affected = align(txn, ctx, &post);
         return Applied::stored(Action::Outweighed, Some(relation), id, affected);
     }
-    if mine + EPS < theirs {
+    if mine <= theirs + needed {
         return dispute(txn, &post, draft, current, relation, (mine, theirs));
     }
     let from = draft.effective_from();

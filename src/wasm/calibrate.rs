@@ -1,10 +1,63 @@
 //! Bindings for `calibrate` (SPEC §4).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::convert::from_js_or_default;
+use super::errors::to_js_error;
 use super::memory::Memory;
 use crate::calibrate::CalibrateOptions;
+use crate::engine::{AutoCalibrate, Engine};
+
+/// The automatic calibration running in the background (SPEC §4): started
+/// after the write that makes it due, never awaited by that write. A failure
+/// is kept for `idle()` to report (a rejected promise nobody awaits would
+/// end a Node process).
+#[derive(Default, Clone)]
+pub struct Background {
+    running: Rc<RefCell<Option<Promise>>>,
+    failed: Rc<RefCell<Option<JsValue>>>,
+}
+
+impl Background {
+    pub fn start_if_due(&self, engine: &Rc<Engine>) {
+        if engine.auto_calibrate() != AutoCalibrate::Background || !engine.calibration_due() {
+            return;
+        }
+        let (engine, failed) = (engine.clone(), self.failed.clone());
+        let run = future_to_promise(async move {
+            if let Err(e) = engine.calibrate_if_due().await {
+                *failed.borrow_mut() = Some(to_js_error(e));
+            }
+            Ok(JsValue::UNDEFINED)
+        });
+        *self.running.borrow_mut() = Some(run);
+    }
+
+    /// Resolves once no calibration is running; rejects with the last failure, if any.
+    fn idle(&self) -> Promise {
+        let (running, failed) = (self.running.clone(), self.failed.clone());
+        future_to_promise(async move {
+            // One started while waiting for another is waited for too.
+            loop {
+                let Some(run) = running.borrow().clone() else { break };
+                JsFuture::from(run.clone()).await?;
+                let same = running.borrow().as_ref().is_some_and(|r| js_sys::Object::is(r, &run));
+                if same {
+                    *running.borrow_mut() = None;
+                }
+            }
+            match failed.borrow_mut().take() {
+                Some(e) => Err(e),
+                None => Ok(JsValue::UNDEFINED),
+            }
+        })
+    }
+}
 
 #[wasm_bindgen]
 impl Memory {
@@ -21,6 +74,17 @@ impl Memory {
     pub fn calibrate(&self, #[wasm_bindgen(unchecked_param_type = "CalibrateOptions")] options: Option<JsValue>) -> js_sys::Promise {
         let args = from_js_or_default::<CalibrateOptions>(options.unwrap_or(JsValue::UNDEFINED), "options");
         self.spawn(args, move |engine, options| async move { engine.calibrate(&options).await })
+    }
+
+    /// Resolves when background work (an automatic calibration) is done;
+    /// rejects with its error if it failed. Memory stays usable meanwhile.
+    ///
+    /// ```js
+    /// await memory.idle();
+    /// ```
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn idle(&self) -> Promise {
+        self.background.idle()
     }
 
     /// The calibration in force, or `null` when this memory was never calibrated.

@@ -225,6 +225,7 @@ fn text(v: &JsValue, field: &str) -> Result<Option<String>> {
 #[wasm_bindgen]
 pub struct Memory {
     engine: Rc<Engine>,
+    pub(super) background: super::calibrate::Background,
 }
 
 impl Memory {
@@ -247,7 +248,7 @@ impl Memory {
     /// Throws a `CredenceError` on a bad config (unknown strategy, bad numbers, a store missing methods).
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "MemoryConfig")] config: Option<JsValue>) -> std::result::Result<Memory, JsValue> {
-        build_engine(&config.unwrap_or(JsValue::UNDEFINED)).map(|e| Memory { engine: Rc::new(e) }).map_err(to_js_error)
+        build_engine(&config.unwrap_or(JsValue::UNDEFINED)).map(|e| Memory { engine: Rc::new(e), background: Default::default() }).map_err(to_js_error)
     }
 
     /// Writes one candidate fact; resolves to what memory did with it.
@@ -259,7 +260,12 @@ impl Memory {
     ) -> Promise {
         let parsed = from_js_plain::<Candidate>(candidate, "candidate", false)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
-        self.spawn(parsed, move |engine, (candidate, options)| async move { engine.remember(&candidate, &options).await })
+        let background = self.background.clone();
+        self.spawn(parsed, move |engine, (candidate, options)| async move {
+            let outcome = engine.remember(&candidate, &options).await;
+            background.start_if_due(&engine);
+            outcome
+        })
     }
 
     /// Writes many candidates: one load and one atomic commit per slot. All are
@@ -272,7 +278,12 @@ impl Memory {
     ) -> Promise {
         let parsed = from_js_plain::<Vec<Candidate>>(candidates, "candidates", true)
             .and_then(|c| Ok((c, from_js_or_default::<WriteOptions>(options.unwrap_or(JsValue::UNDEFINED), "options")?)));
-        self.spawn(parsed, move |engine, (candidates, options)| async move { engine.remember_many(&candidates, &options).await })
+        let background = self.background.clone();
+        self.spawn(parsed, move |engine, (candidates, options)| async move {
+            let outcomes = engine.remember_many(&candidates, &options).await;
+            background.start_if_due(&engine);
+            outcomes
+        })
     }
 
     /// Current beliefs about a subject (default subject when omitted).

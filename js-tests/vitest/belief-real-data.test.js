@@ -1,0 +1,183 @@
+// Belief that holds on real data (issue #42, SPEC §3/§4 revision), through
+// the packed package: each defect found on the public truth-discovery data,
+// reduced to a few writes, plus what a person reading confidences expects.
+import { describe, expect, it } from 'vitest';
+import { Memory } from 'credence';
+
+/** A memory on a clock the test moves; automatic calibration off unless asked. */
+function memoryAt(start, config = {}) {
+  let now = Date.parse(start);
+  const memory = new Memory({ now: () => new Date(now).toISOString(), calibrate: false, ...config });
+  return { memory, advance: (days) => { now += days * 86400000; }, iso: () => new Date(now).toISOString() };
+}
+
+const current = async (memory, subject, predicate) =>
+  (await memory.recall(subject, { predicate })).filter((c) => c.status === 'active' || c.status === 'disputed');
+
+describe('refinement is a hypothesis of its own (SPEC §3 refine)', () => {
+  it("one store's longer form never captures twenty stores' evidence", async () => {
+    const predicates = [{ name: 'book_authors', cardinality: 'single', timeVarying: false }];
+    const m = new Memory({ predicates, calibrate: false });
+    for (let i = 0; i < 20; i++) await m.remember({ subject: 'b1', predicate: 'book_authors', object: 'Sudkamp', provenance: { sourceId: `store${i}` } });
+    const one = await m.remember({ subject: 'b1', predicate: 'book_authors', object: 'Sudkamp University', provenance: { sourceId: 'store20', sourceTrust: 0.5 } });
+    expect(one.action).toBe('outweighed');
+    expect(one.relation).toBe('refine');
+    const held = await current(m, 'b1', 'book_authors');
+    expect(held.map((c) => c.object)).toEqual(['Sudkamp']);
+    expect(held[0].confidence).toBeGreaterThan(0.99);
+  });
+
+  it("a 0.3-trust guess of 'Paris, Texas' does not replace a user's 'Paris'; its own evidence can", async () => {
+    const { memory } = memoryAt('2026-01-01');
+    await memory.remember({ predicate: 'located_in', object: 'Paris', provenance: { sourceId: 'user', sourceTrust: 0.9 } });
+    const guess = await memory.remember({ predicate: 'located_in', object: 'Paris, Texas', provenance: { sourceId: 'guesser', sourceTrust: 0.3 } });
+    expect(guess.action).toBe('outweighed');
+    expect((await current(memory, 'user', 'located_in')).map((c) => c.object)).toEqual(['Paris']);
+    const registry = await memory.remember({ predicate: 'located_in', object: 'Paris, Texas', provenance: { sourceId: 'registry', sourceTrust: 0.9 } });
+    expect(registry.action).toBe('confirmed');
+    expect((await current(memory, 'user', 'located_in')).map((c) => c.object)).toEqual(['Paris, Texas']);
+  });
+});
+
+describe('persistent disagreement and abandoned answers (SPEC §3, §4)', () => {
+  it('two equally trusted sources contradicting each other weekly leave one dispute, not a supersede per report', async () => {
+    const { memory, advance } = memoryAt('2009-01-22');
+    const outcomes = [];
+    for (let week = 0; week < 8; week++) {
+      outcomes.push(await memory.remember({ subject: 'r1', predicate: 'business_status', object: 'open', provenance: { sourceId: 'siteA' } }));
+      advance(1);
+      outcomes.push(await memory.remember({ subject: 'r1', predicate: 'business_status', object: 'closed', provenance: { sourceId: 'siteB' } }));
+      advance(6);
+    }
+    const superseded = outcomes.filter((o) => o.action === 'superseded').length;
+    expect(superseded).toBeLessThanOrEqual(1);
+    const open = await memory.conflicts({ status: 'open' });
+    expect(open.length).toBe(1);
+    const all = await memory.recall('r1', { predicate: 'business_status', includeHistory: true });
+    expect(all.length).toBeLessThanOrEqual(3);
+  });
+
+  it("a source's abandoned answer no longer votes: open five weeks, then closed", async () => {
+    const { memory, advance } = memoryAt('2009-01-22');
+    for (let week = 0; week < 8; week++) {
+      await memory.remember({ subject: 'r2', predicate: 'business_status', object: week < 5 ? 'open' : 'closed', provenance: { sourceId: 'menupages' } });
+      advance(7);
+    }
+    const held = await current(memory, 'r2', 'business_status');
+    expect(held.map((c) => [c.object, c.status])).toEqual([['closed', 'active']]);
+    // At the single-report level: its earlier "open" does not count against it.
+    expect(held[0].confidence).toBeGreaterThan(0.75);
+  });
+
+  it('reports of one instant give the same state in any write order; an exact tie is a dispute', async () => {
+    const reports = [['siteA', 'open'], ['siteB', 'closed'], ['siteC', 'open'], ['siteD', 'closed']];
+    const state = async (order) => {
+      const { memory } = memoryAt('2009-02-01');
+      for (const [sourceId, object] of order) {
+        await memory.remember({ subject: 'r3', predicate: 'business_status', object, provenance: { sourceId, observedAt: '2009-01-29' } });
+      }
+      return (await memory.recall('r3', { predicate: 'business_status', includeHistory: true }))
+        .map((c) => `${c.object}:${c.status}`).sort();
+    };
+    const forward = await state(reports);
+    expect(await state([...reports].reverse())).toEqual(forward);
+    expect(forward).toEqual(['closed:disputed', 'open:disputed']);
+  });
+});
+
+describe('belief a product developer can read (SPEC §4)', () => {
+  it('one source moving four times keeps the current value at the single-report level', async () => {
+    const { memory, advance } = memoryAt('2026-01-01');
+    const beliefs = [];
+    for (const city of ['NYC', 'SF', 'Boston', 'Denver']) {
+      const o = await memory.remember({ predicate: 'located_in', object: city });
+      beliefs.push(o.claim.confidence);
+      advance(30);
+    }
+    expect(beliefs.every((b) => b >= 0.75)).toBe(true);
+    const [now] = await current(memory, 'user', 'located_in');
+    expect(now.object).toBe('Denver');
+  });
+
+  it('"SF since 2024-01-01" stated today reads the same as "SF" stated today', async () => {
+    const a = memoryAt('2026-06-01');
+    const b = memoryAt('2026-06-01');
+    await a.memory.remember({ predicate: 'located_in', object: 'SF', validFrom: '2024-01-01' });
+    await b.memory.remember({ predicate: 'located_in', object: 'SF' });
+    const [dated] = await current(a.memory, 'user', 'located_in');
+    const [plain] = await current(b.memory, 'user', 'located_in');
+    expect(dated.confidence).toBeCloseTo(plain.confidence, 9);
+    expect(dated.confidence).toBeCloseTo(0.8, 9);
+  });
+
+  it("a user's own correction, trusted at least as much as the confirming source, supersedes", async () => {
+    const { memory, advance } = memoryAt('2026-01-01');
+    await memory.remember({ predicate: 'works_at', object: 'Acme', provenance: { sourceId: 'crm', sourceTrust: 0.8 } });
+    advance(1);
+    await memory.remember({ predicate: 'works_at', object: 'Acme', provenance: { sourceId: 'chat', sourceTrust: 0.8 } });
+    advance(1);
+    const fix = await memory.remember({ predicate: 'works_at', object: 'Initech', provenance: { sourceId: 'crm', sourceTrust: 0.8 } });
+    expect(fix.action).toBe('superseded');
+  });
+});
+
+describe('calibration runs by itself and reaches what is stored (SPEC §4)', () => {
+  /** Twelve books: "good" stores agree on the truth; "bad" and its copy "mirror" agree on a wrong value. */
+  async function books(memory, n = 12) {
+    for (let b = 0; b < n; b++) {
+      for (const s of ['g1', 'g2', 'g3']) await memory.remember({ subject: `b${b}`, predicate: 'book_authors', object: `Right ${b}`, provenance: { sourceId: s } });
+      for (const s of ['bad', 'mirror']) await memory.remember({ subject: `b${b}`, predicate: 'book_authors', object: b % 3 ? `Right ${b}` : `Wrong ${b}`, provenance: { sourceId: s } });
+      await memory.remember({ subject: `b${b}`, predicate: 'book_authors', object: `Other ${b}`, provenance: { sourceId: 'bad' } });
+    }
+  }
+  const predicates = [{ name: 'book_authors', cardinality: 'single', timeVarying: false }];
+
+  it('calibrates in the background after calibrateAfter writes; idle() waits for it; false turns it off', async () => {
+    const on = new Memory({ predicates, calibrateAfter: 40 });
+    await books(on);
+    await on.idle();
+    const record = await on.calibration();
+    expect(record?.version).toBeGreaterThanOrEqual(1);
+    const off = new Memory({ predicates, calibrate: false, calibrateAfter: 40 });
+    await books(off);
+    await off.idle();
+    expect(await off.calibration()).toBeNull();
+  });
+
+  it('"inline" calibrates inside the write that makes it due', async () => {
+    const m = new Memory({ predicates, calibrate: 'inline', calibrateAfter: 10 });
+    for (let i = 0; i < 9; i++) await m.remember({ subject: `x${i}`, predicate: 'book_authors', object: 'A', provenance: { sourceId: 's' } });
+    expect(await m.calibration()).toBeNull();
+    await m.remember({ subject: 'x9', predicate: 'book_authors', object: 'A', provenance: { sourceId: 's' } });
+    expect((await m.calibration())?.version).toBe(1);
+  });
+
+  it('a copying pair is found, and a calibration changes reads of a fixed predicate without a write', async () => {
+    const m = new Memory({ predicates, calibrate: false });
+    await books(m);
+    const before = (await m.recall('b0', { predicate: 'book_authors' })).map((c) => [c.object, c.confidence]);
+    const record = await m.calibrate();
+    const pair = record.dependencies.find((d) => d.sources.includes('bad') && d.sources.includes('mirror'));
+    expect(pair?.probability).toBeGreaterThan(0.5);
+    const after = (await m.recall('b0', { predicate: 'book_authors' })).map((c) => [c.object, c.confidence]);
+    expect(after).not.toEqual(before);
+  });
+
+  it('a calibration brings statuses in line (log rule recalibrated) and never overrides a settlement', async () => {
+    const m = new Memory({ predicates, calibrate: false });
+    await books(m);
+    // b0: three good stores say "Right 0"; bad + mirror say "Wrong 0". Make a fresh slot where the copies tie the truth.
+    await m.remember({ subject: 'tie', predicate: 'book_authors', object: 'Truth', provenance: { sourceId: 'g1' } });
+    await m.remember({ subject: 'tie', predicate: 'book_authors', object: 'Copy', provenance: { sourceId: 'bad' } });
+    await m.remember({ subject: 'tie', predicate: 'book_authors', object: 'Copy', provenance: { sourceId: 'mirror' } });
+    const beforeCal = await current(m, 'tie', 'book_authors');
+    await m.calibrate();
+    const afterCal = await current(m, 'tie', 'book_authors');
+    expect(afterCal.map((c) => c.object)).toEqual(['Truth']);
+    if (beforeCal.map((c) => c.object).join() !== 'Truth') {
+      const id = afterCal[0].id;
+      const why = await m.why(id);
+      expect(why.log.some((e) => e.rule === 'recalibrated')).toBe(true);
+    }
+  });
+});
