@@ -28,6 +28,7 @@ impl Engine {
         }
         self.ids.health()?;
         self.ensure_calibration().await?;
+        self.ensure_defined().await?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned: Vec<Planned> = Vec::with_capacity(candidates.len());
@@ -94,6 +95,7 @@ impl Engine {
             } else {
                 o.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
+            o.spec = self.spec_used(&o.claim.predicate);
             out.push(o);
         }
         Ok(out)

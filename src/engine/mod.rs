@@ -8,6 +8,7 @@ mod read;
 mod batch;
 mod calibrate;
 mod check;
+mod define;
 mod dependent;
 mod entity;
 mod entity_merge;
@@ -21,6 +22,7 @@ mod same_entity;
 mod settle;
 mod undo_guard;
 
+pub use define::{PredicateDefinition, PredicateInfo, HalfLifeSource, PREDICATES_SUBJECT};
 pub use calibrate::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};
@@ -228,6 +230,7 @@ impl Engine {
         self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
+        self.ensure_defined().await?;
         let mut hops = 0;
         loop {
             let mut planned = self.plan(candidate, call_strategy, now)?;
@@ -251,6 +254,7 @@ impl Engine {
             } else {
                 outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
+            outcome.spec = self.spec_used(&outcome.claim.predicate);
             return Ok(outcome);
         }
     }
@@ -506,6 +510,7 @@ fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: Strateg
         attempts: 1,
         replayed: true,
         resolutions: Vec::new(),
+        spec: Default::default(),
     })
 }
 
@@ -541,6 +546,7 @@ fn outcome(
         attempts,
         replayed: false,
         resolutions: Vec::new(),
+        spec: Default::default(),
     }
 }
 
