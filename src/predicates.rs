@@ -244,6 +244,15 @@ impl Registry {
         self.specs.insert(spec.name.clone(), spec);
     }
 
+    /// The built-in table alone.
+    pub fn builtin() -> Self {
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_loaded: Rc::default() };
+        for spec in builtins() {
+            reg.insert(spec);
+        }
+        reg
+    }
+
     /// The predicates that name `changed` (a canonical name) in `dependsOn`, sorted.
     pub fn dependents_of(&self, changed: &str) -> &[String] {
         self.dependents.get(changed).map(Vec::as_slice).unwrap_or_default()

@@ -39,3 +39,12 @@ impl Memory {
         self.spawn(args, move |engine, def| async move { engine.define_predicate(&def).await })
     }
 }
+
+/// credence's built-in predicate table (name, aliases, cardinality, time
+/// variance, half-life), without a memory: what `memory.predicates()` lists
+/// before any configured or defined spec.
+#[wasm_bindgen(js_name = builtinPredicates, unchecked_return_type = "PredicateSpec[]")]
+pub fn builtin_predicates() -> std::result::Result<JsValue, JsValue> {
+    let specs: Vec<crate::predicates::PredicateSpec> = crate::predicates::Registry::builtin().all().into_iter().map(|(s, _)| s).collect();
+    super::convert::to_js(&specs)
+}
