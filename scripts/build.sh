@@ -59,7 +59,10 @@ if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/web/credence_bg.wasm ] || [ 
     const from = "const wasmPath = `${__dirname}/credence_bg.wasm`;";
     const text = fs.readFileSync(f, "utf8");
     if (!text.includes(from)) { console.error("build: the node glue no longer reads " + from + "; update scripts/build.sh"); process.exit(1); }
-    fs.writeFileSync(f, text.replace(from, "const wasmPath = require(\"path\").join(__dirname, \"..\", \"web\", \"credence_bg.wasm\");"));
+    // TextEncoder/TextDecoder from node:util, not the globals: a jsdom test
+    // environment (Jest) has none, and the node glue runs in Node anyway.
+    const codec = "const { TextEncoder, TextDecoder } = require(\"node:util\");\n";
+    fs.writeFileSync(f, codec + text.replace(from, "const wasmPath = require(\"path\").join(__dirname, \"..\", \"web\", \"credence_bg.wasm\");"));
   '
 else
   step "reusing pkg/web/credence_bg.wasm (CREDENCE_SKIP_WASM=1)"

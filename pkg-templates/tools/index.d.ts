@@ -1,6 +1,6 @@
 // Types of `credence/tools`: the agent tools, one definition rendered for the
 // Vercel AI SDK, plain function calling (OpenAI, Anthropic) and MCP.
-import type { Memory } from 'credence';
+import type { Memory } from '../index.js';
 
 /** A JSON Schema object as the tools use it (draft-07 compatible). */
 export interface ToolJsonSchema {
