@@ -71,7 +71,8 @@ fi
 
 step "package: entries, types, templates"
 node_modules/.bin/esbuild pkg-templates/src/entry.node.js --bundle --platform=node --format=cjs \
-  --target=node22 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs
+  --target=node22 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs \
+  --banner:js='const { TextEncoder, TextDecoder } = require("node:util"); // a jsdom test environment has no such globals'
 node_modules/.bin/esbuild pkg-templates/src/entry.browser.js --bundle --platform=browser --format=esm \
   --target=es2022 --external:./web/credence.js --log-level=warning --outfile=pkg/index.browser.js
 cp pkg-templates/index.node.js pkg/index.node.js

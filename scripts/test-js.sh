@@ -26,3 +26,6 @@ node_modules/.bin/tsc -p js-tests/types/tsconfig.json
 
 step "a separate folder: npm install the tarball, import and require it, on each Node line"
 with_each_node bash js-tests/smoke/separate-folder.sh "$PWD/$TARBALL"
+
+step "the package's shape: install figures (≤ 10 packages, ≤ 5 MB), one wasm, exports vs types, no DOM lib, Jest jsdom, bundle .gitignore, MCP SDK hint"
+node js-tests/packaging/package-shape.mjs "$PWD/$TARBALL"

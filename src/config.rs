@@ -52,6 +52,7 @@ pub struct EngineConfig {
     /// Per-source defaults, by `provenance.sourceId`: `{ user: { trust: 0.95 } }`.
     /// A write that states no `sourceTrust` gets its source's trust (else 0.8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, SourceConfig>"))]
     pub sources: Option<HashMap<String, SourceConfig>>,
 }
 

@@ -95,7 +95,11 @@ function definitions({ consolidate = false } = {}) {
       },
       async run(memory, a) {
         if (a.cardinality !== undefined || a.timeVarying !== undefined) {
-          await memory.definePredicate(defined({ name: a.predicate, cardinality: a.cardinality, timeVarying: a.timeVarying }));
+          await memory.definePredicate(defined({ name: a.predicate, cardinality: a.cardinality, timeVarying: a.timeVarying })).catch((err) => {
+            // The definition's name is the tool's predicate.
+            if (err?.field !== 'name') throw err;
+            throw new CredenceError(err.message.replace(/^name\b/, 'predicate'), { code: err.code, field: 'predicate', cause: err });
+          });
         }
         const candidate = defined({ subject: a.subject, predicate: a.predicate, object: a.object, confidence: a.confidence, validFrom: a.validFrom, validTo: a.validTo, id: a.id });
         if (a.source !== undefined || a.sourceTrust !== undefined) {

@@ -76,7 +76,6 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolutions: Vec<crate::entities::Resolution>,
     /// The predicate spec the write used (SPEC §7).
-    #[serde(default)]
     pub spec: SpecUsed,
 }
 
