@@ -41,13 +41,39 @@ export interface ToolResult {
   error?: { code: string; field?: string; message: string };
 }
 
+/** One problem a tool's arguments have (Standard Schema's issue). */
+export interface ToolInputIssue {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey>;
+}
+
+/**
+ * A tool's input schema as a Standard Schema (standardschema.dev) that also
+ * carries its JSON Schema (`~standard.jsonSchema`): what the AI SDK accepts
+ * as `inputSchema`, with no dependency on `ai` or zod.
+ */
+export interface ToolInputSchema<Input = Record<string, unknown>> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => { readonly value: Input; readonly issues?: undefined } | { readonly issues: ReadonlyArray<ToolInputIssue> };
+    readonly types?: { readonly input: Input; readonly output: Input } | undefined;
+    readonly jsonSchema: {
+      readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+      readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+    };
+  };
+  /** The plain JSON Schema. */
+  readonly jsonSchema: ToolJsonSchema;
+}
+
 /** A Vercel AI SDK tool (what `tool({...})` from `ai` returns), usable without importing `ai`. */
 export interface AiSdkTool {
   type: 'function';
   title: string;
   description: string;
-  /** A Standard Schema carrying its JSON Schema (also marked as the AI SDK's `jsonSchema()` value). */
-  inputSchema: unknown;
+  inputSchema: ToolInputSchema;
+  /** Resolves to the text the model reads; a refusal throws a CredenceError, which the SDK hands to the model as a tool error. */
   execute: (args: Record<string, unknown>, options?: unknown) => Promise<string>;
 }
 
