@@ -181,15 +181,15 @@ pub struct Registry {
     /// Specs defined at run time (`definePredicate`, kept in the store),
     /// below built-ins and configured specs; shared by every clone.
     defined: Rc<RefCell<HashMap<String, PredicateSpec>>>,
-    /// The definitions were read from the store at least once.
-    defined_loaded: Rc<std::cell::Cell<bool>>,
+    /// When the definitions were last read from the store (epoch millis of the engine's clock).
+    defined_at: Rc<std::cell::Cell<Option<i64>>>,
 }
 
 impl Registry {
     /// The built-ins, extended or overridden by `user` specs (a user spec with a
     /// built-in's name replaces it; its aliases win over built-in aliases).
     pub fn new(user: &[PredicateSpec]) -> Result<Self> {
-        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_loaded: Rc::default() };
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_at: Rc::default() };
         for spec in builtins() {
             reg.insert(spec);
         }
@@ -246,7 +246,7 @@ impl Registry {
 
     /// The built-in table alone.
     pub fn builtin() -> Self {
-        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_loaded: Rc::default() };
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_at: Rc::default() };
         for spec in builtins() {
             reg.insert(spec);
         }
@@ -285,17 +285,18 @@ impl Registry {
         all
     }
 
-    /// Replaces the run-time definitions (as read from the store). A
-    /// definition never shadows a built-in or configured name or alias.
-    pub fn set_defined(&self, specs: Vec<PredicateSpec>) {
+    /// Replaces the run-time definitions (as read from the store at
+    /// `read_at`, epoch millis). A definition never shadows a built-in or
+    /// configured name or alias.
+    pub fn set_defined(&self, specs: Vec<PredicateSpec>, read_at: i64) {
         let kept = specs.into_iter().filter(|s| !self.specs.contains_key(&s.name) && !self.aliases.contains_key(&s.name));
         *self.defined.borrow_mut() = kept.map(|s| (s.name.clone(), s)).collect();
-        self.defined_loaded.set(true);
+        self.defined_at.set(Some(read_at));
     }
 
-    /// Whether `set_defined` ran (the store's definitions were read).
-    pub fn defined_loaded(&self) -> bool {
-        self.defined_loaded.get()
+    /// When `set_defined` last ran (epoch millis); `None` before the first read.
+    pub fn defined_at(&self) -> Option<i64> {
+        self.defined_at.get()
     }
 }
 

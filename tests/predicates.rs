@@ -116,3 +116,18 @@ fn a_source_trust_outside_0_1_is_refused_naming_the_field() {
     .unwrap();
     assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidInput, Some("sources.user.trust")));
 }
+
+#[test]
+fn a_memory_that_read_the_definitions_earlier_sees_one_made_since() {
+    let store: Rc<dyn credence::store::Store> = Rc::new(MemoryStore::new());
+    let h = harness_with(EngineConfig::default(), None, None, Rc::new(FlakyStore::new(store.clone())));
+    let other = Engine::new(store.clone(), &EngineConfig::default(), Hooks { clock: h.clock.clone(), ids: Some(Rc::new(SequentialIds::new())), merge: None, judge: None }).unwrap();
+    let o = run(other.remember(&cand("hobby", "chess"), &Default::default())).unwrap();
+    assert!(o.spec.assumed, "nothing defined yet");
+    define(&h, "hobby", Some(Cardinality::Multi), None).unwrap();
+    // A second later the other memory, writing a predicate it has no spec for, reads the definitions again.
+    h.clock.advance_days(2.0 / 86_400.0);
+    let o = run(other.remember(&cand("hobby", "climbing"), &Default::default())).unwrap();
+    assert_eq!((o.spec.cardinality, o.spec.assumed), (Cardinality::Multi, false));
+    assert_eq!(h.current("hobby").len(), 2, "{:?}", h.current("hobby"));
+}

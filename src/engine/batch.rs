@@ -28,8 +28,8 @@ impl Engine {
         }
         self.ids.health()?;
         self.ensure_calibration().await?;
-        self.ensure_defined().await?;
         let now = self.clock.now()?;
+        self.ensure_defined(now, candidates.iter().map(|c| c.predicate.as_str())).await?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned: Vec<Planned> = Vec::with_capacity(candidates.len());
         for (i, c) in candidates.iter().enumerate() {

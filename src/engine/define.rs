@@ -13,6 +13,7 @@ use crate::belief::{set_belief, to_log_odds};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, SpecUsed, Status};
 use crate::predicates::{canonical_name, Cardinality, PredicateOrigin, PredicateSpec};
+use crate::time::Timestamp;
 
 /// The reserved subject whose one slot holds the definitions.
 pub const PREDICATES_SUBJECT: &str = "\u{1f}predicates";
@@ -130,18 +131,31 @@ fn store_record(txn: &mut crate::txn::SlotTxn, specs: &[PredicateSpec], name: &s
     Ok(())
 }
 
+/// How long the definitions read from the store are trusted for a write of
+/// a predicate they do not declare: another process (a second MCP server on
+/// the same bundle) may have defined it since. At most one extra slot load
+/// per this interval, and only for writes of undeclared predicates.
+const DEFINED_FRESH_MILLIS: i64 = 1000;
+
 impl Engine {
-    /// Reads the store's definitions once, before the first write plans its spec.
-    pub(crate) async fn ensure_defined(&self) -> Result<()> {
-        if self.settings.registry.defined_loaded() {
-            return Ok(());
+    /// Reads the store's definitions before the first write plans its spec,
+    /// and again (at most once a second) before a write of a predicate they
+    /// do not declare.
+    pub(crate) async fn ensure_defined<'a>(&self, now: Timestamp, mut predicates: impl Iterator<Item = &'a str>) -> Result<()> {
+        let registry = &self.settings.registry;
+        let stale = match registry.defined_at() {
+            None => true,
+            Some(at) => now.millis() - at >= DEFINED_FRESH_MILLIS && predicates.any(|p| registry.lookup(p).is_none()),
+        };
+        if stale {
+            self.reload_defined(now).await?;
         }
-        self.reload_defined().await
+        Ok(())
     }
 
-    async fn reload_defined(&self) -> Result<()> {
+    async fn reload_defined(&self, now: Timestamp) -> Result<()> {
         let slot = self.store.load_slot(&record_ref()).await?;
-        self.settings.registry.set_defined(read_definitions(&slot)?);
+        self.settings.registry.set_defined(read_definitions(&slot)?, now.millis());
         Ok(())
     }
 
@@ -172,7 +186,7 @@ impl Engine {
     /// by name, with aliases and the half-lives in force. A predicate not
     /// listed gets the default spec: single-valued and time-varying.
     pub async fn predicates(&self) -> Result<Vec<PredicateInfo>> {
-        self.reload_defined().await?;
+        self.reload_defined(self.now()?).await?;
         self.ensure_calibration().await?;
         Ok(self.settings.registry.all().into_iter().map(|(spec, origin)| self.info(spec, origin)).collect())
     }
@@ -187,7 +201,8 @@ impl Engine {
         if name.is_empty() {
             return Err(Error::invalid("name", "is required and must not be empty"));
         }
-        self.reload_defined().await?;
+        let now = self.now()?;
+        self.reload_defined(now).await?;
         if let Some((spec, origin)) = self.settings.registry.lookup(&name) {
             matches(&spec, origin, def)?;
             return Ok(self.info(spec, origin));
@@ -212,7 +227,7 @@ impl Engine {
                 Ok(specs)
             })
             .await?;
-        self.settings.registry.set_defined(specs);
+        self.settings.registry.set_defined(specs, now.millis());
         let (spec, origin) = self.settings.registry.lookup(&name).unwrap_or((spec, PredicateOrigin::Defined));
         Ok(self.info(spec, origin))
     }

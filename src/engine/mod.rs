@@ -230,7 +230,7 @@ impl Engine {
         self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
-        self.ensure_defined().await?;
+        self.ensure_defined(now, std::iter::once(candidate.predicate.as_str())).await?;
         let mut hops = 0;
         loop {
             let mut planned = self.plan(candidate, call_strategy, now)?;
