@@ -1,4 +1,5 @@
-// `import` in Node: the CommonJS build, re-exported by name.
+// `import` in Node: the CommonJS build, re-exported by name. Every name the
+// type declarations export is listed here (js-tests/packaging checks it).
 import cjs from './index.cjs';
 
 export const {
@@ -6,6 +7,7 @@ export const {
   MemoryStore,
   reconcile,
   upgradeBlob,
+  builtinPredicates,
   CredenceError,
   ConcurrencyError,
   isCredenceError,
@@ -13,5 +15,6 @@ export const {
   PostgresStore,
   POSTGRES_SCHEMA,
   IndexedDbStore,
+  adaptV1Store,
 } = cjs;
 export default cjs;

@@ -34,7 +34,7 @@ else
   echo "node_modules matches package-lock.json"
 fi
 
-if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; then
+if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/web/credence_bg.wasm ] || [ -f pkg/node/credence_bg.wasm ]; then
   step "cargo: release wasm"
   # No Rust Unicode tables in the wasm: NFKC comes from the host (see Cargo.toml).
   cargo build --release --target wasm32-unknown-unknown --no-default-features
@@ -50,15 +50,29 @@ if [ "${CREDENCE_SKIP_WASM:-}" != 1 ] || [ ! -f pkg/node/credence_bg.wasm ]; the
   step "wasm-opt -Oz (binaryen from npm; Debian's 108 breaks this output)"
   node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
     pkg/node/credence_bg.wasm -o pkg/node/credence_bg.wasm
-  cp pkg/node/credence_bg.wasm pkg/web/credence_bg.wasm
+  # One wasm in the package: web/credence_bg.wasm (bundlers find it through
+  # the web glue's `new URL(..., import.meta.url)`); the node glue reads it there.
+  mv pkg/node/credence_bg.wasm pkg/web/credence_bg.wasm
+  rm -f pkg/node/credence_bg.wasm.d.ts
+  node -e '
+    const fs = require("fs"), f = "pkg/node/credence.cjs";
+    const from = "const wasmPath = `${__dirname}/credence_bg.wasm`;";
+    const text = fs.readFileSync(f, "utf8");
+    if (!text.includes(from)) { console.error("build: the node glue no longer reads " + from + "; update scripts/build.sh"); process.exit(1); }
+    // TextEncoder/TextDecoder from node:util, not the globals: a jsdom test
+    // environment (Jest) has none, and the node glue runs in Node anyway.
+    const codec = "const { TextEncoder, TextDecoder } = require(\"node:util\");\n";
+    fs.writeFileSync(f, codec + text.replace(from, "const wasmPath = require(\"path\").join(__dirname, \"..\", \"web\", \"credence_bg.wasm\");"));
+  '
 else
-  step "reusing pkg/*/credence_bg.wasm (CREDENCE_SKIP_WASM=1)"
+  step "reusing pkg/web/credence_bg.wasm (CREDENCE_SKIP_WASM=1)"
   find pkg -maxdepth 1 -type f -delete
 fi
 
 step "package: entries, types, templates"
 node_modules/.bin/esbuild pkg-templates/src/entry.node.js --bundle --platform=node --format=cjs \
-  --target=node22 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs
+  --target=node22 --external:./node/credence.cjs --external:pg --external:yaml --log-level=warning --outfile=pkg/index.cjs \
+  --banner:js='const { TextEncoder, TextDecoder } = require("node:util"); // a jsdom test environment has no such globals'
 node_modules/.bin/esbuild pkg-templates/src/entry.browser.js --bundle --platform=browser --format=esm \
   --target=es2022 --external:./web/credence.js --log-level=warning --outfile=pkg/index.browser.js
 cp pkg-templates/index.node.js pkg/index.node.js
@@ -68,8 +82,10 @@ cat pkg-templates/types/extra.d.ts pkg-templates/types/okf.d.ts pkg-templates/ty
 cp pkg/index.d.ts pkg/index.d.cts
 cp README.md LICENSE pkg/
 cp pkg-templates/judge.d.ts pkg/judge.d.ts
-# The CLI and MCP server ship as plain ESM files next to the entries.
+# The CLI and MCP server ship as plain ESM files next to the entries, and
+# so do the agent tools (credence/tools), which the MCP server is built on.
 rm -rf pkg/cli && cp -r pkg-templates/cli pkg/cli
+rm -rf pkg/tools && cp -r pkg-templates/tools pkg/tools
 node -e '
   const fs = require("fs");
   const p = JSON.parse(fs.readFileSync("pkg-templates/package.json", "utf8"));
@@ -79,11 +95,13 @@ node -e '
 
 step "tsc: type-check the emitted declarations"
 node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022,dom pkg/index.d.ts
+# …and without the DOM lib (a Node project's tsconfig): nothing may need it.
+node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022 pkg/index.d.ts pkg/tools/index.d.ts
 
 step "size"
 node -e '
   const fs = require("fs"), zlib = require("zlib");
-  const b = fs.readFileSync("pkg/node/credence_bg.wasm");
+  const b = fs.readFileSync("pkg/web/credence_bg.wasm");
   const kb = n => (n / 1024).toFixed(1) + " KB";
   console.log(`wasm: ${kb(b.length)} raw, ${kb(zlib.gzipSync(b, { level: 9 }).length)} gzipped`);
 '

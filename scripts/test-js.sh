@@ -23,6 +23,11 @@ with_each_node node_modules/.bin/jest
 
 step "tsc: a TypeScript consumer (nodenext)"
 node_modules/.bin/tsc -p js-tests/types/tsconfig.json
+step "tsc: credence/tools wired into the AI SDK's generateText with no cast"
+node_modules/.bin/tsc -p js-tests/types/tsconfig.tools.json
 
 step "a separate folder: npm install the tarball, import and require it, on each Node line"
 with_each_node bash js-tests/smoke/separate-folder.sh "$PWD/$TARBALL"
+
+step "the package's shape: install figures (≤ 10 packages, ≤ 5 MB), one wasm, exports vs types, no DOM lib, Jest jsdom, bundle .gitignore, MCP SDK hint"
+node js-tests/packaging/package-shape.mjs "$PWD/$TARBALL"

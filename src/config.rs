@@ -57,6 +57,20 @@ pub struct EngineConfig {
     /// wait for the larger of this and 25% of the observations behind the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrate_after: Option<u64>,
+    /// Per-source defaults, by `provenance.sourceId`: `{ user: { trust: 0.95 } }`.
+    /// A write that states no `sourceTrust` gets its source's trust (else 0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, SourceConfig>"))]
+    pub sources: Option<HashMap<String, SourceConfig>>,
+}
+
+/// What the config says about one source.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SourceConfig {
+    /// How far the source is trusted, 0..1: the trust of its writes that state none.
+    pub trust: f64,
 }
 
 /// The validated form the engine works with.
@@ -76,6 +90,8 @@ pub struct Settings {
     /// A claim holding more observations than this moves its older ones to
     /// the archive (`crate::archive`); tests lower it to exercise compaction.
     pub archive_after: usize,
+    /// `sources[id].trust` of the config, validated.
+    pub source_trust: HashMap<String, f64>,
 }
 
 fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
@@ -84,6 +100,22 @@ fn non_negative(value: Option<f64>, default: f64, field: &str) -> Result<f64> {
         Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
         Some(v) => Err(Error::invalid(field, format!("must be a finite number ≥ 0, got {v}"))),
     }
+}
+
+/// `sources` of the config: every trust a number from 0 to 1, every id non-empty.
+fn source_trust(sources: Option<&HashMap<String, SourceConfig>>) -> Result<HashMap<String, f64>> {
+    let mut out = HashMap::new();
+    for (id, source) in sources.into_iter().flatten() {
+        if id.trim().is_empty() {
+            return Err(Error::invalid("sources", "a source id must not be empty"));
+        }
+        let t = source.trust;
+        if !(t.is_finite() && (0.0..=1.0).contains(&t)) {
+            return Err(Error::invalid(&format!("sources.{id}.trust"), format!("must be a number from 0 to 1, got {t}")));
+        }
+        out.insert(id.trim().to_string(), t);
+    }
+    Ok(out)
 }
 
 impl Settings {
@@ -120,6 +152,7 @@ impl Settings {
             known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
             calibration: Default::default(),
             archive_after: crate::archive::ARCHIVE_AFTER,
+            source_trust: source_trust(config.sources.as_ref())?,
         })
     }
 }

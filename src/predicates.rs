@@ -3,6 +3,9 @@
 //! override it. A predicate without a spec is single-valued and time-varying,
 //! and its memory type is read from its taxonomy path (SPEC §2).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
 
@@ -152,21 +155,41 @@ fn builtins() -> Vec<PredicateSpec> {
     specs
 }
 
+/// Where the spec a predicate gets comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum PredicateOrigin {
+    /// credence's built-in table.
+    Builtin,
+    /// `predicates` in the config (it overrides a built-in of the same name).
+    Configured,
+    /// `memory.definePredicate()`, kept in the store.
+    Defined,
+}
+
 /// Canonical names and aliases → specs.
 #[derive(Debug, Clone)]
 pub struct Registry {
     specs: HashMap<String, PredicateSpec>,
     aliases: HashMap<String, String>,
     /// `dependents_of` for every predicate some spec depends on, sorted
-    /// (the registry never changes after `new`; every write asks).
+    /// (built-ins and configured specs never change after `new`; every write asks).
     dependents: HashMap<String, Vec<String>>,
+    /// Names of the configured specs (the rest of `specs` are built-ins).
+    configured: Vec<String>,
+    /// Specs defined at run time (`definePredicate`, kept in the store),
+    /// below built-ins and configured specs; shared by every clone.
+    defined: Rc<RefCell<HashMap<String, PredicateSpec>>>,
+    /// When the definitions were last read from the store (epoch millis of the engine's clock).
+    defined_at: Rc<std::cell::Cell<Option<i64>>>,
 }
 
 impl Registry {
     /// The built-ins, extended or overridden by `user` specs (a user spec with a
     /// built-in's name replaces it; its aliases win over built-in aliases).
     pub fn new(user: &[PredicateSpec]) -> Result<Self> {
-        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new() };
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_at: Rc::default() };
         for spec in builtins() {
             reg.insert(spec);
         }
@@ -193,6 +216,7 @@ impl Registry {
             if let Some(j) = spec.depends_on.iter().position(|d| canonical_name(d).is_empty()) {
                 return Err(Error::invalid(&format!("predicates[{i}].dependsOn[{j}]"), "must not be empty"));
             }
+            reg.configured.push(name.clone());
             reg.insert(PredicateSpec { name, ..spec.clone() });
         }
         let mut dependents: HashMap<String, Vec<String>> = HashMap::new();
@@ -220,23 +244,59 @@ impl Registry {
         self.specs.insert(spec.name.clone(), spec);
     }
 
+    /// The built-in table alone.
+    pub fn builtin() -> Self {
+        let mut reg = Registry { specs: HashMap::new(), aliases: HashMap::new(), dependents: HashMap::new(), configured: Vec::new(), defined: Rc::default(), defined_at: Rc::default() };
+        for spec in builtins() {
+            reg.insert(spec);
+        }
+        reg
+    }
+
     /// The predicates that name `changed` (a canonical name) in `dependsOn`, sorted.
     pub fn dependents_of(&self, changed: &str) -> &[String] {
         self.dependents.get(changed).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// The spec for a raw predicate: by canonical name, then by alias, else implicit.
+    /// The spec for a raw predicate: by canonical name, then by alias, then
+    /// a defined one, else implicit.
     pub fn resolve(&self, raw: &str) -> PredicateSpec {
+        self.lookup(raw).map(|(spec, _)| spec).unwrap_or_else(|| PredicateSpec::implicit(&canonical_name(raw)))
+    }
+
+    /// The declared spec of a raw predicate and where it comes from; `None`
+    /// when it was never declared (it gets the implicit spec).
+    pub fn lookup(&self, raw: &str) -> Option<(PredicateSpec, PredicateOrigin)> {
         let name = canonical_name(raw);
+        let name = self.aliases.get(&name).filter(|t| self.specs.contains_key(*t)).cloned().unwrap_or(name);
         if let Some(spec) = self.specs.get(&name) {
-            return spec.clone();
+            let origin = if self.configured.contains(&name) { PredicateOrigin::Configured } else { PredicateOrigin::Builtin };
+            return Some((spec.clone(), origin));
         }
-        if let Some(target) = self.aliases.get(&name) {
-            if let Some(spec) = self.specs.get(target) {
-                return spec.clone();
-            }
-        }
-        PredicateSpec::implicit(&name)
+        self.defined.borrow().get(&name).map(|spec| (spec.clone(), PredicateOrigin::Defined))
+    }
+
+    /// Every declared spec with its origin, sorted by name.
+    pub fn all(&self) -> Vec<(PredicateSpec, PredicateOrigin)> {
+        let mut all: Vec<(PredicateSpec, PredicateOrigin)> = self.specs.keys().filter_map(|n| self.lookup(n)).collect();
+        let defined = self.defined.borrow();
+        all.extend(defined.values().filter(|s| !self.specs.contains_key(&s.name)).map(|s| (s.clone(), PredicateOrigin::Defined)));
+        crate::sort::sort_by(&mut all, |a, b| a.0.name.cmp(&b.0.name));
+        all
+    }
+
+    /// Replaces the run-time definitions (as read from the store at
+    /// `read_at`, epoch millis). A definition never shadows a built-in or
+    /// configured name or alias.
+    pub fn set_defined(&self, specs: Vec<PredicateSpec>, read_at: i64) {
+        let kept = specs.into_iter().filter(|s| !self.specs.contains_key(&s.name) && !self.aliases.contains_key(&s.name));
+        *self.defined.borrow_mut() = kept.map(|s| (s.name.clone(), s)).collect();
+        self.defined_at.set(Some(read_at));
+    }
+
+    /// When `set_defined` last ran (epoch millis); `None` before the first read.
+    pub fn defined_at(&self) -> Option<i64> {
+        self.defined_at.get()
     }
 }
 

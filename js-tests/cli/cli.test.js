@@ -77,6 +77,22 @@ describe(`credence remember / recall / why (${STORE_KIND} store)`, () => {
     expect((await runJson(['why', a.json.claim.id])).json.claim.provenance).toHaveLength(1);
   });
 
+  it('lists the declared predicates and declares one: hobbies then coexist', async () => {
+    const listed = await run(['predicates']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^likes: multi, not time-varying; aliases enjoys, loves$/m);
+    expect(listed.stdout).toMatch(/^located_in: single, time-varying; aliases .*lives_in/m);
+    const defined = await runJson(['predicates', '--define', 'hobby', '--multi']);
+    expect(defined.json).toMatchObject({ name: 'hobby', origin: 'defined', cardinality: 'multi', timeVarying: true });
+    await run(['remember', 'chess', '-p', 'hobby']);
+    const second = await runJson(['remember', 'climbing', '-p', 'hobby']);
+    expect(second.json.spec).toEqual({ name: 'hobby', cardinality: 'multi', timeVarying: true, assumed: false });
+    expect((await runJson(['recall', '-p', 'hobby'])).json.map((c) => c.status)).toEqual(['active', 'active']);
+    const clash = await run(['predicates', '--define', 'located_in', '--multi']);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/INVALID_INPUT \(cardinality\)/);
+  });
+
   it('reads subjects, predicates and valid time', async () => {
     await run(['remember', 'Acme', '-p', 'works_at', '-s', 'ana', '--valid-from', '2020-01-01']);
     await run(['remember', 'Globex', '-p', 'works_at', '-s', 'ana', '--valid-from', '2024-01-01']);

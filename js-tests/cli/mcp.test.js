@@ -14,10 +14,20 @@ async function connect(env) {
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 
-/** Calls a tool; returns the parsed result and the raw one. */
+/** The tools whose answer to a model is text unless `format: "json"` asks for the full objects. */
+const FORMATTED = ['remember', 'recall', 'conflicts', 'predicates'];
+
+/** Calls a tool (asking for the full JSON where a tool has a format); returns the parsed result and the raw one. */
 async function call(client, name, args) {
-  const raw = await client.callTool({ name, arguments: args });
+  const json = FORMATTED.includes(name) && args && !('format' in args) ? { ...args, format: 'json' } : args;
+  const raw = await client.callTool({ name, arguments: json });
   return { raw, isError: raw.isError === true, text: raw.content[0]?.text, data: raw.structuredContent };
+}
+
+/** Calls a tool as a model would: the text it reads. */
+async function read(client, name, args) {
+  const raw = await client.callTool({ name, arguments: args });
+  return { raw, isError: raw.isError === true, text: raw.content.map((c) => c.text).join('\n') };
 }
 
 let box;
@@ -32,9 +42,9 @@ afterEach(async () => {
 });
 
 describe(`credence mcp (${STORE_KIND} store)`, () => {
-  it('lists the seven tools with their input schemas; the people tools say they are a person\'s acts', async () => {
+  it('lists the eight tools with their input schemas; the people tools say they are a person\'s acts', async () => {
     const { tools } = await server.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'retract', 'settle', 'undo', 'why']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'predicates', 'recall', 'remember', 'retract', 'settle', 'undo', 'why']);
     for (const name of ['settle', 'undo', 'retract']) {
       const t = tools.find((x) => x.name === name);
       expect(t.title, name).toMatch(/a person's act/);
@@ -204,7 +214,60 @@ describe(`credence mcp (${STORE_KIND} store)`, () => {
       expect(r.text).toContain(`unknown key "${key}"`);
     }
     expect((await call(server.client, 'recall', {})).data.claims).toEqual([]);
-    expect((await server.client.listTools()).tools).toHaveLength(7);
+    expect((await server.client.listTools()).tools).toHaveLength(8);
+  });
+
+  it('sends instructions, and the same tool definitions as credence/tools', async () => {
+    const instructions = server.client.getInstructions();
+    expect(instructions).toMatch(/Status, not confidence/);
+    expect(instructions).toMatch(/"user"/);
+    const { createTools } = await import('credence/tools');
+    const { Memory } = await import('credence');
+    const local = createTools(new Memory()).definitions;
+    const { tools } = await server.client.listTools();
+    for (const d of local) {
+      const served = tools.find((t) => t.name === d.name);
+      expect(served, d.name).toBeDefined();
+      expect(served.description).toBe(d.description);
+      expect(served.inputSchema).toEqual(d.inputSchema);
+    }
+    expect(tools).toHaveLength(local.length);
+  });
+
+  it('recalls 18 facts in under 2,000 characters of text', async () => {
+    const facts = [
+      ['located_in', 'San Francisco'], ['works_at', 'Acme Robotics'], ['job_title', 'Staff engineer'], ['born_on', '1990-04-12'],
+      ['email', 'ana@example.com'], ['timezone', 'America/Los_Angeles'], ['married_to', 'Sam'], ['allergic_to', 'peanuts'],
+      ['allergic_to', 'penicillin'], ['likes', 'espresso'], ['likes', 'trail running'], ['speaks', 'Portuguese'],
+      ['speaks', 'English'], ['has_pet', 'a cat named Miso'], ['manager', 'Dana'], ['preferences.coding.style', 'tabs over spaces'],
+      ['favorite_book', 'The Dispossessed'], ['dislikes', 'cilantro'],
+    ];
+    for (const [predicate, object] of facts) expect((await read(server.client, 'remember', { predicate, object, source: 'chat' })).isError).toBe(false);
+    const r = await read(server.client, 'recall', {});
+    expect(r.raw.structuredContent).toBeUndefined();
+    expect(r.text.split('\n')).toHaveLength(19);
+    expect(r.text.length).toBeLessThanOrEqual(2000);
+    expect(r.text).toMatch(/^located_in: San Francisco \(active, [01]\.\d\d, since \d{4}-\d\d-\d\d, id \S+\)$/m);
+  });
+
+  it('declares hobby multi through remember: chess and climbing coexist', async () => {
+    const first = await read(server.client, 'remember', { predicate: 'hobby', object: 'chess', cardinality: 'multi' });
+    expect(first.text).toMatch(/^added: hobby: chess/);
+    expect(first.text).toMatch(/hobby is multi-valued/);
+    const second = await read(server.client, 'remember', { predicate: 'hobby', object: 'climbing' });
+    expect(second.isError).toBe(false);
+    const hobbies = await call(server.client, 'recall', { predicate: 'hobby' });
+    expect(hobbies.data.claims.map((c) => [c.object, c.status])).toEqual([['chess', 'active'], ['climbing', 'active']]);
+    const listed = await read(server.client, 'predicates', {});
+    expect(listed.text).toMatch(/^hobby: multi, time-varying$/m);
+    // The definition is kept in the store: another server process sees it.
+    const other = await connect(box.env);
+    try {
+      const third = await call(other.client, 'remember', { predicate: 'hobby', object: 'go' });
+      expect(third.data.spec).toEqual({ name: 'hobby', cardinality: 'multi', timeVarying: true, assumed: false });
+    } finally {
+      await other.close();
+    }
   });
 
   it('exits when the client goes away', async () => {
@@ -275,7 +338,7 @@ describe('credence mcp with CREDENCE_MCP_PEOPLE_TOOLS=off', () => {
     const off = await connect({ ...box.env, CREDENCE_MCP_PEOPLE_TOOLS: 'off' });
     try {
       const { tools } = await off.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'recall', 'remember', 'why']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['conflicts', 'predicates', 'recall', 'remember', 'why']);
       await call(off.client, 'remember', { object: 'CET', predicate: 'timezone' });
       const asked = await call(off.client, 'remember', { object: 'PST', predicate: 'timezone', strategy: 'ask_user' });
       const id = asked.data.conflicts[0].id;

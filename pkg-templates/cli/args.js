@@ -127,9 +127,18 @@ export const COMMANDS = {
       --min-observations <n>    fewer observations keep the stated/configured value (default 20)`,
     notes: 'Stores the next calibration version; later writes and reads use it (credence why names it).',
   },
+  predicates: {
+    usage: 'credence predicates [--define <name> [--multi] [--not-time-varying]]',
+    summary: 'list the declared predicates (built-in, configured, defined), or declare one',
+    options: { define: { type: 'string' }, multi: { type: 'boolean' }, 'not-time-varying': { type: 'boolean' } },
+    help: `      --define <name>       declare a predicate nobody declared (kept in the store)
+      --multi               …as multi-valued: its values coexist (default single: a new one supersedes)
+      --not-time-varying    …as holding for good (a birthday)`,
+    notes: 'A predicate not listed is single-valued and time-varying: a new value supersedes the old.',
+  },
   mcp: {
     usage: 'credence mcp',
-    summary: 'serve remember/recall/why/conflicts (+ settle/undo/retract) over MCP (stdio)',
+    summary: 'serve remember/recall/why/conflicts/predicates (+ settle/undo/retract) over MCP (stdio)',
     options: {},
     help: '',
   },

@@ -7,6 +7,7 @@ import { calibrationText, claimsText, conflictsText, erasureText, outcomeText, r
 import { interactiveRemember } from './interactive.js';
 import { createJudge } from './judge.js';
 import { llmSettings } from './llm.js';
+import { predicatesText } from '../tools/render.js';
 
 function one(positionals, what, usage) {
   if (positionals.length === 0) throw new UsageError(`missing ${what}\nusage: ${usage}`);
@@ -163,4 +164,19 @@ export async function calibrate(ctx, { values, positionals }) {
   if (min !== undefined) options.minObservations = min;
   const record = await ctx.memory.calibrate(options);
   return { json: record, text: calibrationText(record) };
+}
+
+export async function predicates(ctx, { values, positionals }) {
+  if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}\nusage: credence predicates [--define <name> [--multi] [--not-time-varying]]`);
+  if (values.define === undefined) {
+    if (values.multi || values['not-time-varying']) throw new UsageError('--multi and --not-time-varying go with --define <name>');
+    const list = await ctx.memory.predicates();
+    return { json: list, text: predicatesText(list) };
+  }
+  const defined = await ctx.memory.definePredicate({
+    name: values.define,
+    cardinality: values.multi ? 'multi' : 'single',
+    timeVarying: !values['not-time-varying'],
+  });
+  return { json: defined, text: predicatesText([defined]).split('\n')[0] };
 }

@@ -12,6 +12,7 @@ export const Memory = wasm.Memory;
 export const MemoryStore = strictMemoryStore(wasm.MemoryStore);
 export const reconcile = wasm.reconcile;
 export const upgradeBlob = wasm.upgradeBlob;
+export const builtinPredicates = wasm.builtinPredicates;
 export { CredenceError, ConcurrencyError, isCredenceError };
 
 // Stores (one file each under stores/).

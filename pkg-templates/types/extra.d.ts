@@ -43,3 +43,9 @@ export declare function isCredenceError(value: unknown): value is CredenceError;
  * but `conflicts()` and `review()` then slow down as the store grows.
  */
 export declare function adaptV1Store(store: Omit<ClaimStore, 'listConflicts' | 'dirtySlots'>): ClaimStore;
+
+/** Options of `memory.entity(idOrName, options?)`. */
+export interface EntityOptions {
+  /** The entity type a name is resolved in (`org`, `person`, …); not needed for an entity id. */
+  type?: string;
+}

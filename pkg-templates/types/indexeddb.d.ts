@@ -1,13 +1,20 @@
 
 // ---- declarations for stores/indexeddb.js ----
 
+/**
+ * The page's IndexedDB factory and key-range class, typed as the DOM lib
+ * types them when the consumer's tsconfig has that lib, and `unknown`
+ * otherwise: a Node project type-checks this file without the DOM lib.
+ */
+type DomGlobal<K extends string> = typeof globalThis extends { [P in K]: infer T } ? T : unknown;
+
 export interface IndexedDbStoreOptions {
   /** The tenant: nothing one scope writes is visible to another. Default "default". */
   scope?: string;
   /** The IndexedDB factory; defaults to `globalThis.indexedDB` (pass fake-indexeddb's in Node). */
-  indexedDB?: IDBFactory;
+  indexedDB?: DomGlobal<'indexedDB'>;
   /** The key-range class of that IndexedDB; defaults to `globalThis.IDBKeyRange` (pass fake-indexeddb's in Node). */
-  IDBKeyRange?: typeof IDBKeyRange;
+  IDBKeyRange?: DomGlobal<'IDBKeyRange'>;
   /** Handed to every readwrite transaction. Default "default" (the browser's choice). */
   durability?: 'default' | 'strict' | 'relaxed';
 }

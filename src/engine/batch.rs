@@ -29,6 +29,7 @@ impl Engine {
         self.ids.health()?;
         self.ensure_calibration().await?;
         let now = self.clock.now()?;
+        self.ensure_defined(now, candidates.iter().map(|c| c.predicate.as_str())).await?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
         let mut planned: Vec<Planned> = Vec::with_capacity(candidates.len());
         for (i, c) in candidates.iter().enumerate() {
@@ -94,6 +95,7 @@ impl Engine {
             } else {
                 o.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
+            o.spec = self.spec_used(&o.claim.predicate);
             out.push(o);
         }
         let stored = out.iter().filter(|o| !o.replayed && !matches!(o.action, Action::Skipped | Action::Rejected)).count();

@@ -9,6 +9,7 @@ mod recalibrate;
 mod batch;
 mod calibrate;
 mod check;
+mod define;
 mod dependent;
 mod entity;
 mod entity_merge;
@@ -22,6 +23,7 @@ mod same_entity;
 mod settle;
 mod undo_guard;
 
+pub use define::{PredicateDefinition, PredicateInfo, HalfLifeSource, PREDICATES_SUBJECT};
 pub use calibrate::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 pub use read::{RecallOptions, Why};
 pub use entity::{EntityView, NAME_PREDICATE};
@@ -258,6 +260,7 @@ impl Engine {
         self.ids.health()?;
         let now = self.clock.now()?;
         let call_strategy = options.strategy.as_deref().map(Strategy::parse).transpose()?;
+        self.ensure_defined(now, std::iter::once(candidate.predicate.as_str())).await?;
         let mut hops = 0;
         loop {
             let mut planned = self.plan(candidate, call_strategy, now)?;
@@ -281,6 +284,7 @@ impl Engine {
             } else {
                 outcome.resolutions = names.into_iter().map(|n| n.resolution).collect();
             }
+            outcome.spec = self.spec_used(&outcome.claim.predicate);
             return Ok(outcome);
         }
     }
@@ -536,6 +540,7 @@ fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: Strateg
         attempts: 1,
         replayed: true,
         resolutions: Vec::new(),
+        spec: Default::default(),
     })
 }
 
@@ -571,6 +576,7 @@ fn outcome(
         attempts,
         replayed: false,
         resolutions: Vec::new(),
+        spec: Default::default(),
     }
 }
 

@@ -86,8 +86,8 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
     }
     let source_id = if given.source_id.trim().is_empty() { DEFAULT_SOURCE_ID.to_string() } else { given.source_id.trim().to_string() };
     let provenance = Provenance {
-        source_id,
-        source_trust: Some(trust.unwrap_or(crate::model::DEFAULT_SOURCE_TRUST)),
+        source_id: source_id.clone(),
+        source_trust: Some(trust.or_else(|| settings.source_trust.get(&source_id).copied()).unwrap_or(crate::model::DEFAULT_SOURCE_TRUST)),
         extractor_conf: Some(extractor.or(confidence).unwrap_or(1.0)),
         observed_at: Some(observed.to_iso()),
         stated_from: valid_from.map(|t| t.to_iso()),

@@ -21,7 +21,7 @@ pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settl
 pub use erasure::{Tombstone, ERASED};
 pub use index::{ConflictCursor, ConflictEntry, ConflictQuery, DirtyQuery, IndexedConflict, SlotIndex};
 pub use log::{LogCause, LogEntry};
-pub use outcome::{Action, Outcome, StrategySource};
+pub use outcome::{Action, Outcome, SpecUsed, StrategySource};
 pub use retraction::{Retraction, RetractionRecord};
 pub use shared::Shared;
 pub use slot::{Slot, SlotCommit, SlotRef, WriteRecord, KEY_SEPARATOR};

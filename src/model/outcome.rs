@@ -75,4 +75,26 @@ pub struct Outcome {
     /// How entity names in the candidate resolved (subjectType / objectType).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resolutions: Vec<crate::entities::Resolution>,
+    /// The predicate spec the write used (SPEC §7).
+    pub spec: SpecUsed,
+}
+
+/// The spec a write used: its canonical predicate, whether it holds one value
+/// or several, whether its value changes over time, and whether it was
+/// `assumed` (never declared: built-in, configured or defined), in which case
+/// it is single-valued and time-varying, so a new value supersedes the old.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct SpecUsed {
+    pub name: String,
+    pub cardinality: crate::predicates::Cardinality,
+    pub time_varying: bool,
+    pub assumed: bool,
+}
+
+impl Default for SpecUsed {
+    fn default() -> Self {
+        SpecUsed { name: String::new(), cardinality: crate::predicates::Cardinality::Single, time_varying: true, assumed: true }
+    }
 }

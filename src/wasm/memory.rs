@@ -389,7 +389,7 @@ impl Memory {
     pub fn entity(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id_or_name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ type?: string }")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "EntityOptions")] options: Option<JsValue>,
     ) -> Promise {
         let options = options.unwrap_or(JsValue::UNDEFINED);
         let ty = only_keys(&options, &["type"], "options").and_then(|_| get_field(&options, "type", "options"));

@@ -10,6 +10,7 @@ mod memory;
 mod memory_store;
 mod calibrate;
 mod erase;
+mod predicates;
 mod retract;
 
 pub use memory::{reconcile, upgrade_blob, Memory};

@@ -81,6 +81,20 @@ function checkRef(ref) {
  * const memory = new Memory({ store: new OkfStore('./memory') });
  * ```
  */
+/**
+ * The `.gitignore` a new bundle gets: the markdown (claims/, entities/,
+ * log.md) is the source of truth; indexes, journals, locks and temp files
+ * are derived or per-process, rebuilt or recreated when missing.
+ */
+export const BUNDLE_GITIGNORE = `# credence bundle: claims/, entities/ and log.md are the source of truth.
+# Derived or per-process files, rebuilt or recreated when missing:
+index/
+journal/
+*.lock
+.lock-owner.*
+*.tmp
+`;
+
 export class OkfStore {
   #root;
   #claimsDir;
@@ -706,6 +720,10 @@ export class OkfStore {
       if (created) await this.#index.markComplete();
       await fs.mkdir(path.join(this.#root, 'entities'), { recursive: true });
       await fs.writeFile(this.#logFile, LOG_HEADER, { flag: 'wx' }).catch((err) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      // For people who commit the bundle: only the markdown is history (never overwrites theirs).
+      await fs.writeFile(path.join(this.#root, '.gitignore'), BUNDLE_GITIGNORE, { flag: 'wx' }).catch((err) => {
         if (err.code !== 'EEXIST') throw err;
       });
       // Temp files of writers killed mid-commit: harmless, but never reused.
