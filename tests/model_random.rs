@@ -84,7 +84,16 @@ enum Op {
     UndoRetract(usize),
     /// Erase a subject's slot of one predicate (privacy erasure).
     Erase(usize, usize),
+    /// Import a blob of values (subject, predicate, entries) — into an
+    /// occupied slot each active entry is a write by the slot's strategy.
+    ImportValues(usize, usize, Vec<Entry>),
+    /// Export a slot as a blob and import it back: must write nothing.
+    Reimport(usize, usize),
 }
+
+/// One blob entry: object, confidence (tenths), days before now, active.
+#[derive(Debug, Clone, Copy)]
+struct Entry(usize, u8, u16, bool);
 
 /// splitmix64: small, seedable, the same everywhere.
 struct Rng(u64);
@@ -129,7 +138,14 @@ fn gen_op(r: &mut Rng) -> Op {
         10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
         11..=13 => Op::Settle(r.below(8), r.below(3)),
         14 => Op::Undo(r.below(8)),
-        15 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
+        15 => match r.below(4) {
+            0 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
+            1 => Op::Reimport(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
+            _ => {
+                let entries = (0..1 + r.below(3)).map(|_| Entry(r.below(OBJECTS.len()), 1 + r.below(10) as u8, r.below(400) as u16, r.below(5) != 0)).collect();
+                Op::ImportValues(r.below(SUBJECTS.len()), r.below(PREDICATES.len()), entries)
+            }
+        },
         16 => Op::Review(r.below(3) as u8),
         17 => Op::MergeEntities(r.below(3), r.below(3)),
         18 => Op::UndoMerge(r.below(4)),
@@ -338,7 +354,29 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
                 .collect();
             let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 0.7, "timestamp": 1_700_000_000, "schema_version": 2, "entries": entries });
             let claims = run(h.engine.import_blob(&blob, Some(SUBJECTS[0]))).map_err(|e| format!("import failed: {e:?}"))?;
-            m.acknowledged.extend(claims.into_iter().map(|c| c.id));
+            m.acknowledged.extend(claims.into_iter().filter(|o| o.action.as_str() != "skipped").map(|o| o.claim.id));
+        }
+        Op::ImportValues(s, p, entries) => {
+            let now = h.engine.now().unwrap().millis();
+            let entries: Vec<serde_json::Value> = entries
+                .iter()
+                .map(|Entry(o, conf, days, active)| {
+                    let at = (now - *days as i64 * 86_400_000) as f64 / 1000.0;
+                    serde_json::json!({ "content": OBJECTS[*o], "confidence": *conf as f64 / 10.0, "timestamp": at, "status": if *active { "active" } else { "superseded" } })
+                })
+                .collect();
+            let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 1.0, "timestamp": 0, "schema_version": 2, "entries": entries });
+            let outs = run(h.engine.import_blob(&blob, Some(SUBJECTS[*s]))).map_err(|e| format!("import failed: {e:?}"))?;
+            m.acknowledged.extend(outs.into_iter().filter(|o| !matches!(o.action.as_str(), "skipped" | "rejected")).map(|o| o.claim.id));
+        }
+        Op::Reimport(s, p) => {
+            let Ok(blob) = run(h.engine.blob(PREDICATES[*p], Some(SUBJECTS[*s]))) else { return Ok(()) };
+            let blob = serde_json::to_value(blob).unwrap();
+            let before = versions(h);
+            let outs = run(h.engine.import_blob(&blob, Some(SUBJECTS[*s]))).map_err(|e| format!("re-import failed: {e:?}"))?;
+            if versions(h) != before || outs.iter().any(|o| !o.replayed) {
+                return Err(format!("importing the blob of {}/{} back wrote something", SUBJECTS[*s], PREDICATES[*p]));
+            }
         }
         Op::Review(budget) => {
             run(h.engine.review(Some(&EagerJudge), 3 + *budget as u32 * 4)).map_err(|e| format!("review failed: {e:?}"))?;

@@ -163,7 +163,7 @@ impl Engine {
 
     /// Validates a candidate and picks its strategy; nothing is loaded yet.
     fn plan(&self, candidate: &Candidate, call_strategy: Option<Strategy>, now: Timestamp) -> Result<Planned> {
-        let prepared = prepare::prepare(candidate, &self.settings, now, self.ids.next_id("cl"))?;
+        let mut prepared = prepare::prepare(candidate, &self.settings, now, self.ids.next_id("cl"))?;
         let (strategy, source) = strategy::choose(
             call_strategy,
             self.settings.strategy,
@@ -177,6 +177,8 @@ impl Engine {
                 format!("strategy llm_merge for {:?} needs a merge hook; pass `merge` to new Memory()", prepared.spec.name),
             ));
         }
+        // What the claim is: a free-text entry of a log-like slot, or a value.
+        prepared.draft.kind = strategy.kind();
         let cause = LogCause {
             op: "remember".into(),
             write_id: prepared.write_id.clone(),
@@ -565,5 +567,6 @@ fn unreachable_claim(id: &str) -> Claim {
         conflict_ids: Vec::new(),
         object_entity: None,
         archived_observations: 0,
+        kind: crate::model::ClaimKind::Value,
     }
 }

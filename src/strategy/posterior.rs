@@ -99,6 +99,9 @@ impl<'a> Values<'a> {
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
     state: FilterState,
+    /// Free-text entries sharing the slot with values (SPEC §5: never weighed
+    /// as rival values): each on its own observations, as value 0.
+    alone: HashMap<String, FilterState>,
 }
 
 impl SlotPosterior {
@@ -129,15 +132,25 @@ impl SlotPosterior {
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         let index = by_id(claims);
+        let mut entries: Vec<(&Claim, Vec<Observation>)> = Vec::new();
         for claim in claims.iter().copied().filter(|c| counts(c, |id| index.get(id).copied())) {
+            if claim.kind.is_entry() {
+                entries.push((claim, claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()));
+                continue;
+            }
             let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
             value_of.insert(claim.id.clone(), value);
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
         }
-        let at = at(&observations);
+        // The time asked is read from every observation, entries' included.
+        let at = at(&if entries.is_empty() { observations.clone() } else { observations.iter().cloned().chain(entries.iter().flat_map(|(_, o)| o.iter().cloned())).collect() });
         let observations = belief::counted(observations, time_varying);
         let state = belief::posterior_at(&observations, params, half_life, at);
-        SlotPosterior { value_of, state }
+        let alone = entries
+            .into_iter()
+            .map(|(c, obs)| (c.id.clone(), belief::posterior_at(&belief::counted(obs, time_varying), params, half_life, at)))
+            .collect();
+        SlotPosterior { value_of, state, alone }
     }
 
     /// A claim standing alone on its own observations (multi-valued slots,
@@ -158,6 +171,9 @@ impl SlotPosterior {
     pub fn advanced_to(&self, at: Timestamp) -> Self {
         let mut later = self.clone();
         later.state.advance(at);
+        for state in later.alone.values_mut() {
+            state.advance(at);
+        }
         later
     }
 
@@ -168,7 +184,10 @@ impl SlotPosterior {
 
     /// Log-odds that the claim's value holds at the filter's time.
     pub fn log_odds(&self, claim_id: &str) -> Option<f64> {
-        self.value_of.get(claim_id).map(|v| belief::to_log_odds(self.state.probability(*v)))
+        match self.value_of.get(claim_id) {
+            Some(v) => Some(belief::to_log_odds(self.state.probability(*v))),
+            None => self.alone.get(claim_id).map(|s| belief::to_log_odds(s.probability(0))),
+        }
     }
 
     /// The latest observation time in the slot, so a scheduled change is weighed when it starts.

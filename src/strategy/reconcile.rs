@@ -325,6 +325,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         }
     }
     draft.status = general.status;
+    draft.kind = general.kind;
     draft.supersedes = Some(gid.clone());
     let new_id = draft.id.clone();
     txn.add_claim(draft);
