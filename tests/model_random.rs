@@ -905,6 +905,18 @@ fn regressions() {
             Write(w(0, 5, 1, 2, Year(2023), 3, Some(127), true)),
             MergeEntities(1, 0),
         ]),
+        ("#43: a retraction revived no history beside a current free-text entry, so a back-dated value overlapped history of its value (seed 24)", vec![
+            Write(W { end: Some(243), ..w(0, 5, 3, 0, Year(2025), 5, Some(25), false) }),
+            Batch(vec![w(0, 5, 4, 1, Year(2026), 6, None, false)]),
+            Batch(vec![W { end: Some(110), ..w(0, 5, 2, 1, Days(-141), 3, Some(23), false) }]),
+            Write(w(0, 1, 2, 2, Year(2026), 2, Some(88), false)),
+            Batch(vec![w(1, 4, 2, 0, Year(2026), 4, None, false), w(0, 1, 3, 3, Days(45), 0, None, false)]),
+            Write(w(0, 5, 0, 3, Days(48), 0, None, false)),
+            Write(w(0, 0, 3, 2, Year(2024), 10, Some(39), false)),
+            Write(w(0, 5, 4, 2, Year(2026), 1, Some(188), false)),
+            Retract(4),
+            ImportValues(0, 5, vec![Entry(1, 1, 318, true)]),
+        ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),
             Write(w(1, 4, 2, 1, Unstated, 8, Some(164), true)),
