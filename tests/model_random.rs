@@ -917,6 +917,10 @@ fn regressions() {
             Retract(4),
             ImportValues(0, 5, vec![Entry(1, 1, 318, true)]),
         ]),
+        ("a keyed write re-sent with other content to an entity-typed predicate replayed, yet recorded the new content's names (seed 33)", vec![
+            Write(w(1, 4, 5, 0, Year(2026), 10, Some(174), false)),
+            Write(W { end: Some(380), ..w(1, 4, 3, 1, Year(2025), 3, Some(174), false) }),
+        ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),
             Write(w(1, 4, 2, 1, Unstated, 8, Some(164), true)),

@@ -242,6 +242,9 @@ impl Engine {
                 }
                 continue;
             };
+            // A replay of a write sent with other content changed nothing (SPEC §8):
+            // the names of this candidate are not the write's (model seed 33).
+            let kept = kept && !(outcome.replayed && outcome.claim.object != planned.prepared.draft.object);
             if kept {
                 // The fact is committed; its names reach their registry in a commit of their own.
                 let stood = |mut e: Error| {
