@@ -921,6 +921,12 @@ fn regressions() {
             Write(w(1, 4, 5, 0, Year(2026), 10, Some(174), false)),
             Write(W { end: Some(380), ..w(1, 4, 3, 1, Year(2025), 3, Some(174), false) }),
         ]),
+        ("#43: a back-dated value asked about (ask_user) beside a free-text entry was taken for history of its own period and ran over later history of its value (seed 40)", vec![
+            Batch(vec![w(1, 1, 5, 2, Days(-365), 3, None, true), W { end: Some(169), ..w(0, 4, 0, 2, Year(2026), 3, None, false) }]),
+            Write(w(0, 4, 3, 3, Year(2023), 8, Some(15), false)),
+            Write(w(0, 4, 2, 0, Unstated, 6, None, false)),
+            Write(w(0, 4, 1, 1, Days(-347), 5, None, false)),
+        ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),
             Write(w(1, 4, 2, 1, Unstated, 8, Some(164), true)),
