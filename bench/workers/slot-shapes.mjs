@@ -23,7 +23,7 @@ for (const [name, make] of Object.entries(SHAPES)) {
   let t = Date.UTC(2026, 0, 1);
   const store = new MemoryStore();
   // maxEntries 0: append slots keep every entry active, the growth a long log meets.
-  const memory = new Memory({ store, now: () => new Date(t).toISOString(), calibrate: false, maxEntries: name === 'append' ? 0 : 50 });
+  const memory = new Memory({ store, now: () => new Date(t).toISOString(), maxEntries: name === 'append' ? 0 : 50 });
   const times = [];
   for (let i = 0; i < writes; i++) {
     t += name === 'timeVarying' ? DAY : 1000;
