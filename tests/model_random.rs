@@ -927,6 +927,12 @@ fn regressions() {
             Write(w(0, 4, 2, 0, Unstated, 6, None, false)),
             Write(w(0, 4, 1, 1, Days(-347), 5, None, false)),
         ]),
+        ("a keyed write re-sent to another slot committed an archive chunk before its refused commit (seed 53)", vec![
+            Write(w(1, 2, 5, 2, Unstated, 5, Some(32), false)),
+            ImportValues(1, 4, vec![Entry(0, 8, 294, true), Entry(2, 6, 107, true)]),
+            Write(w(1, 4, 0, 3, Days(-67), 9, None, false)),
+            Write(w(1, 4, 0, 3, Unstated, 5, Some(32), false)),
+        ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),
             Write(w(1, 4, 2, 1, Unstated, 8, Some(164), true)),

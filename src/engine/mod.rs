@@ -311,6 +311,15 @@ impl Engine {
                 let version = txn.slot.version;
                 return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
             }
+            // An archive chunk is committed before the slot: a keyed write
+            // whose id another slot holds would leave it behind when its commit
+            // is refused, though it changes nothing (model seed 53). Asked first
+            // only then, so a write keeps its one round trip otherwise.
+            if planned.prepared.write_id.is_some() && self.archive_due(&txn, slot_ref) {
+                if let Some(replayed) = self.replayed_elsewhere(planned).await? {
+                    return Ok(Some((replayed, false)));
+                }
+            }
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
