@@ -143,7 +143,12 @@ impl SlotPosterior {
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
         }
         // The time asked is read from every observation, entries' included.
-        let at = at(&if entries.is_empty() { observations.clone() } else { observations.iter().cloned().chain(entries.iter().flat_map(|(_, o)| o.iter().cloned())).collect() });
+        let at = if entries.is_empty() {
+            at(&observations)
+        } else {
+            let all: Vec<Observation> = observations.iter().chain(entries.iter().flat_map(|(_, o)| o.iter())).cloned().collect();
+            at(&all)
+        };
         let observations = belief::counted(observations, time_varying);
         let state = belief::posterior_at(&observations, params, half_life, at);
         let alone = entries
