@@ -89,6 +89,10 @@ enum Op {
     ImportValues(usize, usize, Vec<Entry>),
     /// Export a slot as a blob and import it back: must write nothing.
     Reimport(usize, usize),
+    /// A long run of log-like writes into one slot (subject, predicate,
+    /// strategy: replace / append / merge_on_read, count), free text mixed
+    /// with the slot's values: working memory written every turn.
+    Burst(usize, usize, u8, u8),
 }
 
 /// One blob entry: object, confidence (tenths), days before now, active.
@@ -138,9 +142,10 @@ fn gen_op(r: &mut Rng) -> Op {
         10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
         11..=13 => Op::Settle(r.below(8), r.below(3)),
         14 => Op::Undo(r.below(8)),
-        15 => match r.below(4) {
+        15 => match r.below(5) {
             0 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
             1 => Op::Reimport(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
+            2 => Op::Burst(r.below(SUBJECTS.len()), r.below(PREDICATES.len()), r.below(3) as u8, 8 + r.below(17) as u8),
             _ => {
                 let entries = (0..1 + r.below(3)).map(|_| Entry(r.below(OBJECTS.len()), 1 + r.below(10) as u8, r.below(400) as u16, r.below(5) != 0)).collect();
                 Op::ImportValues(r.below(SUBJECTS.len()), r.below(PREDICATES.len()), entries)
@@ -368,6 +373,17 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 1.0, "timestamp": 0, "schema_version": 2, "entries": entries });
             let outs = run(h.engine.import_blob(&blob, Some(SUBJECTS[*s]))).map_err(|e| format!("import failed: {e:?}"))?;
             m.acknowledged.extend(outs.into_iter().filter(|o| !matches!(o.action.as_str(), "skipped" | "rejected")).map(|o| o.claim.id));
+        }
+        Op::Burst(s, p, strat, n) => {
+            let strategy = ["replace", "append", "merge_on_read"][*strat as usize % 3];
+            for i in 0..*n {
+                h.clock.advance_days(0.01);
+                let object = if i % 3 == 0 { OBJECTS[i as usize % OBJECTS.len()].to_string() } else { format!("turn {i}") };
+                let mut c = from(cand(PREDICATES[*p], &object), SOURCES[i as usize % SOURCES.len()].0, SOURCES[i as usize % SOURCES.len()].1);
+                c.subject = Some(SUBJECTS[*s].into());
+                let out = run(h.engine.remember(&c, &WriteOptions { strategy: Some(strategy.into()), expected_version: None })).map_err(|e| format!("burst write failed: {e:?}"))?;
+                m.acknowledged.push(out.claim.id);
+            }
         }
         Op::Reimport(s, p) => {
             let Ok(blob) = run(h.engine.blob(PREDICATES[*p], Some(SUBJECTS[*s]))) else { return Ok(()) };
