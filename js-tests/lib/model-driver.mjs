@@ -59,9 +59,11 @@ function generator(rand, wide) {
       // Imports into occupied slots: values the slot may hold, at older or
       // newer times, some entries history (not written there), and a blob of
       // a slot exported and imported back (must write nothing).
-      const kind = below(4);
+      const kind = below(5);
       if (kind === 0) return { op: 'import', p: below(5), n: 1 + below(3) };
       if (kind === 1) return { op: 'reimport', s: below(2), p: below(5) };
+      // A long run of log-like writes into one slot, free text mixed with values (working memory every turn).
+      if (kind === 2) return { op: 'burst', s: below(2), p: below(5), strat: below(3), n: 8 + below(17) };
       const entries = Array.from({ length: 1 + below(3) }, () => ({ o: below(6), conf: 1 + below(10), daysBack: below(400), active: below(5) !== 0 }));
       return { op: 'importValues', s: below(2), p: below(5), entries };
     }
@@ -258,6 +260,16 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             const outs = await memory.importBlob({ key: PREDICATES[op.p], content: '', confidence: 1, timestamp: 0, schema_version: 2, entries }, { subject: SUBJECTS[op.s] });
             if (outs.length !== entries.length) fail(step, `importBlob answered ${outs.length} outcomes for ${entries.length} entries`);
             outs.forEach(acknowledge);
+            break;
+          }
+          case 'burst': {
+            const strategy = ['replace', 'append', 'merge_on_read'][op.strat];
+            for (let i = 0; i < op.n; i++) {
+              t += DAY / 100;
+              const [sourceId, sourceTrust] = SOURCES[i % SOURCES.length];
+              const object = i % 3 === 0 ? OBJECTS[i % OBJECTS.length] : `turn ${i}`;
+              acknowledge(await memory.remember({ subject: SUBJECTS[op.s], predicate: PREDICATES[op.p], object, provenance: { sourceId, sourceTrust } }, { strategy }));
+            }
             break;
           }
           case 'reimport': {
