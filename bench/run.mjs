@@ -24,6 +24,7 @@ const { reviewPass, sizeAndStart } = await import('./sections/other.mjs');
 const { growth, okf, postgres } = await import('./sections/processes.mjs');
 const { scale } = await import('./sections/scale.mjs');
 const { calibrateAtScale } = await import('./sections/calibrate.mjs');
+const { slotShapes } = await import('./sections/slots.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -40,6 +41,7 @@ const SECTIONS = [
   { ids: ['8'], name: 'review pass', run: reviewPass },
   { ids: ['9'], name: 'scale: each operation as the store grows', run: scale },
   { ids: ['10'], name: 'calibrate at 100k claims', run: calibrateAtScale },
+  { ids: ['11'], name: 'one slot written many times, by shape', run: slotShapes },
 ];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'credence-bench-'));

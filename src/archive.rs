@@ -179,6 +179,7 @@ mod tests {
             recorded_at: Timestamp(0),
             provenance,
             archived_observations: 0,
+            kind: crate::model::ClaimKind::Value,
             superseded_by: None,
             supersedes: None,
             conflict_ids: Vec::new(),

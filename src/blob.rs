@@ -56,9 +56,12 @@ pub fn blob_of(key: &str, slot: &Slot) -> Blob {
         confidence: p.confidence,
         timestamp: p.timestamp,
         schema_version: 2,
+        // An erased claim (a tombstone) says nothing: it is no entry, so a
+        // blob of this memory imports back as it was (an entry says something).
         entries: slot
             .claims
             .iter()
+            .filter(|c| !c.object.is_empty())
             .map(|c| BlobEntry {
                 content: c.object.clone(),
                 confidence: c.stated_confidence,

@@ -38,7 +38,9 @@ pub fn origins(log: &[LogEntry]) -> std::collections::HashMap<&str, Origin> {
     let mut out = std::collections::HashMap::new();
     for e in log {
         let strategy = e.cause.strategy.as_deref().unwrap_or("");
-        let origin = if e.cause.op == "import" || ENTRY_STRATEGIES.contains(&strategy) {
+        // An import into an empty slot loads entries (no strategy); into an
+        // occupied one each entry is a write by the slot's strategy.
+        let origin = if (e.cause.op == "import" && e.cause.strategy.is_none()) || ENTRY_STRATEGIES.contains(&strategy) {
             Origin::Entry
         } else if REWRITE_STRATEGIES.contains(&strategy) {
             Origin::Rewrite
@@ -121,7 +123,9 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
         }
     }
     let origins = origins(facts.log);
-    let origin = |c: &Claim| origins.get(c.id.as_str()).copied().unwrap_or(Origin::Valued);
+    // A claim's own kind says it is an entry; a record from before claims
+    // knew their kind reads it from the log.
+    let origin = |c: &Claim| if c.kind.is_entry() { Origin::Entry } else { origins.get(c.id.as_str()).copied().unwrap_or(Origin::Valued) };
     if facts.slot_ref.subject == crate::entities::ENTITY_REGISTRY {
         // Names are not values of one slot: several names of several entities
         // are current at once by design; only the links and conflicts above apply.

@@ -84,7 +84,20 @@ enum Op {
     UndoRetract(usize),
     /// Erase a subject's slot of one predicate (privacy erasure).
     Erase(usize, usize),
+    /// Import a blob of values (subject, predicate, entries) — into an
+    /// occupied slot each active entry is a write by the slot's strategy.
+    ImportValues(usize, usize, Vec<Entry>),
+    /// Export a slot as a blob and import it back: must write nothing.
+    Reimport(usize, usize),
+    /// A long run of log-like writes into one slot (subject, predicate,
+    /// strategy: replace / append / merge_on_read, count), free text mixed
+    /// with the slot's values: working memory written every turn.
+    Burst(usize, usize, u8, u8),
 }
+
+/// One blob entry: object, confidence (tenths), days before now, active.
+#[derive(Debug, Clone, Copy)]
+struct Entry(usize, u8, u16, bool);
 
 /// splitmix64: small, seedable, the same everywhere.
 struct Rng(u64);
@@ -129,7 +142,15 @@ fn gen_op(r: &mut Rng) -> Op {
         10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
         11..=13 => Op::Settle(r.below(8), r.below(3)),
         14 => Op::Undo(r.below(8)),
-        15 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
+        15 => match r.below(5) {
+            0 => Op::Import(r.below(PREDICATES.len()), 1 + r.below(3) as u8),
+            1 => Op::Reimport(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
+            2 => Op::Burst(r.below(SUBJECTS.len()), r.below(PREDICATES.len()), r.below(3) as u8, 8 + r.below(17) as u8),
+            _ => {
+                let entries = (0..1 + r.below(3)).map(|_| Entry(r.below(OBJECTS.len()), 1 + r.below(10) as u8, r.below(400) as u16, r.below(5) != 0)).collect();
+                Op::ImportValues(r.below(SUBJECTS.len()), r.below(PREDICATES.len()), entries)
+            }
+        },
         16 => Op::Review(r.below(3) as u8),
         17 => Op::MergeEntities(r.below(3), r.below(3)),
         18 => Op::UndoMerge(r.below(4)),
@@ -338,7 +359,40 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
                 .collect();
             let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 0.7, "timestamp": 1_700_000_000, "schema_version": 2, "entries": entries });
             let claims = run(h.engine.import_blob(&blob, Some(SUBJECTS[0]))).map_err(|e| format!("import failed: {e:?}"))?;
-            m.acknowledged.extend(claims.into_iter().map(|c| c.id));
+            m.acknowledged.extend(claims.into_iter().filter(|o| o.action.as_str() != "skipped").map(|o| o.claim.id));
+        }
+        Op::ImportValues(s, p, entries) => {
+            let now = h.engine.now().unwrap().millis();
+            let entries: Vec<serde_json::Value> = entries
+                .iter()
+                .map(|Entry(o, conf, days, active)| {
+                    let at = (now - *days as i64 * 86_400_000) as f64 / 1000.0;
+                    serde_json::json!({ "content": OBJECTS[*o], "confidence": *conf as f64 / 10.0, "timestamp": at, "status": if *active { "active" } else { "superseded" } })
+                })
+                .collect();
+            let blob = serde_json::json!({ "key": PREDICATES[*p], "content": "", "confidence": 1.0, "timestamp": 0, "schema_version": 2, "entries": entries });
+            let outs = run(h.engine.import_blob(&blob, Some(SUBJECTS[*s]))).map_err(|e| format!("import failed: {e:?}"))?;
+            m.acknowledged.extend(outs.into_iter().filter(|o| !matches!(o.action.as_str(), "skipped" | "rejected")).map(|o| o.claim.id));
+        }
+        Op::Burst(s, p, strat, n) => {
+            let strategy = ["replace", "append", "merge_on_read"][*strat as usize % 3];
+            for i in 0..*n {
+                h.clock.advance_days(0.01);
+                let object = if i % 3 == 0 { OBJECTS[i as usize % OBJECTS.len()].to_string() } else { format!("turn {i}") };
+                let mut c = from(cand(PREDICATES[*p], &object), SOURCES[i as usize % SOURCES.len()].0, SOURCES[i as usize % SOURCES.len()].1);
+                c.subject = Some(SUBJECTS[*s].into());
+                let out = run(h.engine.remember(&c, &WriteOptions { strategy: Some(strategy.into()), expected_version: None })).map_err(|e| format!("burst write failed: {e:?}"))?;
+                m.acknowledged.push(out.claim.id);
+            }
+        }
+        Op::Reimport(s, p) => {
+            let Ok(blob) = run(h.engine.blob(PREDICATES[*p], Some(SUBJECTS[*s]))) else { return Ok(()) };
+            let blob = serde_json::to_value(blob).unwrap();
+            let before = versions(h);
+            let outs = run(h.engine.import_blob(&blob, Some(SUBJECTS[*s]))).map_err(|e| format!("re-import failed: {e:?}"))?;
+            if versions(h) != before || outs.iter().any(|o| !o.replayed) {
+                return Err(format!("importing the blob of {}/{} back wrote something", SUBJECTS[*s], PREDICATES[*p]));
+            }
         }
         Op::Review(budget) => {
             run(h.engine.review(Some(&EagerJudge), 3 + *budget as u32 * 4)).map_err(|e| format!("review failed: {e:?}"))?;
@@ -866,6 +920,34 @@ fn regressions() {
             Retract(14),
             Write(w(0, 5, 1, 2, Year(2023), 3, Some(127), true)),
             MergeEntities(1, 0),
+        ]),
+        ("#43: a retraction revived no history beside a current free-text entry, so a back-dated value overlapped history of its value (seed 24)", vec![
+            Write(W { end: Some(243), ..w(0, 5, 3, 0, Year(2025), 5, Some(25), false) }),
+            Batch(vec![w(0, 5, 4, 1, Year(2026), 6, None, false)]),
+            Batch(vec![W { end: Some(110), ..w(0, 5, 2, 1, Days(-141), 3, Some(23), false) }]),
+            Write(w(0, 1, 2, 2, Year(2026), 2, Some(88), false)),
+            Batch(vec![w(1, 4, 2, 0, Year(2026), 4, None, false), w(0, 1, 3, 3, Days(45), 0, None, false)]),
+            Write(w(0, 5, 0, 3, Days(48), 0, None, false)),
+            Write(w(0, 0, 3, 2, Year(2024), 10, Some(39), false)),
+            Write(w(0, 5, 4, 2, Year(2026), 1, Some(188), false)),
+            Retract(4),
+            ImportValues(0, 5, vec![Entry(1, 1, 318, true)]),
+        ]),
+        ("a keyed write re-sent with other content to an entity-typed predicate replayed, yet recorded the new content's names (seed 33)", vec![
+            Write(w(1, 4, 5, 0, Year(2026), 10, Some(174), false)),
+            Write(W { end: Some(380), ..w(1, 4, 3, 1, Year(2025), 3, Some(174), false) }),
+        ]),
+        ("#43: a back-dated value asked about (ask_user) beside a free-text entry was taken for history of its own period and ran over later history of its value (seed 40)", vec![
+            Batch(vec![w(1, 1, 5, 2, Days(-365), 3, None, true), W { end: Some(169), ..w(0, 4, 0, 2, Year(2026), 3, None, false) }]),
+            Write(w(0, 4, 3, 3, Year(2023), 8, Some(15), false)),
+            Write(w(0, 4, 2, 0, Unstated, 6, None, false)),
+            Write(w(0, 4, 1, 1, Days(-347), 5, None, false)),
+        ]),
+        ("a keyed write re-sent to another slot committed an archive chunk before its refused commit (seed 53)", vec![
+            Write(w(1, 2, 5, 2, Unstated, 5, Some(32), false)),
+            ImportValues(1, 4, vec![Entry(0, 8, 294, true), Entry(2, 6, 107, true)]),
+            Write(w(1, 4, 0, 3, Days(-67), 9, None, false)),
+            Write(w(1, 4, 0, 3, Unstated, 5, Some(32), false)),
         ]),
         ("#16: a write re-sent after an entity merge moved its claim was written again (seed 777)", vec![
             Write(w(0, 0, 5, 2, Unstated, 9, None, true)),

@@ -141,10 +141,10 @@ fn an_expired_id_may_be_written_again_in_another_slot() {
 fn imported_entries_keep_their_own_belief() {
     let h = harness(EngineConfig::default());
     let one = serde_json::json!({ "key": "notes", "content": "a", "confidence": 0.7, "timestamp": 1_700_000_000 });
-    let alone = run(h.engine.import_blob(&one, Some("solo"))).unwrap()[0].confidence;
+    let alone = run(h.engine.import_blob(&one, Some("solo"))).unwrap()[0].claim.confidence;
     let entries: Vec<_> = ["a", "b", "c"].iter().map(|t| serde_json::json!({ "content": t, "confidence": 0.7, "timestamp": 1_700_000_000, "status": "active" })).collect();
     let three = serde_json::json!({ "key": "notes", "content": "", "confidence": 0.7, "timestamp": 1_700_000_000, "schema_version": 2, "entries": entries });
-    for c in run(h.engine.import_blob(&three, Some("many"))).unwrap() {
+    for c in run(h.engine.import_blob(&three, Some("many"))).unwrap().into_iter().map(|o| o.claim) {
         assert!((c.confidence - alone).abs() < 1e-9, "entries do not compete: {} vs {alone}", c.confidence);
     }
     no_violations(&h);

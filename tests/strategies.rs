@@ -225,7 +225,8 @@ fn an_imported_v1_blob_is_merged_against_by_later_writes() {
     let v1 = serde_json::json!({ "key": "experience.notes", "content": "legacy text", "timestamp": 1700000000.0, "extra": 1 });
     let claims = run(h.engine.import_blob(&v1, None)).unwrap();
     assert_eq!(claims.len(), 1);
-    assert_eq!(claims[0].stated_confidence, 1.0);
+    assert_eq!(claims[0].claim.stated_confidence, 1.0);
+    assert_eq!(claims[0].action.as_str(), "added");
     h.write(cand("experience.notes", "new text"));
     let blob = run(h.engine.blob("experience.notes", None)).unwrap();
     assert_eq!(blob.content, "legacy text\n\n[update] new text");
@@ -253,13 +254,15 @@ fn an_entry_the_slot_already_holds_is_not_imported_again() {
     let own = serde_json::to_value(run(h.engine.blob("experience.log", None)).unwrap()).unwrap();
     let before = h.all("experience.log");
     let claims = run(h.engine.import_blob(&own, None)).unwrap();
-    assert_eq!(claims.iter().map(|c| &c.id).collect::<Vec<_>>(), before.iter().map(|c| &c.id).collect::<Vec<_>>(), "the held claims come back");
+    assert!(claims.iter().all(|o| o.replayed && o.action.as_str() == "confirmed"));
+    assert_eq!(claims.iter().map(|o| &o.claim.id).collect::<Vec<_>>(), before.iter().map(|c| &c.id).collect::<Vec<_>>(), "the held claims come back");
     assert_eq!(h.all("experience.log"), before, "nothing written");
 
     let foreign = serde_json::json!({ "key": "experience.log", "content": "legacy", "timestamp": 1700000000.0 });
     let first = run(h.engine.import_blob(&foreign, None)).unwrap();
     let again = run(h.engine.import_blob(&foreign, None)).unwrap();
-    assert_eq!(first[0].id, again[0].id);
+    assert_eq!(first[0].claim.id, again[0].claim.id);
+    assert_eq!((first[0].action.as_str(), again[0].replayed), ("appended", true));
     assert_eq!(h.all("experience.log").len(), 3);
     // A blob holding one new entry beside the held ones adds just that one.
     let mut grown = serde_json::to_value(run(h.engine.blob("experience.log", None)).unwrap()).unwrap();

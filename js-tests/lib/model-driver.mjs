@@ -1,7 +1,8 @@
 // Model-based random test through the packed package (SPEC §6): random
 // interleavings of remember (older / equal / newer / future valid times,
 // several sources, idempotent re-sends, every strategy), rememberMany,
-// settle, undo, importBlob, entity merges and their undo, retract and its
+// settle, undo, importBlob (into empty and occupied slots, and a slot's own
+// blob imported back), entity merges and their undo, retract and its
 // undo, and review passes,
 // on any store. After every step `memory.checkInvariants()` must report
 // nothing, every acknowledged write must still be explained by `why`, a
@@ -54,7 +55,18 @@ function generator(rand, wide) {
     if (k === 10) return { op: 'batch', ws: Array.from({ length: 1 + below(4) }, write) };
     if (k <= 13) return { op: 'settle', pick: below(8), how: below(3) };
     if (k === 14) return { op: 'undo', pick: below(8) };
-    if (k === 15) return { op: 'import', p: below(5), n: 1 + below(3) };
+    if (k === 15) {
+      // Imports into occupied slots: values the slot may hold, at older or
+      // newer times, some entries history (not written there), and a blob of
+      // a slot exported and imported back (must write nothing).
+      const kind = below(5);
+      if (kind === 0) return { op: 'import', p: below(5), n: 1 + below(3) };
+      if (kind === 1) return { op: 'reimport', s: below(2), p: below(5) };
+      // A long run of log-like writes into one slot, free text mixed with values (working memory every turn).
+      if (kind === 2) return { op: 'burst', s: below(2), p: below(5), strat: below(3), n: 8 + below(17) };
+      const entries = Array.from({ length: 1 + below(3) }, () => ({ o: below(6), conf: 1 + below(10), daysBack: below(400), active: below(5) !== 0 }));
+      return { op: 'importValues', s: below(2), p: below(5), entries };
+    }
     if (k === 16) return { op: 'review', budget: 3 + below(3) * 4 };
     if (k === 17) return { op: 'merge', a: below(3), b: below(3) };
     if (k === 18) return { op: 'undoMerge', n: below(4) };
@@ -239,8 +251,33 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
           }
           case 'import': {
             const entries = Array.from({ length: op.n }, (_, i) => ({ content: `imported ${i}`, confidence: 0.7, timestamp: 1_700_000_000 + i, status: 'active' }));
-            const claims = await memory.importBlob({ key: PREDICATES[op.p], content: '', confidence: 0.7, timestamp: 1_700_000_000, schema_version: 2, entries }, { subject: SUBJECTS[0] });
-            acknowledged.push(...claims.map((c) => c.id));
+            const outs = await memory.importBlob({ key: PREDICATES[op.p], content: '', confidence: 0.7, timestamp: 1_700_000_000, schema_version: 2, entries }, { subject: SUBJECTS[0] });
+            outs.forEach(acknowledge);
+            break;
+          }
+          case 'importValues': {
+            const entries = op.entries.map((e) => ({ content: OBJECTS[e.o], confidence: e.conf / 10, timestamp: (t - e.daysBack * DAY) / 1000, status: e.active ? 'active' : 'superseded' }));
+            const outs = await memory.importBlob({ key: PREDICATES[op.p], content: '', confidence: 1, timestamp: 0, schema_version: 2, entries }, { subject: SUBJECTS[op.s] });
+            if (outs.length !== entries.length) fail(step, `importBlob answered ${outs.length} outcomes for ${entries.length} entries`);
+            outs.forEach(acknowledge);
+            break;
+          }
+          case 'burst': {
+            const strategy = ['replace', 'append', 'merge_on_read'][op.strat];
+            for (let i = 0; i < op.n; i++) {
+              t += DAY / 100;
+              const [sourceId, sourceTrust] = SOURCES[i % SOURCES.length];
+              const object = i % 3 === 0 ? OBJECTS[i % OBJECTS.length] : `turn ${i}`;
+              acknowledge(await memory.remember({ subject: SUBJECTS[op.s], predicate: PREDICATES[op.p], object, provenance: { sourceId, sourceTrust } }, { strategy }));
+            }
+            break;
+          }
+          case 'reimport': {
+            const blob = await memory.blob(PREDICATES[op.p], { subject: SUBJECTS[op.s] });
+            const before = JSON.stringify(await memory.recall(SUBJECTS[op.s], { predicate: PREDICATES[op.p], includeHistory: true }));
+            const outs = await memory.importBlob(blob, { subject: SUBJECTS[op.s] });
+            const after = JSON.stringify(await memory.recall(SUBJECTS[op.s], { predicate: PREDICATES[op.p], includeHistory: true }));
+            if (after !== before || outs.some((o) => !o.replayed)) fail(step, `importing the blob of ${SUBJECTS[op.s]}/${PREDICATES[op.p]} back wrote something`);
             break;
           }
           case 'review':

@@ -104,7 +104,8 @@ describe('strategies through the package', () => {
     const before = await memory.recall(undefined, { predicate: 'experience.log', includeHistory: true });
     for (let i = 0; i < 3; i++) {
       const back = await memory.importBlob(JSON.parse(JSON.stringify(saved)));
-      expect(back.map((c) => c.id)).toEqual(before.map((c) => c.id));
+      expect(back.map((o) => o.claim.id)).toEqual(before.map((c) => c.id));
+      expect(back.every((o) => o.replayed && o.action === 'confirmed')).toBe(true);
     }
     expect(await memory.blob('experience.log')).toEqual(saved);
     const shape = (cs) => cs.map((c) => [c.id, c.object, c.status, c.provenance.length]);

@@ -13,14 +13,11 @@ impl Engine {
     /// leaves a chunk nobody references (erasure still finds it) and loses
     /// nothing. No-op for most writes.
     pub(crate) async fn archive_overflow(&self, txn: &mut SlotTxn, slot_ref: &SlotRef) -> Result<()> {
-        if super::is_reserved_subject(&slot_ref.subject) {
+        if !self.archive_due(txn, slot_ref) {
             return Ok(());
         }
         let after = self.settings.archive_after;
         let expired = archive::expired_writes(&txn.slot.writes);
-        if expired.is_empty() && !txn.slot.claims.iter().any(|c| c.provenance.len() > after) {
-            return Ok(());
-        }
         let time_varying = self.spec_of(&slot_ref.predicate).time_varying;
         let splits: Vec<(String, Vec<Provenance>, Vec<Provenance>)> =
             txn.slot.claims.iter().filter_map(|c| split(c, time_varying, after).map(|(kept, moved)| (c.id.clone(), kept, moved))).collect();
@@ -66,6 +63,15 @@ impl Engine {
         }
         txn.slot.archive.push(chunk_id);
         Ok(())
+    }
+
+    /// Whether committing `txn` first writes an archive chunk (`archive_overflow`).
+    pub(crate) fn archive_due(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> bool {
+        if super::is_reserved_subject(&slot_ref.subject) {
+            return false;
+        }
+        let after = self.settings.archive_after;
+        !archive::expired_writes(&txn.slot.writes).is_empty() || txn.slot.claims.iter().any(|c| c.provenance.len() > after)
     }
 
     /// `claims` of `slot` with their archived observations put back.

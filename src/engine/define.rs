@@ -120,6 +120,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, specs: &[PredicateSpec], name: &s
         conflict_ids: Vec::new(),
         object_entity: None,
         archived_observations: 0,
+        kind: crate::model::ClaimKind::Value,
     };
     set_belief(&mut claim, to_log_odds(0.99));
     txn.add_claim(claim);

@@ -173,7 +173,7 @@ impl Engine {
 
     /// Validates a candidate and picks its strategy; nothing is loaded yet.
     fn plan(&self, candidate: &Candidate, call_strategy: Option<Strategy>, now: Timestamp) -> Result<Planned> {
-        let prepared = prepare::prepare(candidate, &self.settings, now, self.ids.next_id("cl"))?;
+        let mut prepared = prepare::prepare(candidate, &self.settings, now, self.ids.next_id("cl"))?;
         let (strategy, source) = strategy::choose(
             call_strategy,
             self.settings.strategy,
@@ -187,6 +187,8 @@ impl Engine {
                 format!("strategy llm_merge for {:?} needs a merge hook; pass `merge` to new Memory()", prepared.spec.name),
             ));
         }
+        // What the claim is: a free-text entry of a log-like slot, or a value.
+        prepared.draft.kind = strategy.kind();
         let cause = LogCause {
             op: "remember".into(),
             write_id: prepared.write_id.clone(),
@@ -273,6 +275,9 @@ impl Engine {
                 }
                 continue;
             };
+            // A replay of a write sent with other content changed nothing (SPEC §8):
+            // the names of this candidate are not the write's (model seed 33).
+            let kept = kept && !(outcome.replayed && outcome.claim.object != planned.prepared.draft.object);
             if kept {
                 // The fact is committed; its names reach their registry in a commit of their own.
                 let stood = |mut e: Error| {
@@ -339,6 +344,15 @@ impl Engine {
                 }
                 let version = txn.slot.version;
                 return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
+            }
+            // An archive chunk is committed before the slot: a keyed write
+            // whose id another slot holds would leave it behind when its commit
+            // is refused, though it changes nothing (model seed 53). Asked first
+            // only then, so a write keeps its one round trip otherwise.
+            if planned.prepared.write_id.is_some() && self.archive_due(&txn, slot_ref) {
+                if let Some(replayed) = self.replayed_elsewhere(planned).await? {
+                    return Ok(Some((replayed, false)));
+                }
             }
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
@@ -601,5 +615,6 @@ fn unreachable_claim(id: &str) -> Claim {
         conflict_ids: Vec::new(),
         object_entity: None,
         archived_observations: 0,
+        kind: crate::model::ClaimKind::Value,
     }
 }

@@ -114,6 +114,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         conflict_ids: Vec::new(),
         object_entity: None,
         archived_observations: 0,
+        kind: crate::model::ClaimKind::Value,
     };
     Ok(Prepared { slot, spec, draft, write_id: c.id.clone() })
 }

@@ -145,7 +145,8 @@ fn revive_predecessors(txn: &mut SlotTxn, withdrawn: &Claim, multi: bool) -> Vec
         let blocked = txn.slot.claims.iter().any(|c| {
             c.id != p.id
                 && overlap(period, txn.slot.validity(c))
-                && ((c.status.is_current() && !multi) || (c.status != Status::Retired && strategy::same_value(c, &p)))
+                // A free-text entry sharing the slot is no rival value (SPEC §5).
+                && ((c.status.is_current() && c.kind.is_value() && !multi) || (c.status != Status::Retired && strategy::same_value(c, &p)))
         });
         if blocked {
             continue;

@@ -50,6 +50,40 @@ pub enum Relation {
     Contradict,
 }
 
+/// What a claim is (SPEC §5): a value the relation engine and the filter
+/// weigh, or a free-text entry of a log-like slot, written by `append`,
+/// `merge_on_read` or an import. Entries sharing a slot with values are never
+/// weighed as rival values. A record written before claims knew their kind
+/// reads as a value (the checker also reads an entry's kind from the log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub enum ClaimKind {
+    #[default]
+    Value,
+    Append,
+    MergeOnRead,
+    Import,
+}
+
+impl ClaimKind {
+    pub fn is_value(&self) -> bool {
+        *self == ClaimKind::Value
+    }
+    /// A free-text entry (append, merge_on_read, import).
+    pub fn is_entry(self) -> bool {
+        !self.is_value()
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimKind::Value => "value",
+            ClaimKind::Append => "append",
+            ClaimKind::MergeOnRead => "merge_on_read",
+            ClaimKind::Import => "import",
+        }
+    }
+}
+
 /// An immutable stored fact with its current belief.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -100,6 +134,9 @@ pub struct Claim {
     /// The entity the object names, when the predicate has an `objectType`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_entity: Option<String>,
+    /// A value (omitted) or a free-text entry's kind.
+    #[serde(default, skip_serializing_if = "ClaimKind::is_value")]
+    pub kind: ClaimKind,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -15,8 +15,8 @@ mod shared;
 mod slot;
 
 pub use candidate::{Candidate, Provenance, DEFAULT_SOURCE_ID, DEFAULT_SOURCE_TRUST};
-pub use chunked::Chunked;
-pub use claim::{Claim, Relation, Status};
+pub use chunked::{key_hash, Chunked};
+pub use claim::{Claim, ClaimKind, Relation, Status};
 pub use conflict::{Conflict, ConflictKind, ConflictRecord, ConflictStatus, Settlement, StatusChange};
 pub use erasure::{Tombstone, ERASED};
 pub use index::{ConflictCursor, ConflictEntry, ConflictQuery, DirtyQuery, IndexedConflict, SlotIndex};

@@ -133,10 +133,11 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
             return Some(Step::Outweigh { winner: winner.id.clone(), loser: loser.id.clone(), dispute });
         }
     }
-    if txn.slot.claims.iter().any(|c| c.status.is_current() && !free(c)) {
+    if txn.slot.claims.iter().any(|c| c.status.is_current() && c.kind.is_value() && !free(c)) {
         return None;
     }
-    let currents: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
+    // Values only: free-text entries sharing the slot never compete with them (SPEC §5).
+    let currents: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status.is_current() && c.kind.is_value()).collect();
     // A claim left disputed after its disputes closed: current if nothing beats it.
     if let Some(d) = currents.iter().find(|c| c.status == Status::Disputed && !in_open_dispute(txn, &c.id)) {
         let better = currents
@@ -154,7 +155,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
     // Each belief looked up once: sorting by a look-up per comparison was
     // most of a write to a slot with thousands of outweighed values.
     let mut outweighed: Vec<(f64, &Claim)> =
-        txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status == Status::Outweighed && free(c)).map(|c| (belief(post, c), c)).collect();
+        txn.slot.claims.iter().map(|c| &**c).filter(|c| c.status == Status::Outweighed && c.kind.is_value() && free(c)).map(|c| (belief(post, c), c)).collect();
     crate::sort::sort_by(&mut outweighed, |(ba, a), (bb, b)| bb.total_cmp(ba).then(a.id.cmp(&b.id)));
     for (bo, o) in outweighed {
         // Beside a later current claim (the newer side of an open ask_user
@@ -198,7 +199,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
     // begins by then has no rival left (`after_expiry` on a write).
     if tv {
         let ended_by = |t: Timestamp| currents.iter().all(|c| c.valid_to.is_some_and(|end| end <= t));
-        let waiting = txn.slot.claims.iter().filter(|o| o.status == Status::Outweighed && free(o) && ended_by(o.effective_from()));
+        let waiting = txn.slot.claims.iter().filter(|o| o.status == Status::Outweighed && o.kind.is_value() && free(o) && ended_by(o.effective_from()));
         if let Some(o) = waiting.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)).then(a.effective_from().cmp(&b.effective_from()))) {
             return Some(Step::FollowEnded { id: o.id.clone(), ended: currents.iter().map(|c| c.id.clone()).collect() });
         }
@@ -210,6 +211,7 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
     if tv && currents.len() == 1 {
         let history = txn.slot.claims.iter().filter(|s| {
             s.status == Status::Superseded
+                && s.kind.is_value()
                 && free(s)
                 && s.superseded_by.as_deref() == Some(current.id.as_str())
                 && s.valid_to == Some(current.effective_from())

@@ -51,20 +51,21 @@ pub fn earlier_start(txn: &SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: &Cl
         // Values coexist: only the value's own claims bound the move.
         return if value_between || existing.status == Status::Superseded { EarlierStart::Stands } else { EarlierStart::MovesBack };
     }
-    let other = |c: &Claim| c.id != existing.id && !same_value(c, draft) && !same_value(c, existing) && (c.status.is_live() || c.status == Status::Superseded);
+    // Values only: a free-text entry sharing the slot is no value of its timeline (SPEC §5).
+    let other = |c: &Claim| c.kind.is_value() && c.id != existing.id && !same_value(c, draft) && !same_value(c, existing) && (c.status.is_live() || c.status == Status::Superseded);
     let others: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).filter(|c| other(c)).collect();
     if others.iter().any(|c| c.effective_from() > mine && c.effective_from() < theirs) {
         // History of its own only where the draft will be history: a current claim starts after it, and no
         // live claim is a general form the draft would refine instead.
-        let later_current = txn.slot.claims.iter().any(|c| c.status.is_current() && c.effective_from() > mine);
-        let refining = txn.slot.claims.iter().any(|c| c.status.is_live() && refines(c, draft));
+        let later_current = txn.slot.claims.iter().any(|c| c.kind.is_value() && c.status.is_current() && c.effective_from() > mine);
+        let refining = txn.slot.claims.iter().any(|c| c.kind.is_value() && c.status.is_live() && refines(c, draft));
         return if later_current && !refining { EarlierStart::Separate } else { EarlierStart::Stands };
     }
     // Inside history of another value that was stated again after the report's start: that history
     // splits around the report, which is history of its own period (`historical`).
     if others.iter().any(|c| splits_at(c, mine).is_some()) {
-        let later_current = txn.slot.claims.iter().any(|c| c.status.is_current() && c.effective_from() > mine);
-        let refining = txn.slot.claims.iter().any(|c| c.status.is_live() && refines(c, draft));
+        let later_current = txn.slot.claims.iter().any(|c| c.kind.is_value() && c.status.is_current() && c.effective_from() > mine);
+        let refining = txn.slot.claims.iter().any(|c| c.kind.is_value() && c.status.is_live() && refines(c, draft));
         if later_current && !refining {
             return EarlierStart::Separate;
         }

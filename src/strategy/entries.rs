@@ -80,7 +80,7 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
             // for the draft's time), or a less specific form of one, is
             // corroborated, never copied (as `reconcile` confirms it).
             let same = |c: &Claim| super::same_value(c, &draft) || super::refines(&draft, c);
-            if txn.slot.claims.iter().any(|c| c.status.is_live() && same(c)) || held::history_covering(txn, &draft, same).is_some() {
+            if txn.slot.claims.iter().any(|c| c.status.is_live() && c.kind.is_value() && same(c)) || held::history_covering(txn, &draft, same).is_some() {
                 return apply_reconcile(txn, ctx, draft);
             }
             if strategy == Strategy::Reject {

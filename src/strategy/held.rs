@@ -24,7 +24,7 @@ pub fn history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&C
         .slot
         .claims
         .iter()
-        .filter(|c| c.status == Status::Superseded && !c.object.is_empty() && matches(c))
+        .filter(|c| c.status == Status::Superseded && c.kind.is_value() && !c.object.is_empty() && matches(c))
         .map(|c| (&**c, txn.slot.validity(c)))
         .filter(|(_, (hf, ht))| hf < ht && *hf < to && from < *ht)
         .collect();

@@ -15,7 +15,7 @@ pub use reconcile::{apply_reconcile, beliefs_at, realign, refresh_beliefs, refre
 use std::collections::HashMap;
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::Claim;
+use crate::model::{Claim, ClaimKind};
 use crate::normalize::{is_refinement, tokens_of};
 use crate::model::StrategySource;
 use crate::predicates::{MemoryType, PredicateSpec};
@@ -70,6 +70,15 @@ impl Strategy {
             Strategy::MergeOnRead => "merge_on_read",
             Strategy::Reject => "reject",
             Strategy::AskUser => "ask_user",
+        }
+    }
+
+    /// The kind of claim a write by this strategy stores (SPEC §5).
+    pub fn kind(self) -> ClaimKind {
+        match self {
+            Strategy::Append => ClaimKind::Append,
+            Strategy::MergeOnRead => ClaimKind::MergeOnRead,
+            _ => ClaimKind::Value,
         }
     }
 

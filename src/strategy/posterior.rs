@@ -145,6 +145,9 @@ impl<'a> Values<'a> {
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
     state: FilterState,
+    /// Free-text entries sharing the slot with values (SPEC §5: never weighed
+    /// as rival values): each on its own observations, as value 0.
+    alone: HashMap<String, FilterState>,
 }
 
 impl SlotPosterior {
@@ -175,21 +178,36 @@ impl SlotPosterior {
         let mut value_of = HashMap::new();
         let mut observations = Vec::new();
         let mut starts = Vec::new();
+        let mut entries: Vec<(&Claim, Vec<Observation>)> = Vec::new();
         for claim in claims.iter().copied().filter(|c| counts(c)) {
+            if claim.kind.is_entry() {
+                entries.push((claim, claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()));
+                continue;
+            }
             let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
             value_of.insert(claim.id.clone(), value);
             observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
             starts.extend(claim.provenance.iter().map(|p| p.stated()));
         }
         let refined_by = values.refined_by();
-        let at = at(&observations);
+        // The time asked is read from every observation, entries' included.
+        let at = if entries.is_empty() {
+            at(&observations)
+        } else {
+            let all: Vec<Observation> = observations.iter().chain(entries.iter().flat_map(|(_, o)| o.iter())).cloned().collect();
+            at(&all)
+        };
         for (o, from) in observations.iter_mut().zip(starts) {
             o.refined_by.clone_from(&refined_by[o.value]);
             as_of(o, from, at);
         }
         let observations = copies_discounted(belief::counted(observations, time_varying, at, repeat_weight(calibration)), calibration);
         let state = belief::posterior_at(&observations, params, half_life, at);
-        SlotPosterior { value_of, state }
+        let alone = entries
+            .into_iter()
+            .map(|(c, obs)| (c.id.clone(), belief::posterior_at(&belief::counted(obs, time_varying, at, repeat_weight(calibration)), params, half_life, at)))
+            .collect();
+        SlotPosterior { value_of, state, alone }
     }
 
     /// A claim standing alone on its own observations (multi-valued slots,
@@ -209,6 +227,9 @@ impl SlotPosterior {
     pub fn advanced_to(&self, at: Timestamp) -> Self {
         let mut later = self.clone();
         later.state.advance(at);
+        for state in later.alone.values_mut() {
+            state.advance(at);
+        }
         later
     }
 
@@ -219,7 +240,10 @@ impl SlotPosterior {
 
     /// Log-odds that the claim's value holds at the filter's time.
     pub fn log_odds(&self, claim_id: &str) -> Option<f64> {
-        self.value_of.get(claim_id).map(|v| belief::to_log_odds(self.state.probability(*v)))
+        match self.value_of.get(claim_id) {
+            Some(v) => Some(belief::to_log_odds(self.state.probability(*v))),
+            None => self.alone.get(claim_id).map(|s| belief::to_log_odds(s.probability(0))),
+        }
     }
 
     /// The latest observation time in the slot, so a scheduled change is weighed when it starts.

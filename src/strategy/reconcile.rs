@@ -145,9 +145,11 @@ pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Opt
 /// person-retired) claims of that value — the same value before a more
 /// specific form of it, active before the rest, oldest first.
 fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Vec<&'a Claim> {
-    // Only the same value: a less specific form is a report of its own value,
-    // which supports the more specific one only discounted (SPEC §3 refine).
-    let matches = |c: &Claim| same_value(c, draft);
+    // Values are corroborated by values only: a free-text entry of the same
+    // text is not one (SPEC §5). Only the same value: a less specific form is
+    // a report of its own value, which supports the more specific one only
+    // discounted (SPEC §3 refine).
+    let matches = |c: &Claim| c.kind.is_entry() == draft.kind.is_entry() && same_value(c, draft);
     let mut out: Vec<&Claim> = held::history_covering(txn, draft, matches).into_iter().collect();
     // Where valid time tells periods apart, a report of a period the claim
     // does not reach is another period of the value, not a confirmation: one
@@ -203,7 +205,8 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         }
     }
     // Shared copies: the txn changes the slot's claims while these are read.
-    let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| c.status.is_live()).cloned().collect();
+    // Free-text entries sharing the slot are no rivals of a value (SPEC §5): they stay as they are.
+    let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| c.status.is_live() && c.kind.is_entry() == draft.kind.is_entry()).cloned().collect();
     if let Some(general) = live.iter().find(|c| c.status.is_current() && refines(c, &draft)) {
         return refine(txn, ctx, general, draft);
     }
@@ -352,6 +355,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         }
     }
     draft.status = general.status;
+    draft.kind = general.kind;
     draft.supersedes = Some(gid.clone());
     let new_id = draft.id.clone();
     txn.add_claim(draft);
@@ -510,7 +514,7 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         .slot
         .claims
         .iter()
-        .filter(|c| !same_value(c, &draft))
+        .filter(|c| c.kind.is_value() && !same_value(c, &draft))
         .filter_map(|c| arrival::splits_at(c, from).map(|again| (Claim::clone(c), again)))
         .collect();
     let mut late_parts = Vec::new();
@@ -521,7 +525,7 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         .slot
         .claims
         .iter()
-        .filter(|c| c.status != Status::Retired && c.effective_from() > from)
+        .filter(|c| c.kind.is_value() && c.status != Status::Retired && c.effective_from() > from)
         .min_by_key(|c| c.effective_from())
         .map(|c| (c.id.clone(), c.effective_from()));
     draft.status = Status::Superseded;
@@ -543,7 +547,7 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
         .slot
         .claims
         .iter()
-        .filter(|c| c.status == Status::Superseded && c.effective_from() < from && c.valid_to.is_some_and(|end| end > from) && !same_value(c, &draft))
+        .filter(|c| c.kind.is_value() && c.status == Status::Superseded && c.effective_from() < from && c.valid_to.is_some_and(|end| end > from) && !same_value(c, &draft))
         .map(|c| c.id.clone())
         .collect();
     let id = draft.id.clone();

@@ -453,8 +453,10 @@ impl Memory {
         self.spawn(args, move |engine, (predicate, subject)| async move { engine.blob(&predicate, subject.as_deref()).await })
     }
 
-    /// Loads a v1 or v2 blob into the slot named by its `key`.
-    #[wasm_bindgen(js_name = importBlob, unchecked_return_type = "Promise<Claim[]>")]
+    /// Loads a v1 or v2 blob into the slot named by its `key`: into an empty
+    /// slot as it is, into an occupied one each active entry as a write by the
+    /// slot's strategy. One outcome per entry, in the blob's order.
+    #[wasm_bindgen(js_name = importBlob, unchecked_return_type = "Promise<Outcome[]>")]
     pub fn import_blob(
         &self,
         #[wasm_bindgen(unchecked_param_type = "object")] blob: JsValue,

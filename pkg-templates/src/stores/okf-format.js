@@ -281,6 +281,7 @@ const CLAIM = {
   id: 's', subject: 's', predicate: 's', object: 's', status: STATUS, confidence: 'n', logOdds: 'n',
   statedConfidence: 'n', validFrom: 's?', validTo: 's?', recordedAt: 's', provenance: listOf(PROVENANCE),
   supersededBy: 's?', supersedes: 's?', conflictIds: listOf('s', true), archivedObservations: 'n?',
+  kind: oneOf(['value', 'append', 'merge_on_read', 'import'], true),
 };
 const CHANGE = { claimId: 's', before: STATUS, after: STATUS };
 const CONFLICT = {
