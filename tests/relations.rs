@@ -262,11 +262,19 @@ fn lost_races_are_retried_then_reported() {
 }
 
 #[test]
-fn arrival_order_breaks_a_same_instant_tie_but_stated_equal_times_contradict() {
+fn a_same_instant_tie_is_a_dispute_in_any_order_and_stated_equal_times_contradict() {
+    // SPEC §3: reports of one instant are weighed together, never "last writer wins".
+    let state = |first: &str, second: &str| {
+        let h = harness(EngineConfig::default());
+        h.write(cand("located_in", first));
+        let o = run(h.engine.remember(&cand("located_in", second), &WriteOptions::default())).unwrap();
+        assert_eq!((o.action, o.relation), (Action::Disputed, Some(Relation::Contradict)));
+        let mut current = h.current("located_in");
+        current.sort();
+        current
+    };
+    assert_eq!(state("NYC", "SF"), state("SF", "NYC"));
     let h = harness(EngineConfig::default());
-    h.write(cand("located_in", "NYC"));
-    let same_instant = run(h.engine.remember(&cand("located_in", "SF"), &WriteOptions::default())).unwrap();
-    assert_eq!(same_instant.action, Action::Superseded);
     let mut a = cand("works_at", "Acme");
     a.valid_from = Some("2025-01-01".into());
     h.write(a);
