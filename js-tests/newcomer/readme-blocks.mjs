@@ -21,7 +21,7 @@
 //   URLs resolve) or an `#anchor` naming no heading fails the run.
 // The Belief section (between `<!-- belief:start -->` and `<!-- belief:end -->`)
 // is run like every other section; only its links are not checked here.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -98,6 +98,22 @@ export function anchors(headings) {
   return out;
 }
 
+// `expr;  // "text"` or `expr;  // 12`: the README states what the expression
+// is, so the module checks it (`…` in the text stands for anything).
+const STATED = /^(\s*)(?!(?:const|let|var|import|export|return)\s)([^/\s].*?);\s*\/\/\s*(?:"([^"]*)"|(-?\d+(?:\.\d+)?))(?=[\s,—]|$)/;
+function checked(line, blockLine) {
+  const m = STATED.exec(line);
+  if (!m) return line;
+  const expected = m[3] !== undefined ? JSON.stringify(m[3]) : m[4];
+  return `${m[1]}__stated(${m[2]}, ${expected}, ${JSON.stringify(`README.md block at line ${blockLine}: ${m[2]}`)});`;
+}
+function __stated(actual, expected, where) {
+  const pattern = typeof expected === 'string' && new RegExp(`^${expected.split('…').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
+  const ok = typeof expected === 'number' ? actual === expected : typeof actual === 'string' && pattern.test(actual);
+  if (!ok) throw new Error(`${where}: the README says ${JSON.stringify(expected)}, the package answers ${JSON.stringify(actual)}`);
+}
+const STATED_HELPER = __stated.toString();
+
 /** One ES module from a section's js blocks: imports merged and hoisted, `memory` provided when used undeclared. */
 export function moduleFor(blocks, { browser }) {
   const named = new Map(); // specifier → Set of "a" / "a as b"
@@ -114,7 +130,7 @@ export function moduleFor(blocks, { browser }) {
       } else if (/^import\s/.test(line)) {
         other.add(line.replace(/\s*\/\/.*$/, ''));
       } else {
-        body.push(line);
+        body.push(checked(line, b.line));
       }
     }
   }
@@ -127,11 +143,18 @@ export function moduleFor(blocks, { browser }) {
     if (!named.has('"credence"')) named.set("'credence'", set);
     prelude.push('const memory = new Memory(); // the README: "the snippets below continue from a `memory`"');
   }
+  // `Memory` as the Sixty seconds section imported it, when a later section uses it without an import.
+  const importsMemory = [...named.values()].some((set) => [...set].some((n) => n === 'Memory' || n.endsWith(' as Memory')));
+  if (/\bMemory\b/.test(code) && !importsMemory) {
+    const set = named.get("'credence'") ?? named.get('"credence"') ?? new Set();
+    set.add('Memory');
+    if (!named.has('"credence"')) named.set("'credence'", set);
+  }
   const imports = [];
   if (browser) imports.push(`import ${JSON.stringify(pathToFileURL(join(ROOT, 'node_modules/fake-indexeddb/auto/index.mjs')).href)};`);
   imports.push(...other);
   for (const [spec, set] of named) imports.push(`import { ${[...set].join(', ')} } from ${spec};`);
-  return [...imports, ...prelude, code, ''].join('\n');
+  return [...imports, STATED_HELPER, ...prelude, code, ''].join('\n');
 }
 
 const text = readFileSync(readmePath, 'utf8');
