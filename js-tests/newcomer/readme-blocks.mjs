@@ -98,9 +98,9 @@ export function anchors(headings) {
   return out;
 }
 
-// `expr;  // "text"` or `expr;  // 12`: the README states what the expression
+// `expr;  // "text"`, `expr;  // 12` or `// true`: the README states what the expression
 // is, so the module checks it (`…` in the text stands for anything).
-const STATED = /^(\s*)(?!(?:const|let|var|import|export|return)\s)([^/\s].*?);\s*\/\/\s*(?:"([^"]*)"|(-?\d+(?:\.\d+)?))(?=[\s,—]|$)/;
+const STATED = /^(\s*)(?!(?:const|let|var|import|export|return)\s)([^/\s].*?);\s*\/\/\s*(?:"([^"]*)"|(-?\d+(?:\.\d+)?|true|false|null))(?=[\s,—]|$)/;
 function checked(line, blockLine) {
   const m = STATED.exec(line);
   if (!m) return line;
@@ -109,7 +109,7 @@ function checked(line, blockLine) {
 }
 function __stated(actual, expected, where) {
   const pattern = typeof expected === 'string' && new RegExp(`^${expected.split('…').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
-  const ok = typeof expected === 'number' ? actual === expected : typeof actual === 'string' && pattern.test(actual);
+  const ok = typeof expected !== 'string' ? actual === expected : typeof actual === 'string' && pattern.test(actual);
   if (!ok) throw new Error(`${where}: the README says ${JSON.stringify(expected)}, the package answers ${JSON.stringify(actual)}`);
 }
 const STATED_HELPER = __stated.toString();
