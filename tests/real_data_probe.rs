@@ -52,6 +52,34 @@ fn run_set(d: &serde_json::Value, config: serde_json::Value, reverse: bool) -> (
             run(engine.remember(&c, &WriteOptions::default())).unwrap();
         }
     }
+    let score = |engine: &Engine| {
+        let mut right = 0;
+        for g in d["gold"].as_array().unwrap() {
+            let (item, val) = (s(g, 0), s(g, 1));
+            let claims = run(engine.recall(Some(items[item].as_str().unwrap()), &RecallOptions { predicate: Some(predicate.clone()), ..Default::default() })).unwrap();
+            let best = claims.iter().filter(|c| c.status.is_current()).max_by(|a, b| a.confidence.total_cmp(&b.confidence));
+            if best.is_some_and(|c| c.object == values[val].as_str().unwrap()) {
+                right += 1;
+            }
+        }
+        right
+    };
+    if std::env::var("PROBE_RECALIBRATE").is_ok() {
+        let show = |engine: &Engine| {
+            let c = run(engine.calibration()).unwrap();
+            if let Some(c) = c {
+                let r: Vec<String> = c.sources.iter().filter(|s| s.observations > 500).map(|s| format!("{}={:.2}/{:.2}", &s.source_id[..4.min(s.source_id.len())], s.reliability, s.repeat_weight)).collect();
+                println!("  v{} domains {:?} half-life {:?} deps {} | {}", c.version, c.domains.iter().map(|d| d.values).collect::<Vec<_>>(), c.predicates.iter().map(|p| p.half_life_days as i64).collect::<Vec<_>>(), c.dependencies.len(), r.join(" "));
+            }
+        };
+        show(&engine);
+        println!("  before: {}", score(&engine));
+        for _ in 0..3 {
+            run(engine.calibrate(&Default::default())).unwrap();
+            show(&engine);
+            println!("  after calibrate(): {}", score(&engine));
+        }
+    }
     let mut right = 0;
     let gold = d["gold"].as_array().unwrap();
     for g in gold {
