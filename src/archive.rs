@@ -162,6 +162,7 @@ mod tests {
                 observed_at: Some(Timestamp(day * 86_400_000).to_iso()),
                 stated_from: None,
                 reported_at: None,
+                at_write: false,
             })
             .collect();
         Claim {

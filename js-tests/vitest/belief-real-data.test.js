@@ -171,13 +171,29 @@ describe('calibration runs by itself and reaches what is stored (SPEC §4)', () 
     await m.remember({ subject: 'tie', predicate: 'book_authors', object: 'Copy', provenance: { sourceId: 'bad' } });
     await m.remember({ subject: 'tie', predicate: 'book_authors', object: 'Copy', provenance: { sourceId: 'mirror' } });
     const beforeCal = await current(m, 'tie', 'book_authors');
+    expect(beforeCal.map((c) => c.object)).toEqual(['Copy']);
     await m.calibrate();
+    // The pair is found to copy: its two reports weigh little more than one,
+    // and the statuses follow the new posterior without a write.
     const afterCal = await current(m, 'tie', 'book_authors');
-    expect(afterCal.map((c) => c.object)).toEqual(['Truth']);
-    if (beforeCal.map((c) => c.object).join() !== 'Truth') {
-      const id = afterCal[0].id;
-      const why = await m.why(id);
-      expect(why.log.some((e) => e.rule === 'recalibrated')).toBe(true);
+    const truth = afterCal.find((c) => c.object === 'Truth');
+    expect(truth).toBeDefined();
+    expect(afterCal.filter((c) => c.status === 'active').map((c) => c.object)).not.toEqual(['Copy']);
+    expect((await m.why(truth.id)).log.some((e) => e.rule === 'recalibrated')).toBe(true);
+    // A person settles for the copy; later calibrations never undo that.
+    const [open] = (await m.conflicts({ status: 'open' })).filter((c) => c.subject === 'tie');
+    if (open) {
+      const copy = afterCal.find((c) => c.object === 'Copy');
+      await m.settle(open.id, open.earlier.id === copy.id ? 'keep_earlier' : 'keep_newer', { by: 'reviewer' });
+    } else {
+      const [copy] = (await m.recall('tie', { predicate: 'book_authors', includeHistory: true })).filter((c) => c.object === 'Copy');
+      expect(copy.status).not.toBe('active');
+      return;
     }
+    const settled = (await current(m, 'tie', 'book_authors')).map((c) => [c.object, c.status]);
+    expect(settled).toEqual([['Copy', 'active']]);
+    await books(m, 3);
+    await m.calibrate();
+    expect((await current(m, 'tie', 'book_authors')).map((c) => [c.object, c.status])).toEqual(settled);
   });
 });
