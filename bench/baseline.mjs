@@ -26,7 +26,13 @@ export async function baseline() {
   const require = createRequire(path.join(install, 'package.json'));
   const pkgDir = path.dirname(require.resolve('credence-baseline/package.json'));
   const { Memory } = await import(require.resolve('credence-baseline'));
-  const wasmFile = path.join(pkgDir, 'node', 'credence_bg.wasm');
-  if (!existsSync(wasmFile)) throw new Error(`baseline package without ${wasmFile}`);
+  const wasmFile = packageWasm(pkgDir);
   return (loaded = { commit: path.basename(cache), Memory, wasmFile, pkgDir, srcDir: path.join(cache, 'src') });
+}
+
+/** The one wasm of an installed package: web/ since the lean install, node/ before. */
+export function packageWasm(pkgDir) {
+  const found = ['web', 'node'].map((dir) => path.join(pkgDir, dir, 'credence_bg.wasm')).find(existsSync);
+  if (!found) throw new Error(`no credence_bg.wasm under ${pkgDir}/web or ${pkgDir}/node`);
+  return found;
 }

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Memory } from 'credence';
 import { fmtBytes, fmtInt, fmtNs, fmtX, median, nsSince, now, row, run } from '../lib.mjs';
-import { baseline } from '../baseline.mjs';
+import { baseline, packageWasm } from '../baseline.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export async function sizeAndStart({ quick }) {
   const require = createRequire(path.join(ROOT, 'package.json'));
-  const wasmFile = path.join(path.dirname(require.resolve('credence/package.json')), 'node', 'credence_bg.wasm');
+  const wasmFile = packageWasm(path.dirname(require.resolve('credence/package.json')));
   const base = await baseline();
   const sizes = (file) => {
     const bytes = readFileSync(file);
@@ -40,7 +40,7 @@ export async function sizeAndStart({ quick }) {
   return {
     rows: [
       row('7a', 'wasm size, gzipped (raw)', shown(size), base ? shown(baseSize) : '', base ? fmtX(size.gz / baseSize.gz) : '', '≤ 200 KB gz', size.gz <= 200 * 1024,
-        `node/credence_bg.wasm of the installed package${base ? ` vs the package of ${base.commit}` : ''}.`),
+        `${path.relative(path.dirname(path.dirname(wasmFile)), wasmFile)} of the installed package${base ? ` vs the package of ${base.commit}` : ''}.`),
       row('7b', "cold start: node -e \"require('credence')\" minus node -e 0", fmtNs(start), base ? fmtNs(baseStart) : fmtNs(median(samples.node)), base ? fmtX(start / baseStart) : '',
         base ? 'no worse' : '', base ? start <= baseStart * 1.1 : undefined,
         `median of ${samples.pkg.length} fresh processes each${base ? `; baseline: the package of ${base.commit} (node -e 0 itself: ${fmtNs(median(samples.node))})` : ''}; ` +
