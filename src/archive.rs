@@ -56,21 +56,39 @@ pub fn home_of(chunk: &SlotRef) -> Option<SlotRef> {
 /// chunk: a run from the oldest claim, each of which
 /// - left the live set by supersession (`superseded`: replaced, capped,
 ///   merged), before `now`, and is no value a scheduled change still shows;
+/// - is a free-text entry (append, merge_on_read, an import), which no write
+///   weighs, corroborates or matches once superseded (SPEC §5); or a value
+///   when `values_dead` (the slot's strategy in force and the write's are not
+///   `reconcile`: belief weighs no history there and no history is matched);
 /// - takes part in no conflict, retraction, erasure, entity merge or
 ///   idempotency record (what settlement, undo and replay read from the slot);
-/// - is not among the newest `CLAIMS_KEEP` claims nor `changed` by the
+/// - is not among the newest `keep_for(after)` claims nor `changed` by the
 ///   transaction at hand.
 ///
-/// Only slots whose writes are entries (the strategy in force is not
-/// `reconcile`) are asked: there belief weighs no history and no history is
-/// matched, so nothing a write decides reads these claims. The run is a
-/// prefix, so the full history is the chunks in order, then the slot.
-pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, changed: impl Fn(&str) -> bool) -> usize {
+/// The run is a prefix, so the full history is the chunks in order, then the
+/// slot. Zero until the run reaches `after`.
+pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, values_dead: bool, changed: impl Fn(&str) -> bool) -> usize {
     let n = slot.claims.len();
     let keep = keep_for(after);
     if n < after + keep {
         return 0;
     }
+    let dead = |c: &Claim| {
+        c.status == Status::Superseded
+            && (values_dead || c.kind.is_entry())
+            && c.conflict_ids.is_empty()
+            && c.object_entity.is_none()
+            && c.archived_observations == 0
+            && c.effective_from() <= now
+            && c.valid_to.is_none_or(|end| end <= now)
+            && c.recorded_at <= now
+            && !changed(&c.id)
+    };
+    let run = slot.claims.iter().take(n - keep).take_while(|c| dead(c)).count();
+    if run < after {
+        return 0;
+    }
+    // What the slot's own records name (asked only once the run is long enough).
     let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for c in slot.conflicts.iter() {
         named.insert(c.earlier_id.as_str());
@@ -79,19 +97,7 @@ pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, changed: impl Fn(&
     named.extend(slot.retractions.iter().map(|r| r.claim_id.as_str()));
     named.extend(slot.erasures.iter().map(|t| t.claim_id.as_str()));
     named.extend(slot.writes.iter().map(|w| w.claim_id.as_str()));
-    let named = |id: &str| named.contains(id);
-    let dead = |c: &Claim| {
-        c.status == Status::Superseded
-            && c.conflict_ids.is_empty()
-            && c.object_entity.is_none()
-            && c.archived_observations == 0
-            && c.effective_from() <= now
-            && c.valid_to.is_none_or(|end| end <= now)
-            && c.recorded_at <= now
-            && !changed(&c.id)
-            && !named(&c.id)
-    };
-    let run = slot.claims.iter().take(n - keep).take_while(|c| dead(c)).count();
+    let run = slot.claims.iter().take(run).take_while(|c| !named.contains(c.id.as_str())).count();
     if run >= after { run } else { 0 }
 }
 

@@ -87,6 +87,12 @@ fn capped_append_entries_move_to_the_archive() {
 }
 
 #[test]
+fn entries_written_into_a_reconcile_slot_move_to_the_archive() {
+    // Free-text entries are never weighed, corroborated or matched (SPEC §5): dead once superseded.
+    same_as_unarchived("notes", Some("append"), 300);
+}
+
+#[test]
 fn merge_on_read_entries_move_to_the_archive() {
     same_as_unarchived("experience.log", Some("merge_on_read"), 300);
 }

@@ -73,8 +73,9 @@ impl Engine {
     }
 
     /// How many of `txn`'s oldest claims move whole to a claim chunk now
-    /// (`archive::dead_prefix`): only in a slot whose strategy in force is
-    /// not `reconcile`, for a write that is not one either.
+    /// (`archive::dead_prefix`): superseded free-text entries in any slot;
+    /// superseded values only in a slot whose strategy in force is not
+    /// `reconcile`, at a write that is not one either.
     fn dead_claims(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> usize {
         let after = self.settings.archive_claims_after;
         if super::is_reserved_subject(&slot_ref.subject) || txn.slot.claims.len() < after + archive::keep_for(after) {
@@ -85,10 +86,8 @@ impl Engine {
             strategy::choose(s, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some()).is_ok_and(|(s, _)| s != Strategy::Reconcile)
         };
         let called = txn.cause.strategy.as_deref().and_then(|s| Strategy::parse(s).ok());
-        if !entries(None) || !entries(called) {
-            return 0;
-        }
-        archive::dead_prefix(&txn.slot, txn.now, after, |id| txn.changed_claim(id))
+        let values_dead = entries(None) && entries(called);
+        archive::dead_prefix(&txn.slot, txn.now, after, values_dead, |id| txn.changed_claim(id))
     }
 
     /// Moves the dead claims of `txn` (`dead_claims`) to a new claim chunk,

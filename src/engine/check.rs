@@ -46,8 +46,8 @@ impl Engine {
             for c in &slot.claims {
                 // A chunk a lost race left may hold an id the slot still holds.
                 let found = self.store.find_claim(&c.id).await?;
-                let home = found.as_ref().map(|r| crate::archive::home_of(r).unwrap_or_else(|| r.clone()));
-                if home.is_none_or(|r| r.key != slot_ref.key) {
+                let here = found.as_ref().is_some_and(|r| r.key == slot_ref.key || crate::archive::home_of(r).is_some_and(|h| h.key == slot_ref.key));
+                if !here {
                     index_miss("claim", &c.id);
                 }
                 for link in [&c.superseded_by, &c.supersedes].into_iter().flatten() {
