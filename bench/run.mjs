@@ -25,6 +25,7 @@ const { growth, okf, postgres } = await import('./sections/processes.mjs');
 const { scale } = await import('./sections/scale.mjs');
 const { calibrateAtScale } = await import('./sections/calibrate.mjs');
 const { slotShapes } = await import('./sections/slots.mjs');
+const { autoCalibrate } = await import('./sections/autocalibrate.mjs');
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -42,6 +43,7 @@ const SECTIONS = [
   { ids: ['9'], name: 'scale: each operation as the store grows', run: scale },
   { ids: ['10'], name: 'calibrate at 100k claims', run: calibrateAtScale },
   { ids: ['11'], name: 'one slot written many times, by shape', run: slotShapes },
+  { ids: ['12'], name: 'automatic calibration: cost per write and the longest pause', run: autoCalibrate },
 ];
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'credence-bench-'));

@@ -4,7 +4,7 @@ const f3 = (x) => (Number.isFinite(x) ? x.toFixed(3) : '  —  ');
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 const SHORT = [
-  ['credence, half-life fitted', 'cred. fitted'], ['credence, calibrate()', 'cred. calib.'], ['credence (reconcile)', 'credence'], ['latest-observation-wins', 'latest-obs'],
+  ['credence, half-life fitted', 'cred. fitted'], ['credence, calibrate()', 'cred. calib.'], ['credence (reconcile)', 'credence'], ['credence, calibrate: false', 'cred. uncal.'], ['latest-observation-wins', 'latest-obs'],
   ['last-write-wins', 'LWW'], ['majority vote, best window', 'majority*'], ['trust-weighted vote, best window', 'trust-vote*'],
   ['recency-weighted trust vote, best window', 'recency-trust*'], ['confidence-gated', 'conf-gated'], ['Bayes filter (ceiling)', 'ceiling'],
   ['proposed rule (JS prototype)', 'proto: SPEC'], ['proposed: + oracle half-lives & reliabilities', 'proto: oracle'],

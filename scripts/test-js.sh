@@ -31,3 +31,6 @@ with_each_node bash js-tests/smoke/separate-folder.sh "$PWD/$TARBALL"
 
 step "the package's shape: install figures (≤ 10 packages, ≤ 5 MB), one wasm, exports vs types, no DOM lib, Jest jsdom, bundle .gitignore, MCP SDK hint"
 node js-tests/packaging/package-shape.mjs "$PWD/$TARBALL"
+
+step "the README, run by a newcomer: the tarball installed by the README's own command into an empty folder, every code block run there (js, sh, json; marked skips listed with their reason), links absolute"
+PATH="$(newest_node_bin):$PATH" node js-tests/newcomer/readme-blocks.mjs "$PWD/$TARBALL"

@@ -70,7 +70,7 @@ pub fn home_of(chunk: &SlotRef) -> Option<SlotRef> {
 pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, values_dead: bool, changed: impl Fn(&str) -> bool) -> usize {
     let n = slot.claims.len();
     let keep = keep_for(after);
-    if n < after + keep {
+    if n < after.saturating_add(keep) {
         return 0;
     }
     let dead = |c: &Claim| {
@@ -103,7 +103,7 @@ pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, values_dead: bool,
 
 /// The newest claims that always stay: `CLAIMS_KEEP` at the default threshold.
 pub fn keep_for(after: usize) -> usize {
-    (after * CLAIMS_KEEP / CLAIMS_AFTER).max(1)
+    (after.saturating_mul(CLAIMS_KEEP) / CLAIMS_AFTER).max(1)
 }
 
 const SUBJECT_PREFIX: &str = "\u{1f}archive\u{1f}";
@@ -236,6 +236,7 @@ mod tests {
                 observed_at: Some(Timestamp(day * 86_400_000).to_iso()),
                 stated_from: None,
                 reported_at: None,
+                at_write: false,
             })
             .collect();
         Claim {

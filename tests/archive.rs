@@ -37,6 +37,7 @@ fn report(i: usize, predicate: &str) -> Candidate {
             observed_at: late.then(|| format!("2025-{:02}-01", 1 + i % 12)),
             stated_from: None,
             reported_at: None,
+            at_write: false,
         }),
         ..Default::default()
     }

@@ -175,7 +175,9 @@ fn a_fixed_clock_still_flags_what_was_written_before_the_change() {
     let write = |c| run(h.engine.remember(&c, &Default::default())).unwrap();
     write(cand("works_at", "Acme"));
     let office = write(cand("work_location", "Acme HQ, Boston")).claim.id;
-    let moved = write(cand("works_at", "Globex"));
+    // Same instant: weighed with Acme, not ordered after it (SPEC §3); a
+    // better-trusted source wins outright, so the held value changes.
+    let moved = write(from(cand("works_at", "Globex"), "hr", 0.95));
     assert_eq!(moved.conflicts.len(), 1, "the flag is raised whatever the clock says");
     assert_eq!(moved.conflicts[0].earlier.id, office);
 }

@@ -764,6 +764,8 @@ fn a_write_landing_while_a_merge_moves_its_slot_is_moved_too() {
         assert_eq!(o.claim.subject, "org:globex", "the stale writer lands in the source slot");
     });
     *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("org:globex", "located_in"), write));
+    // Later than Lima (a same-instant rival would be a dispute, SPEC §3).
+    h.clock.advance_days(1.0);
     run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
     assert!(h.store.before_commit.borrow().is_none(), "the other writer's step ran");
     assert!(located(&h, "org:globex").iter().all(|(_, s)| !s.is_current()), "nothing current is left behind: {:?}", located(&h, "org:globex"));

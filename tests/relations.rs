@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use credence::model::{Action, ConflictStatus, Relation, Status};
+use credence::model::{Action, Candidate, ConflictStatus, Relation, Status};
 use credence::{EngineConfig, ErrorCode, RecallOptions, WriteOptions};
 
 #[test]
@@ -262,11 +262,28 @@ fn lost_races_are_retried_then_reported() {
 }
 
 #[test]
-fn arrival_order_breaks_a_same_instant_tie_but_stated_equal_times_contradict() {
+fn a_same_instant_tie_is_a_dispute_in_any_order_and_stated_equal_times_contradict() {
+    // SPEC §3: reports of one instant are weighed together, never "last writer wins".
+    let at = |value: &str| {
+        observed(from(cand("located_in", value), "agent", 0.8), "2025-03-01T00:00:00Z")
+    };
+    let state = |first: &str, second: &str| {
+        let h = harness(EngineConfig::default());
+        h.write(at(first));
+        let o = run(h.engine.remember(&at(second), &WriteOptions::default())).unwrap();
+        assert_eq!((o.action, o.relation), (Action::Disputed, Some(Relation::Contradict)));
+        let mut current = h.current("located_in");
+        current.sort();
+        current
+    };
+    assert_eq!(state("NYC", "SF"), state("SF", "NYC"));
+    // Writes that state no time are made at the write: the later one is the
+    // later report even on a clock that has not moved.
     let h = harness(EngineConfig::default());
-    h.write(cand("located_in", "NYC"));
-    let same_instant = run(h.engine.remember(&cand("located_in", "SF"), &WriteOptions::default())).unwrap();
-    assert_eq!(same_instant.action, Action::Superseded);
+    let same_ms = |c: Candidate| run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
+    same_ms(cand("located_in", "NYC"));
+    assert_eq!(same_ms(cand("located_in", "SF")).action, Action::Superseded);
+    let h = harness(EngineConfig::default());
     let mut a = cand("works_at", "Acme");
     a.valid_from = Some("2025-01-01".into());
     h.write(a);

@@ -333,10 +333,13 @@ fn a_back_dated_confirmation_does_not_stretch_a_claim_over_its_own_value_history
 #[test]
 fn history_with_a_stated_end_past_the_next_claim_ends_where_that_claim_begins() {
     let h = harness(EngineConfig::default());
-    // One batch: both at the same instant, arrival order decides.
-    let both = [from(cand("works_at", "oslo"), "d", 0.3), from(cand("works_at", "Rome"), "b", 0.8)];
-    let outs = run(h.engine.remember_many(&both, &credence::WriteOptions::default())).unwrap();
-    assert_eq!(outs[1].action, credence::model::Action::Superseded);
+    // Paris, then Rome a moment later (at one instant they would be weighed
+    // together, SPEC §3, and Rome would outweigh Paris instead of following it).
+    let first = h.write(from(cand("works_at", "Paris"), "d", 0.3));
+    h.clock.advance_days(0.01);
+    let rome = h.write(from(cand("works_at", "Rome"), "b", 0.8));
+    assert_eq!(rome.action, credence::model::Action::Superseded);
+    let outs = [first, rome];
     let first = outs[0].claim.clone();
     let mut back = from(cand("works_at", "oslo"), "c", 0.6);
     back.valid_from = Some("2025-01-11".into());

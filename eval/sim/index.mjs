@@ -109,10 +109,12 @@ export const PLAIN = 0.9;
 export async function runSimulation(params, seed, { proposal = false } = {}) {
   const world = generate(params, seed);
   const clock = { day: 0 };
+  // The default config calibrates by itself (SPEC §4); the uncalibrated row beside it.
   const credence = new Credence(world, clock);
+  const uncalibrated = new Credence(world, clock, { calibrate: false }, 'credence, calibrate: false');
   const fitted = new Credence(world, clock, fittedConfig(params), 'credence, half-life fitted');
   const calibrated = new Credence(world, clock, {}, 'credence, calibrate()', { calibrateEveryDays: CALIBRATE_EVERY_DAYS });
-  const methods = [credence, fitted, calibrated, ...baselines(world), ...(proposal ? PROTOTYPES.map(([name, options]) => new ProposedFilter(world, name, options)) : [])];
+  const methods = [credence, uncalibrated, fitted, calibrated, ...baselines(world), ...(proposal ? PROTOTYPES.map(([name, options]) => new ProposedFilter(world, name, options)) : [])];
   const ceiling = methods.find((m) => m instanceof BayesFilter);
   const score = methods.map((m) => ({ name: m.name, family: m.family, hits: 0, n: 0, stale: 0, by: {}, pairs: [], rightBefore: 0, falseReplacements: 0 }));
   const seen = new Set();
@@ -156,6 +158,7 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
       const slot = world.slots[slotId];
       const truth = truthAt(slot, day);
       await credence.refresh(slotId);
+      await uncalibrated.refresh(slotId);
       await fitted.refresh(slotId);
       await calibrated.refresh(slotId);
       if (credence.answer(slotId)?.disputed) disputed++;

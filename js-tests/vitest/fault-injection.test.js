@@ -59,6 +59,12 @@ const OPS = [
   ['why', async (m) => m.why((await m.recall('user', { predicate: 'located_in' }))[0].id)],
 ];
 
+/** A clock a second further on each call: writes never share an instant (SPEC §3 weighs same-instant reports together). */
+const ticking = () => {
+  let t = Date.parse('2026-01-01T00:00:00Z');
+  return () => new Date((t += 1000)).toISOString();
+};
+
 describe('fault injection at every call', () => {
   for (const mode of ['throw', 'reject', 'timeout', 'malformed']) {
     it(`leaves memory unchanged on a ${mode} at any call, and succeeds on retry`, async () => {
@@ -66,7 +72,7 @@ describe('fault injection at every call', () => {
       const clean = [];
       {
         const inner = new MemoryStore();
-        const memory = new Memory({ store: inner });
+        const memory = new Memory({ store: inner, now: ticking() });
         for (const [, op] of OPS) {
           await op(memory);
           clean.push(await shape(inner));
@@ -76,7 +82,7 @@ describe('fault injection at every call', () => {
         for (let n = 1; ; n++) {
           const inner = new MemoryStore();
           const store = faultyStore(inner);
-          const memory = new Memory({ store });
+          const memory = new Memory({ store, now: ticking() });
           for (const [, setup] of OPS.slice(0, i)) await setup(memory);
           const before = await dump(inner);
           store.state.calls = 0;

@@ -25,7 +25,7 @@ async function written(reports, subject) {
     await memory.remember({
       subject, predicate: 'holder', object: r.name, validFrom: r.start,
       ...(r.withEnd && r.end ? { validTo: r.end } : {}),
-      provenance: { sourceId: r.source, sourceTrust: r.trust },
+      provenance: { sourceId: r.source, sourceTrust: r.trust, ...(r.observed ? { observedAt: r.start } : {}) },
     });
   }
   return memory;
@@ -65,6 +65,11 @@ describe('knowledge updates in any arrival order', () => {
       terms.forEach((term, i) => { term.end = terms[i + 1]?.start; });
       const reports = terms.flatMap((term) => Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({
         ...term, source: `s${Math.floor(rand() * 4)}`, trust: [0.7, 0.8, 0.9, 0.95][Math.floor(rand() * 4)], withEnd: rand() < 0.3,
+        // Each report made when its term began (a feed of the changes, read
+        // out of order). Made today without an end, "X since 1995" would say
+        // X holds today (SPEC §4), and strong such reports would rightly
+        // outweigh a weak report of a later term.
+        observed: true,
       })));
       const memory = await written(shuffled(reports, rand), 'e');
       for (const [at, want] of [...terms.map((term) => [midpoint(term), term.name]), [undefined, terms.at(-1).name]]) {

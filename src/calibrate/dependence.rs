@@ -99,7 +99,7 @@ pub fn dependence(slots: &[SlotSummary], fits: &[SlotFit], reliability: &[f64], 
             (probability >= KEPT_FROM).then_some(PairFit { a, b, probability, shared: e.shared, same_false: e.same_false })
         })
         .collect();
-    out.sort_by(|x, y| (x.a, x.b).cmp(&(y.a, y.b)));
+    out.sort_by_key(|x| (x.a, x.b));
     out
 }
 

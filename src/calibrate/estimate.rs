@@ -108,25 +108,12 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
             let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &dependent)).map(|(r, c)| r * c).collect();
             let prior = slot.prior.unwrap_or(input.prior);
             let fit = fit_slot(slot, &q, &w, half_life, prior);
-            if half_life.is_some() {
-                // A slot that changes: each source is judged by its latest
-                // answer, as reads weigh it (its abandoned answers do not count).
-                for (j, a) in latest_answers(slot, &q, &rho, half_life, prior) {
-                    let o = &slot.observations[j];
-                    agreed[o.source] += a;
-                    weight[o.source] += o.extractor;
-                }
-                for o in &slot.observations {
-                    count[o.source] += 1;
-                }
-            } else {
-                // A repeat weighs in a source's record as it weighs in the filter
-                // (a copy still tells how often its source is right).
-                for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {
-                    agreed[o.source] += w * a;
-                    weight[o.source] += w * o.extractor;
-                    count[o.source] += 1;
-                }
+            // A repeat weighs in a source's record as it weighs in the filter
+            // (a copy still tells how often its source is right).
+            for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {
+                agreed[o.source] += w * a;
+                weight[o.source] += w * o.extractor;
+                count[o.source] += 1;
             }
             if half_life.is_some() {
                 freshness(slot, &fit, &mut fresh);
@@ -194,44 +181,6 @@ fn copy_discounts(slot: &SlotSummary, dependent: &HashMap<(usize, usize), f64>) 
             d
         })
         .collect()
-}
-
-/// Each source's latest observation in a slot that changes, with the belief
-/// the forward filter gives its value at its time — the belief a read takes
-/// from it (SPEC §4's counting: latest answers, repeats at `ρ`, abandoned
-/// answers out). A source that keeps repeating a value the others have left
-/// is judged by what it says now, not by the weeks it was right.
-fn latest_answers(slot: &SlotSummary, q: &[f64], rho: &[f64], half_life: Option<f64>, prior: f64) -> Vec<(usize, f64)> {
-    use crate::belief::{counted, BeliefParams, FilterState, Observation};
-    use crate::time::Timestamp;
-    let all: Vec<Observation> = slot
-        .observations
-        .iter()
-        .zip(q)
-        .map(|(o, q)| {
-            let at = Timestamp::from_millis((o.day * 86_400_000.0).round() as i64);
-            Observation { value: o.value, refined_by: Vec::new(), source: o.source.to_string(), at, begins: at, quality: *q, weight: 1.0 }
-        })
-        .collect();
-    let mut last: HashMap<usize, usize> = HashMap::new();
-    for (j, o) in slot.observations.iter().enumerate() {
-        last.insert(o.source, j);
-    }
-    let params = BeliefParams { prior, half_life_days: half_life };
-    let mut out: Vec<(usize, f64)> = last
-        .into_values()
-        .map(|j| {
-            let at = all[j].at;
-            let mut state = FilterState::new(&params, half_life);
-            for o in counted(all.clone(), true, at, |s| s.parse::<usize>().map_or(0.0, |s| rho[s])) {
-                state.observe(&o);
-            }
-            state.advance(at);
-            (j, state.probability(all[j].value))
-        })
-        .collect();
-    out.sort_by_key(|a| a.0);
-    out
 }
 
 /// Pseudo-changes of the world behind a repeat weight's prior of 0 (the

@@ -78,7 +78,7 @@ impl Engine {
     /// `reconcile`, at a write that is not one either.
     fn dead_claims(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> usize {
         let after = self.settings.archive_claims_after;
-        if super::is_reserved_subject(&slot_ref.subject) || txn.slot.claims.len() < after + archive::keep_for(after) {
+        if super::is_reserved_subject(&slot_ref.subject) || txn.slot.claims.len() < after.saturating_add(archive::keep_for(after)) {
             return 0;
         }
         let spec = self.spec_of(&slot_ref.predicate);

@@ -96,13 +96,19 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
         };
         for p in &claim.provenance {
             let source = collected.source(&p.source_id);
-            observations.push(SlotObservation { value, source, day: observed_day(p, claim), stated_trust: p.trust(), extractor: p.extractor() });
+            let made = p.reported().or_else(|| p.observed()).map_or(i64::MIN, |t| t.millis());
+            observations.push((made, SlotObservation { value, source, day: observed_day(p, claim), stated_trust: p.trust(), extractor: p.extractor() }));
         }
     }
+    // The same report delivered twice (same source, value and time it was
+    // made) is one observation: counted twice it would look like a second
+    // witness, and a wrong one like a change of the world. Compared on the
+    // time it was made, not its evidence time (reports of one source clamped
+    // into the same claim's period are still several reports).
+    crate::sort::sort_by(&mut observations, |(ma, a), (mb, b)| (a.value, a.source, *ma).cmp(&(b.value, b.source, *mb)));
+    observations.dedup_by(|(mb, b), (ma, a)| ma == mb && a.value == b.value && a.source == b.source);
+    let mut observations: Vec<SlotObservation> = observations.into_iter().map(|(_, o)| o).collect();
     crate::sort::sort_by(&mut observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
-    // The same report delivered twice (same source, value and observation time) is one observation:
-    // counted twice it would look like a second witness, and a wrong one like a change of the world.
-    observations.dedup_by(|b, a| a.day == b.day && a.value == b.value && a.source == b.source);
     SlotSummary { predicate, fixed_half_life, values: values.len(), observations, prior: None }
 }
 
@@ -305,7 +311,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
         valid_to: None,
         stated_valid_to: None,
         recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None }].into(),
+        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None, at_write: false }].into(),
         superseded_by: None,
         supersedes: previous.last().cloned(),
         conflict_ids: Vec::new(),

@@ -114,7 +114,7 @@ fn store_record(txn: &mut crate::txn::SlotTxn, specs: &[PredicateSpec], name: &s
         valid_to: None,
         stated_valid_to: None,
         recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: DEFINE_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None }].into(),
+        provenance: vec![Provenance { source_id: DEFINE_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None, at_write: false }].into(),
         superseded_by: None,
         supersedes: previous.last().cloned(),
         conflict_ids: Vec::new(),

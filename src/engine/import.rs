@@ -188,6 +188,7 @@ impl Engine {
                 observed_at: Some(at.to_iso()),
                 stated_from: None,
                 reported_at: None,
+                at_write: false,
             }]
             .into(),
             superseded_by: None,
@@ -213,7 +214,7 @@ fn import_candidate(subject: &str, key: &str, e: &BlobEntry, at: Timestamp) -> C
         valid_from: None,
         valid_to: None,
         confidence: Some(e.confidence),
-        provenance: Some(Provenance { source_id: IMPORT_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: Some(at.to_iso()), stated_from: None, reported_at: None }),
+        provenance: Some(Provenance { source_id: IMPORT_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: Some(at.to_iso()), stated_from: None, reported_at: None, at_write: false }),
         id: Some(format!("import:{digest:016x}")),
     }
 }

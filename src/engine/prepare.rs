@@ -92,6 +92,7 @@ pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: Str
         observed_at: Some(observed.to_iso()),
         stated_from: valid_from.map(|t| t.to_iso()),
         reported_at: reported.map(|t| t.to_iso()),
+        at_write: given.observed_at.is_none() && valid_from.is_none(),
     };
     let spec = settings.registry.resolve(&c.predicate);
     let slot = SlotRef::new(&subject, &spec.name);

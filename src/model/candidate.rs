@@ -26,6 +26,11 @@ pub struct Provenance {
     /// (its place on the timeline) but is evidence made today (SPEC §4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_at: Option<String>,
+    /// Set by memory, never taken as input: the report gave no `observedAt`
+    /// nor `validFrom`, so its time is the time of the write. Two such
+    /// writes in one millisecond are still in the order they were made.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_write: bool,
 }
 
 pub const DEFAULT_SOURCE_TRUST: f64 = 0.8;
@@ -69,7 +74,7 @@ struct StrictProvenance {
 
 fn strict_provenance<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Provenance>, D::Error> {
     let p: Option<StrictProvenance> = Option::deserialize(d)?;
-    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at, stated_from: None, reported_at: None }))
+    Ok(p.map(|p| Provenance { source_id: p.source_id, source_trust: p.source_trust, extractor_conf: p.extractor_conf, observed_at: p.observed_at, stated_from: None, reported_at: None, at_write: false }))
 }
 
 /// A fact an agent wants memory to hold (SPEC §2). Unknown keys are refused.

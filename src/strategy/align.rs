@@ -43,6 +43,9 @@ enum Step {
     Revert { history: String, current: String, disputed: bool },
     /// Two claims within the margin: both disputed.
     Dispute { earlier: String, newer: String },
+    /// A dispute resolved by evidence whose two claims are back within the
+    /// margin: it opens again and both are disputed.
+    Reopen { conflict: String, current: String, rival: String },
     /// An outweighed more specific form of the current value that its
     /// evidence now carries to at least the general one's belief takes its
     /// place (SPEC §3 refine).
@@ -180,18 +183,22 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         } else if bo > bc + margin {
             return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
         } else if (bo - bc).abs() <= margin {
-            // A pair is disputed once; after that the better-believed value is current.
-            if !txn.slot.conflicts.iter().any(|c| c.names_pair(&current.id, &o.id)) {
-                // Beside a second current claim (an open ask_user pair) a dispute
-                // with one of them would leave the other current with it: the
-                // value waits, outweighed, until it wins outright.
-                if currents.len() > 1 {
-                    continue;
+            // Beside a second current claim (an open ask_user pair) a dispute
+            // with one of them would leave the other current with it: the
+            // value waits, outweighed, until it wins outright.
+            let noted = txn.slot.conflicts.iter().find(|c| c.names_pair(&current.id, &o.id));
+            match noted {
+                None if currents.len() > 1 => continue,
+                None => return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() }),
+                // A pair is noted once (SPEC §6): a dispute evidence resolved
+                // opens again when the evidence comes back within the margin,
+                // so the slot's state follows its posterior, not the order
+                // its reports came in (SPEC §3).
+                Some(cf) if cf.kind == ConflictKind::Dispute && cf.status == ConflictStatus::ResolvedByEvidence && currents.len() == 1 => {
+                    return Some(Step::Reopen { conflict: cf.id.clone(), current: current.id.clone(), rival: o.id.clone() });
                 }
-                return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() });
-            }
-            if bo > bc + EPS {
-                return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
+                Some(_) if bo > bc + EPS => return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None }),
+                Some(_) => {}
             }
         }
     }
@@ -399,6 +406,15 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             txn.update_claim(&id, |c| c.status = Status::Active);
             txn.log_change("active", &[&id], None, None, "its disputes closed and no other value is better believed".into());
             vec![id]
+        }
+        Step::Reopen { conflict, current, rival } => {
+            let (bc, br) = (b(txn, &current), b(txn, &rival));
+            txn.update_conflict(&conflict, |c| c.status = ConflictStatus::Open);
+            txn.update_claim(&current, |c| c.status = Status::Disputed);
+            txn.update_claim(&rival, |c| c.status = Status::Disputed);
+            txn.log_change("dispute_reopened", &[&current, &rival], None, Some(&conflict),
+                format!("evidence brings the two values back within the margin ({bc:.2} vs {br:.2} log-odds): disputed again"));
+            vec![current, rival]
         }
         Step::Refine { specific, general } => {
             let (bs, bg) = (b(txn, &specific), b(txn, &general));

@@ -241,8 +241,13 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         let from = draft.effective_from();
         let latest = current.iter().map(|c| c.effective_from()).max().unwrap_or(from);
         // Reports of one instant are weighed together (SPEC §3): a same-instant
-        // rival is a contradiction the posterior decides, never "last writer wins".
-        if from > latest {
+        // rival is a contradiction the posterior decides, never "last writer
+        // wins". Writes that stated no time at all are the exception: their
+        // time is when they were written, so a later write is a later report
+        // even within one millisecond (a frozen test clock, two awaits in a row).
+        let at_write = |c: &Claim| c.valid_from.is_none() && c.provenance.iter().all(|p| p.at_write);
+        let written_after = from == latest && at_write(&draft) && current.iter().all(|c| at_write(c));
+        if from > latest || written_after {
             if let [only] = current.as_slice() {
                 if let Some(again) = arrival::reported_again_after(txn, only, &draft) {
                     return arrival::between_reports(txn, ctx, draft, only, again);
