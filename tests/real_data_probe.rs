@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 //! A native probe of the real truth-discovery data (../shared/data, read at
 //! run time): `cargo test --release --test real_data_probe -- --ignored --nocapture`.
