@@ -506,7 +506,10 @@ export function renderLogBlock(ref, version, commitId, entries) {
   return `${out.join('\n')}\n`;
 }
 
-/** Parses complete lines of log.md; `firstLine` numbers them for errors. Torn records are skipped. */
+/**
+ * Parses complete lines of log.md; `firstLine` numbers them for errors. Torn
+ * records are skipped. `onRecord` returning `false` stops the parse there.
+ */
 export function parseLogLines(text, firstLine, file, onRecord) {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -521,6 +524,6 @@ export function parseLogLines(text, firstLine, file, onRecord) {
     if (!record || typeof record.k !== 'string' || !isCount(record.v) || typeof record.c !== 'string' || typeof record.e !== 'object') {
       throw malformed(`${file}:${firstLine + i}`, 'log record must have k (slot key), v (version), c (commit id) and e (entry)');
     }
-    onRecord(record);
+    if (onRecord(record) === false) return;
   }
 }

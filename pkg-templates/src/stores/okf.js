@@ -842,7 +842,7 @@ export class OkfStore {
       for (const block of blocks) {
         if (block.v > version) continue;
         // The block starts at or after `at`; writers appending between stat and append push it later.
-        for (let window = 64 * 1024; ; window *= 4) {
+        for (let window = 4 * 1024; ; window *= 4) {
           const length = Math.min(window, size - block.at);
           if (length <= 0) break;
           const buffer = Buffer.alloc(length);
@@ -851,9 +851,12 @@ export class OkfStore {
           const end = text.lastIndexOf('\n');
           const found = [];
           let lastIsOurs = false;
+          // Stops at the first record after the block: parsing the whole window
+          // for every version made a 300-version slot's log read take ~100 ms.
           parseLogLines(end < 0 ? '' : text.slice(0, end), 1, this.#relative('log.md'), (r) => {
             lastIsOurs = r.c === block.c && r.k === key;
             if (lastIsOurs) found.push(r);
+            return lastIsOurs || found.length === 0;
           });
           // A block is one append, its records contiguous: it is whole once another
           // record follows it, or the window reached the end of the file.
