@@ -19,7 +19,7 @@
 
 use crate::belief::observation_quality;
 use crate::strategy::observed_at;
-use crate::model::{Claim, Provenance, SlotRef, Status, WriteRecord};
+use crate::model::{Claim, Provenance, Slot, SlotRef, Status, WriteRecord};
 use crate::time::Timestamp;
 
 /// A claim is compacted when it holds more observations than this.
@@ -31,6 +31,80 @@ pub const ARCHIVE_AFTER: usize = 128;
 /// writes, far longer than any retry.
 pub const WRITES_AFTER: usize = 512;
 pub const WRITES_KEEP: usize = 256;
+
+/// Dead claims (see `dead_prefix`) move whole to a claim chunk once the slot
+/// holds this many of them in a row from its oldest, beyond its newest
+/// `CLAIMS_KEEP` claims, which always stay (`keep_for`).
+pub const CLAIMS_AFTER: usize = 96;
+pub const CLAIMS_KEEP: usize = 16;
+
+/// Claim chunks are named `ac_…`, observation chunks `ar_…`.
+pub const CLAIM_CHUNK_PREFIX: &str = "ac";
+
+pub fn is_claim_chunk(chunk_id: &str) -> bool {
+    chunk_id.starts_with("ac_")
+}
+
+/// The slot a chunk of `archive_subject(key)` belongs to.
+pub fn home_of(chunk: &SlotRef) -> Option<SlotRef> {
+    let key = chunk.subject.strip_prefix(SUBJECT_PREFIX)?;
+    let (subject, predicate) = key.split_once(crate::model::KEY_SEPARATOR)?;
+    Some(SlotRef::new(subject, predicate))
+}
+
+/// How many of `slot`'s oldest claims are dead and may move whole to a claim
+/// chunk: a run from the oldest claim, each of which
+/// - left the live set by supersession (`superseded`: replaced, capped,
+///   merged), before `now`, and is no value a scheduled change still shows;
+/// - is a free-text entry (append, merge_on_read, an import), which no write
+///   weighs, corroborates or matches once superseded (SPEC §5); or a value
+///   when `values_dead` (the slot's strategy in force and the write's are not
+///   `reconcile`: belief weighs no history there and no history is matched);
+/// - takes part in no conflict, retraction, erasure, entity merge or
+///   idempotency record (what settlement, undo and replay read from the slot);
+/// - is not among the newest `keep_for(after)` claims nor `changed` by the
+///   transaction at hand.
+///
+/// The run is a prefix, so the full history is the chunks in order, then the
+/// slot. Zero until the run reaches `after`.
+pub fn dead_prefix(slot: &Slot, now: Timestamp, after: usize, values_dead: bool, changed: impl Fn(&str) -> bool) -> usize {
+    let n = slot.claims.len();
+    let keep = keep_for(after);
+    if n < after.saturating_add(keep) {
+        return 0;
+    }
+    let dead = |c: &Claim| {
+        c.status == Status::Superseded
+            && (values_dead || c.kind.is_entry())
+            && c.conflict_ids.is_empty()
+            && c.object_entity.is_none()
+            && c.archived_observations == 0
+            && c.effective_from() <= now
+            && c.valid_to.is_none_or(|end| end <= now)
+            && c.recorded_at <= now
+            && !changed(&c.id)
+    };
+    let run = slot.claims.iter().take(n - keep).take_while(|c| dead(c)).count();
+    if run < after {
+        return 0;
+    }
+    // What the slot's own records name (asked only once the run is long enough).
+    let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for c in slot.conflicts.iter() {
+        named.insert(c.earlier_id.as_str());
+        named.insert(c.newer_id.as_str());
+    }
+    named.extend(slot.retractions.iter().map(|r| r.claim_id.as_str()));
+    named.extend(slot.erasures.iter().map(|t| t.claim_id.as_str()));
+    named.extend(slot.writes.iter().map(|w| w.claim_id.as_str()));
+    let run = slot.claims.iter().take(run).take_while(|c| !named.contains(c.id.as_str())).count();
+    if run >= after { run } else { 0 }
+}
+
+/// The newest claims that always stay: `CLAIMS_KEEP` at the default threshold.
+pub fn keep_for(after: usize) -> usize {
+    (after.saturating_mul(CLAIMS_KEEP) / CLAIMS_AFTER).max(1)
+}
 
 const SUBJECT_PREFIX: &str = "\u{1f}archive\u{1f}";
 

@@ -90,6 +90,9 @@ pub struct Settings {
     /// A claim holding more observations than this moves its older ones to
     /// the archive (`crate::archive`); tests lower it to exercise compaction.
     pub archive_after: usize,
+    /// A slot holding this many dead claims in a row from its oldest moves
+    /// them to a claim chunk (`crate::archive::dead_prefix`); tests lower it.
+    pub archive_claims_after: usize,
     /// `sources[id].trust` of the config, validated.
     pub source_trust: HashMap<String, f64>,
 }
@@ -152,6 +155,7 @@ impl Settings {
             known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
             calibration: Default::default(),
             archive_after: crate::archive::ARCHIVE_AFTER,
+            archive_claims_after: crate::archive::CLAIMS_AFTER,
             source_trust: source_trust(config.sources.as_ref())?,
         })
     }

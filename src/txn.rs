@@ -132,6 +132,21 @@ impl SlotTxn {
         }
     }
 
+    /// Whether this transaction changed (or added) claim `id`.
+    pub fn changed_claim(&self, id: &str) -> bool {
+        self.changed_claims.iter().any(|c| c == id)
+    }
+
+    /// Moves the slot's `n` oldest claims out (to the archive, see
+    /// `crate::archive::dead_prefix`); the review position follows them.
+    pub fn take_oldest_claims(&mut self, n: usize) -> Vec<Shared<Claim>> {
+        let moved: Vec<Shared<Claim>> = self.slot.claims.iter().take(n).cloned().collect();
+        self.slot.claims = self.slot.claims.iter_from(n).cloned().collect();
+        self.slot.archived_claims += n as u64;
+        self.slot.reviewed = self.slot.reviewed.saturating_sub(n);
+        moved
+    }
+
     pub fn add_claim(&mut self, claim: Claim) {
         self.mark_claim(&claim.id);
         self.slot.claims.push(claim.into());

@@ -2,7 +2,8 @@
 // one JSON line: per shape, the mean ms per write of the first and the last
 // `window` writes, their ratio, and the hot slot document's size at the end.
 // `node bench/workers/slot-shapes.mjs <writes> <window> [shape,...]`
-// Shapes: replace (working memory), append, merge_on_read, timeVarying (a
+// Shapes: replace (working memory), append (maxEntries 0: every entry stays
+// active), appendCapped (maxEntries 50), merge_on_read, timeVarying (a
 // located_in that changes every day), multi (a multi-valued slot of distinct values).
 import { Memory, MemoryStore } from 'credence';
 
@@ -12,6 +13,7 @@ const DAY = 86_400_000;
 const SHAPES = {
   replace: (i) => [{ subject: 'agent', predicate: 'context.current.task', object: `task ${i}` }, { strategy: 'replace' }],
   append: (i) => [{ subject: 'agent', predicate: 'experience.log', object: `turn ${i}` }, { strategy: 'append' }],
+  appendCapped: (i) => [{ subject: 'agent', predicate: 'experience.turns', object: `turn ${i}` }, { strategy: 'append' }],
   merge_on_read: (i) => [{ subject: 'agent', predicate: 'notes.turns', object: `note ${i}` }, { strategy: 'merge_on_read' }],
   timeVarying: (i, t) => [{ subject: 'ana', predicate: 'located_in', object: `city ${i % 50} ${Math.floor(i / 50)}`, provenance: { sourceId: 'gps', observedAt: new Date(t).toISOString() } }, undefined],
   multi: (i) => [{ subject: 'ana', predicate: 'likes', object: `thing ${i}` }, undefined],
@@ -38,7 +40,12 @@ for (const [name, make] of Object.entries(SHAPES)) {
   const [c] = make(0, t);
   const slot = await store.loadSlot({ key: `${c.subject}\u001f${c.predicate}`, subject: c.subject, predicate: c.predicate });
   const bytes = Buffer.byteLength(JSON.stringify(slot));
-  out[name] = { writes, window, firstMs: first, lastMs: last, ratio: last / first, slotBytes: bytes, claims: slot.claims?.length ?? null };
+  // The full history comes back from the archive (SPEC §8), timed once.
+  const h0 = process.hrtime.bigint();
+  const history = await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true });
+  const historyMs = Number(process.hrtime.bigint() - h0) / 1e6;
+  out[name] = { writes, window, firstMs: first, lastMs: last, ratio: last / first, slotBytes: bytes, claims: slot.claims?.length ?? null,
+    archivedClaims: slot.archivedClaims ?? 0, history: history.length, historyMs };
   process.stderr.write(` ${name}:${(last / first).toFixed(2)}x`);
 }
 console.log(JSON.stringify(out));

@@ -20,6 +20,8 @@ const ENTITY_NAMES = ['Acme', 'Initech', 'Globex'];
 const PREDICATES = ['timezone', 'born_on', 'likes', 'notes', 'works_at'];
 // Drawn by the wide generator only: built in, it depends on works_at.
 const DEPENDENT = 'work_location';
+// Working memory (replace by its type): long bursts move its dead claims to the archive.
+const WORKING = 'context.current.task';
 const OBJECTS = ['Oslo', 'oslo', 'Oslo, Norway', 'Rome', 'Lima', 'CET'];
 const SOURCES = [['a', 0.9], ['b', 0.8], ['c', 0.6], ['d', 0.3]];
 const STRATEGIES = [undefined, undefined, undefined, undefined, 'reconcile', 'ask_user', 'append', 'replace', 'confidence_gated', 'llm_merge', 'merge_on_read', 'reject'];
@@ -63,7 +65,10 @@ function generator(rand, wide) {
       if (kind === 0) return { op: 'import', p: below(5), n: 1 + below(3) };
       if (kind === 1) return { op: 'reimport', s: below(2), p: below(5) };
       // A long run of log-like writes into one slot, free text mixed with values (working memory every turn).
-      if (kind === 2) return { op: 'burst', s: below(2), p: below(5), strat: below(3), n: 8 + below(17) };
+      // One in four is long enough (150+) for working memory's replaced claims to move to the archive (SPEC §8).
+      if (kind === 2) return below(4) === 0
+        ? { op: 'burst', s: below(2), p: below(5), strat: below(3), n: 150 + below(30), working: true }
+        : { op: 'burst', s: below(2), p: below(5), strat: below(3), n: 8 + below(17) };
       const entries = Array.from({ length: 1 + below(3) }, () => ({ o: below(6), conf: 1 + below(10), daysBack: below(400), active: below(5) !== 0 }));
       return { op: 'importValues', s: below(2), p: below(5), entries };
     }
@@ -269,7 +274,8 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
               t += DAY / 100;
               const [sourceId, sourceTrust] = SOURCES[i % SOURCES.length];
               const object = i % 3 === 0 ? OBJECTS[i % OBJECTS.length] : `turn ${i}`;
-              acknowledge(await memory.remember({ subject: SUBJECTS[op.s], predicate: PREDICATES[op.p], object, provenance: { sourceId, sourceTrust } }, { strategy }));
+              const predicate = op.working ? WORKING : PREDICATES[op.p];
+              acknowledge(await memory.remember({ subject: SUBJECTS[op.s], predicate, object, provenance: { sourceId, sourceTrust } }, { strategy }));
             }
             break;
           }

@@ -5,6 +5,7 @@ use super::Engine;
 use crate::archive::{self, chunk_copy, chunk_ref, copy_id, split};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, Provenance, Slot, SlotRef};
+use crate::strategy::{self, Strategy};
 use crate::txn::SlotTxn;
 
 impl Engine {
@@ -13,7 +14,8 @@ impl Engine {
     /// leaves a chunk nobody references (erasure still finds it) and loses
     /// nothing. No-op for most writes.
     pub(crate) async fn archive_overflow(&self, txn: &mut SlotTxn, slot_ref: &SlotRef) -> Result<()> {
-        if !self.archive_due(txn, slot_ref) {
+        self.archive_dead_claims(txn, slot_ref).await?;
+        if !self.observations_due(txn, slot_ref) {
             return Ok(());
         }
         let after = self.settings.archive_after;
@@ -67,6 +69,97 @@ impl Engine {
 
     /// Whether committing `txn` first writes an archive chunk (`archive_overflow`).
     pub(crate) fn archive_due(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> bool {
+        self.observations_due(txn, slot_ref) || self.dead_claims(txn, slot_ref) > 0
+    }
+
+    /// How many of `txn`'s oldest claims move whole to a claim chunk now
+    /// (`archive::dead_prefix`): superseded free-text entries in any slot;
+    /// superseded values only in a slot whose strategy in force is not
+    /// `reconcile`, at a write that is not one either.
+    fn dead_claims(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> usize {
+        let after = self.settings.archive_claims_after;
+        if super::is_reserved_subject(&slot_ref.subject) || txn.slot.claims.len() < after.saturating_add(archive::keep_for(after)) {
+            return 0;
+        }
+        let spec = self.spec_of(&slot_ref.predicate);
+        let entries = |s: Option<Strategy>| {
+            strategy::choose(s, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some()).is_ok_and(|(s, _)| s != Strategy::Reconcile)
+        };
+        let called = txn.cause.strategy.as_deref().and_then(|s| Strategy::parse(s).ok());
+        let values_dead = entries(None) && entries(called);
+        archive::dead_prefix(&txn.slot, txn.now, after, values_dead, |id| txn.changed_claim(id))
+    }
+
+    /// Moves the dead claims of `txn` (`dead_claims`) to a new claim chunk,
+    /// committed first with their own ids (the stores' claim index then leads
+    /// each id to the chunk); a lost race in between leaves a chunk whose
+    /// claims the slot still holds, which readers skip by id.
+    async fn archive_dead_claims(&self, txn: &mut SlotTxn, slot_ref: &SlotRef) -> Result<()> {
+        let n = self.dead_claims(txn, slot_ref);
+        if n == 0 {
+            return Ok(());
+        }
+        let chunk_id = self.ids.next_id(archive::CLAIM_CHUNK_PREFIX);
+        let target = chunk_ref(&slot_ref.key, &chunk_id);
+        let offset = txn.slot.archived_claims;
+        let moved = txn.take_oldest_claims(n);
+        let mut chunk = SlotTxn::new(Slot::default(), txn.now, txn.cause.clone(), self.ids.clone());
+        for c in &moved {
+            chunk.add_claim(Claim::clone(c));
+        }
+        chunk.slot.archived_claims = offset;
+        chunk.slot.reviewed = chunk.slot.claims.len();
+        chunk.log_change("archive", &[], None, None, format!("{n} dead claim(s) of {}/{}", slot_ref.subject, slot_ref.predicate));
+        if !self.store.commit_slot(&chunk.into_commit(target)).await? {
+            return Err(Error::new(ErrorCode::Concurrency, format!("archive chunk {chunk_id} of {}/{} already exists", slot_ref.subject, slot_ref.predicate)));
+        }
+        let ids: Vec<&str> = moved.iter().map(|c| c.id.as_str()).collect();
+        txn.log_change("archive_claims", &ids, None, None, format!("{n} claim(s) that left the live set moved to archive chunk {chunk_id}; why() and recall({{ includeHistory, at }}) read them there"));
+        Ok(())
+    }
+
+    /// The slot with its archived claims put back in front, in their order,
+    /// and their chunks' tombstones: the full history, for reads that show
+    /// it (`includeHistory`, `at`, `why`, `blob`, erasure, the checker). A
+    /// chunk left by a lost race repeats claims held elsewhere: each id is
+    /// taken once, the slot's own copy first.
+    pub(crate) async fn with_archived_claims(&self, slot_ref: &SlotRef, slot: Slot) -> Result<Slot> {
+        if slot.archived_claims == 0 {
+            return Ok(slot);
+        }
+        let mut chunks = Vec::new();
+        for chunk in self.store.list_slots(Some(&archive::archive_subject(&slot_ref.key))).await? {
+            if archive::is_claim_chunk(&chunk.predicate) {
+                chunks.push(self.store.load_slot(&chunk).await?);
+            }
+        }
+        crate::sort::sort_by_key(&mut chunks, |c| c.archived_claims);
+        let mut seen: std::collections::HashSet<String> = slot.claims.iter().map(|c| c.id.clone()).collect();
+        let mut full = slot.clone();
+        let mut claims: crate::model::Chunked<Claim> = crate::model::Chunked::new();
+        for chunk in &chunks {
+            for c in chunk.claims.iter() {
+                if seen.insert(c.id.clone()) {
+                    claims.push(c.clone());
+                }
+            }
+            full.erasures.extend(chunk.erasures.iter().filter(|t| slot.tombstone(&t.claim_id).is_none()).cloned());
+        }
+        for c in slot.claims.iter() {
+            claims.push(c.clone());
+        }
+        full.claims = claims;
+        Ok(full)
+    }
+
+    /// The slot that holds claim `id`, or held it before it moved to a chunk
+    /// of its archive (the stores' claim index then names the chunk).
+    pub(crate) async fn claim_home(&self, id: &str) -> Result<Option<SlotRef>> {
+        let Some(found) = self.store.find_claim(id).await? else { return Ok(None) };
+        Ok(Some(if archive::is_archive_subject(&found.subject) { archive::home_of(&found).unwrap_or(found) } else { found }))
+    }
+
+    fn observations_due(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> bool {
         if super::is_reserved_subject(&slot_ref.subject) {
             return false;
         }

@@ -148,6 +148,8 @@ impl Engine {
                 continue;
             }
             let slot = self.store.load_slot(slot_ref).await?;
+            // Archived claims too (SPEC §8): their text leaves the chunks as well.
+            let slot = self.with_archived_claims(slot_ref, slot).await?;
             let hits: Vec<&Claim> = slot.claims.iter().filter(|c| target.claim_id.as_ref().is_none_or(|id| id == &c.id)).map(|c| &**c).collect();
             for c in &hits {
                 // Notes quote objects with `{:?}`, which escapes quotes and backslashes.
@@ -175,14 +177,46 @@ impl Engine {
         let mut rewritten = 0;
         for slot_ref in &slots {
             let own: Vec<String> = matched.iter().find(|(r, _)| r == slot_ref).map(|(_, ids)| ids.clone()).unwrap_or_default();
-            let (made, wrote) = self.erase_in_slot(slot_ref, &own, &ids, &secrets, &by, &reason).await?;
+            // A claim moved to a claim chunk gets its tombstone there: the slot stays bounded.
+            let held = if own.is_empty() { None } else { Some(self.store.load_slot(slot_ref).await?) };
+            let (here, moved): (Vec<String>, Vec<String>) = own.iter().cloned().partition(|id| held.as_ref().is_some_and(|s| s.claim(id).is_some() || s.archived_claims == 0));
+            let (made, wrote) = self.erase_in_slot(slot_ref, &here, &ids, &secrets, &by, &reason).await?;
             tombstones.extend(made);
             rewritten += usize::from(wrote);
             if !own.is_empty() {
+                let (made, wrote) = self.erase_archived_claims(slot_ref, &moved, &ids, &secrets, &by, &reason).await?;
+                tombstones.extend(made);
+                rewritten += wrote;
                 rewritten += self.erase_archive(slot_ref, &own, &secrets, &by, &reason).await?;
             }
         }
+        // A claim a lost race left in two chunks is erased in both, tombstoned once.
+        let mut seen = std::collections::HashSet::new();
+        tombstones.retain(|t| seen.insert(t.claim_id.clone()));
         Ok(Erasure { tombstones, slots: rewritten })
+    }
+
+    /// Erases the claims `moved` (archived whole from `slot_ref`) in every
+    /// claim chunk of the slot that holds them, a lost race's included.
+    async fn erase_archived_claims(&self, slot_ref: &SlotRef, moved: &[String], all: &[String], secrets: &[String], by: &str, reason: &str) -> Result<(Vec<Tombstone>, usize)> {
+        let (mut made, mut rewritten) = (Vec::new(), 0);
+        if moved.is_empty() {
+            return Ok((made, rewritten));
+        }
+        for chunk in self.store.list_slots(Some(&crate::archive::archive_subject(&slot_ref.key))).await? {
+            if !crate::archive::is_claim_chunk(&chunk.predicate) {
+                continue;
+            }
+            let held = self.store.load_slot(&chunk).await?;
+            let own: Vec<String> = moved.iter().filter(|id| held.claim(id).is_some()).cloned().collect();
+            if own.is_empty() {
+                continue;
+            }
+            let (t, wrote) = self.erase_in_slot(&chunk, &own, all, secrets, by, reason).await?;
+            made.extend(t);
+            rewritten += usize::from(wrote);
+        }
+        Ok((made, rewritten))
     }
 
     /// Erases the archived observations of `own` (claims of `slot_ref`) from
@@ -220,7 +254,9 @@ impl Engine {
                 if txn.slot.tombstone(id).is_some() {
                     continue;
                 }
-                let t = Tombstone { claim_id: id.clone(), subject: slot_ref.subject.clone(), predicate: slot_ref.predicate.clone(), erased_at: txn.now, by: by.to_string(), reason: reason.to_string() };
+                // An archive chunk's tombstone names the slot its claim belongs to.
+                let home = crate::archive::home_of(slot_ref).unwrap_or_else(|| slot_ref.clone());
+                let t = Tombstone { claim_id: id.clone(), subject: home.subject, predicate: home.predicate, erased_at: txn.now, by: by.to_string(), reason: reason.to_string() };
                 txn.slot.erasures.push(t.clone());
                 made.push(t);
             }

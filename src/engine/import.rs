@@ -84,6 +84,13 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(&slot_ref).await?;
+            // Entries the slot moved to its archive are held too (a blob of this memory imported back).
+            let archived: Vec<Claim> = if slot.archived_claims > 0 {
+                let full = self.with_archived_claims(&slot_ref, slot.clone()).await?;
+                full.claims.iter().take(full.claims.len() - slot.claims.len()).map(|c| Claim::clone(c)).collect()
+            } else {
+                Vec::new()
+            };
             let current_before = super::dependent::current_ids(&slot);
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!spec.is_multi()).calibrated(self.calibration_version());
             let ctx = super::WriteCtx { spec: &spec, settings: &self.settings };
@@ -95,7 +102,7 @@ impl Engine {
                 for (d, p) in drafts.iter().zip(&planned) {
                     // An entry the slot already holds (a blob of this memory
                     // imported back, or the same blob twice) is not a new one.
-                    if let Some(held) = txn.slot.claims.iter().find(|c| same_entry(c, d)) {
+                    if let Some(held) = txn.slot.claims.iter().map(|c| &**c).chain(&archived).find(|c| same_entry(c, d)) {
                         done.push(Entry::Held(held.id.clone()));
                         continue;
                     }
@@ -133,7 +140,7 @@ impl Engine {
                         outcome(&slot, &slot_ref, &applied, unstored, strategy, source, version, attempts)
                     }
                     Entry::Replayed(o) => *o,
-                    Entry::Held(id) => held_outcome(&slot, &id, strategy, source)?,
+                    Entry::Held(id) => held_outcome(&slot, &archived, &id, strategy, source)?,
                     Entry::Loaded(id, action) => {
                         let applied = super::Applied::stored(action, None, id, Vec::new());
                         outcome(&slot, &slot_ref, &applied, None, strategy, source, version, attempts)
@@ -239,8 +246,8 @@ fn load_as_is(txn: &mut SlotTxn, ctx: &super::WriteCtx, drafts: &[Claim], key: &
 }
 
 /// The answer for an entry the slot already holds: nothing was written.
-fn held_outcome(slot: &Slot, id: &str, strategy: Strategy, source: StrategySource) -> Result<Outcome> {
-    let claim = slot.claim(id).cloned().ok_or_else(|| Error::new(ErrorCode::MalformedStoreData, format!("held claim {id} is gone")))?;
+fn held_outcome(slot: &Slot, archived: &[Claim], id: &str, strategy: Strategy, source: StrategySource) -> Result<Outcome> {
+    let claim = slot.claim(id).or_else(|| archived.iter().find(|c| c.id == id)).cloned().ok_or_else(|| Error::new(ErrorCode::MalformedStoreData, format!("held claim {id} is gone")))?;
     Ok(Outcome {
         action: Action::Confirmed,
         relation: None,

@@ -150,6 +150,14 @@ impl Engine {
         self
     }
 
+    /// Moves dead claims to claim chunks once `n` of them lead the slot
+    /// (default `archive::CLAIMS_AFTER`); tests lower it so it runs often.
+    #[doc(hidden)]
+    pub fn with_archive_claims_after(mut self, n: usize) -> Self {
+        self.settings.archive_claims_after = n.max(1);
+        self
+    }
+
     /// The version of the calibration in force, if any.
     pub(crate) fn calibration_version(&self) -> Option<u64> {
         self.settings.calibration.get().map(|c| c.record.version)

@@ -191,7 +191,10 @@ impl Engine {
         };
         let mut out = Vec::new();
         for slot_ref in slots {
-            let slot = self.store.load_slot(&slot_ref).await?;
+            let mut slot = self.store.load_slot(&slot_ref).await?;
+            if at.is_some() || options.include_history {
+                slot = self.with_archived_claims(&slot_ref, slot).await?;
+            }
             let now = self.now()?;
             let slot = self.believed_at(&slot_ref, slot, at.unwrap_or(now))?;
             // An erased claim is a tombstone: `why` shows it, recall does not.
@@ -269,8 +272,9 @@ impl Engine {
     }
 
     pub async fn why(&self, claim_id: &str) -> Result<Why> {
-        let slot_ref = self.store.find_claim(claim_id).await?.ok_or_else(|| not_found(claim_id))?;
+        let slot_ref = self.claim_home(claim_id).await?.ok_or_else(|| not_found(claim_id))?;
         let slot = self.store.load_slot(&slot_ref).await?;
+        let slot = self.with_archived_claims(&slot_ref, slot).await?;
         let claim = slot.claim(claim_id).cloned().ok_or_else(|| not_found(claim_id))?;
         let mut lineage = vec![claim.clone()];
         let mut cursor = claim.supersedes.clone();
@@ -348,6 +352,7 @@ impl Engine {
         let subject = subject.unwrap_or(&self.settings.default_subject);
         let slot_ref = SlotRef::new(subject, &self.spec_of(predicate).name);
         let slot = self.store.load_slot(&slot_ref).await?;
+        let slot = self.with_archived_claims(&slot_ref, slot).await?;
         Ok(crate::blob::blob_of(predicate, &slot))
     }
 }

@@ -257,7 +257,7 @@ impl Engine {
         }
         let reason = options.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()).map(str::to_string);
         let by = options.by.as_deref().map(str::trim).filter(|b| !b.is_empty()).unwrap_or("user").to_string();
-        let slot_ref = self.store.find_claim(claim_id).await?.ok_or_else(|| claim_not_found(claim_id))?;
+        let slot_ref = self.claim_home(claim_id).await?.ok_or_else(|| claim_not_found(claim_id))?;
         let cause = LogCause { op: "retract".into(), by: Some(by.clone()), ..Default::default() };
         let spec = self.spec_of(&slot_ref.predicate);
         let (record, slot) = self
@@ -281,7 +281,7 @@ impl Engine {
     /// Undoes the retraction `id` names (`rt:<n>:<claimId>`).
     pub async fn undo_retraction(&self, id: &str) -> Result<Retraction> {
         let claim_id = RetractionRecord::claim_of(id).ok_or_else(|| retraction_not_found(id))?;
-        let slot_ref: SlotRef = self.store.find_claim(claim_id).await?.ok_or_else(|| retraction_not_found(id))?;
+        let slot_ref: SlotRef = self.claim_home(claim_id).await?.ok_or_else(|| retraction_not_found(id))?;
         let cause = LogCause { op: "undo".into(), ..Default::default() };
         let spec = self.spec_of(&slot_ref.predicate);
         let multi = spec.is_multi();

@@ -127,10 +127,13 @@ impl Engine {
                 if confirmed.is_empty() && !finished {
                     continue;
                 }
-                let reviewed_through = slot.claims.len();
+                let (seen, archived_then) = (slot.claims.len(), slot.archived_claims);
                 let cause = LogCause { op: "review".into(), ..Default::default() };
                 let (opened, saved) = self
                     .commit_with_retry(&slot_ref, cause, |txn| {
+                        // Claims a write moved to the archive since: positions moved down by as many.
+                        let moved = txn.slot.archived_claims.saturating_sub(archived_then) as usize;
+                        let reviewed_through = seen.saturating_sub(moved);
                         let mut opened = Vec::new();
                         for (e, n, reason) in &confirmed {
                             if let Some(id) = txn.open_conflict(ConflictKind::Review, e, n, reason.clone()) {

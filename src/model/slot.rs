@@ -79,6 +79,15 @@ pub struct Slot {
     /// slot's claims, by chunk id (see `crate::archive`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub archive: Vec<String>,
+    /// In a slot: how many of its oldest claims, dead long ago, moved whole to
+    /// claim chunks of its archive (`crate::archive::dead_prefix`). In a claim
+    /// chunk: the position its first claim had in the slot's full history.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub archived_claims: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Slot {

@@ -202,6 +202,8 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
     // Archive chunks holding older observations of this slot's claims (SPEC §8).
     ...(slot.archive?.length ? { archive: slot.archive } : {}),
+    // Claims moved whole to claim chunks (a slot: how many; a chunk: where its first stood).
+    ...(slot.archivedClaims ? { archivedClaims: slot.archivedClaims } : {}),
   };
   return `---\n${renderFrontMatter(front)}---\n\n${renderBody(subject, predicate, { ...front })}`;
 }
@@ -372,6 +374,10 @@ export function parseSlotFile(text, file) {
   const archiveProblem = check(data.archive ?? [], listOf('s'), 'archive');
   if (archiveProblem) throw malformed(file, archiveProblem);
   if (data.archive?.length) slot.archive = data.archive;
+  if (data.archivedClaims !== undefined) {
+    if (!isCount(data.archivedClaims)) throw malformed(file, 'archivedClaims must be a non-negative integer');
+    if (data.archivedClaims) slot.archivedClaims = data.archivedClaims;
+  }
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
 
