@@ -5,15 +5,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::record::{replace_record, RecordSlot};
 use super::Engine;
-use crate::belief::{set_belief, to_log_odds};
 use crate::calibrate::estimate::{estimate, Estimates, EstimatorInput};
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, Status};
 use crate::normalize::tokens;
-use crate::strategy::{self, Strategy};
 use crate::time::Timestamp;
 
 /// The slot that holds calibration records (one claim per version, the latest active).
@@ -144,9 +143,7 @@ impl Engine {
                 continue;
             }
             let spec = self.spec_of(&slot_ref.predicate);
-            let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
-                .is_ok_and(|(s, _)| s == Strategy::Reconcile);
-            if spec.is_multi() || !reconciles {
+            if !self.reconciles_one_value(&spec) {
                 continue;
             }
             let configured = spec.half_life_days.or(self.settings.belief.half_life_days).filter(|_| spec.time_varying);
@@ -296,35 +293,8 @@ fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEst
 
 fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<()> {
     let object = serde_json::to_string(record).map_err(|e| Error::new(ErrorCode::StoreFailed, format!("calibration record: {e}")))?;
-    let id = txn.new_id("cal");
-    let previous: Vec<String> = txn.slot.claims.iter().filter(|c| c.status == Status::Active).map(|c| c.id.clone()).collect();
-    let mut claim = Claim {
-        id: id.clone(),
-        subject: CALIBRATION_SUBJECT.into(),
-        predicate: CALIBRATION_PREDICATE.into(),
-        object,
-        status: Status::Active,
-        confidence: 1.0,
-        log_odds: 0.0,
-        stated_confidence: 1.0,
-        valid_from: Some(txn.now),
-        valid_to: None,
-        stated_valid_to: None,
-        recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: CALIBRATION_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None, at_write: false }].into(),
-        superseded_by: None,
-        supersedes: previous.last().cloned(),
-        conflict_ids: Vec::new(),
-        object_entity: None,
-        archived_observations: 0,
-        kind: crate::model::ClaimKind::Value,
-    };
-    set_belief(&mut claim, to_log_odds(0.99));
-    txn.add_claim(claim);
-    let now = txn.now;
-    for old in &previous {
-        txn.update_claim(old, |c| c.end_as_history(&id, Some(now)));
-    }
+    let at = RecordSlot { id_prefix: "cal", subject: CALIBRATION_SUBJECT, predicate: CALIBRATION_PREDICATE, source: CALIBRATION_SOURCE };
+    let id = replace_record(txn, &at, object);
     let summary: BTreeMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
     txn.log_change("calibrate", &[&id], None, None, format!("calibration version {}: half-lives {summary:?}, {} sources", record.version, record.sources.len()));
     Ok(())

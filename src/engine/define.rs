@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::record::{replace_record, RecordSlot};
 use super::Engine;
-use crate::belief::{set_belief, to_log_odds};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, SpecUsed, Status};
+use crate::model::{LogCause, Slot, SlotRef, SpecUsed, Status};
 use crate::predicates::{canonical_name, Cardinality, PredicateOrigin, PredicateSpec};
 use crate::time::Timestamp;
 
@@ -99,35 +99,8 @@ fn matches(spec: &PredicateSpec, origin: PredicateOrigin, def: &PredicateDefinit
 
 fn store_record(txn: &mut crate::txn::SlotTxn, specs: &[PredicateSpec], name: &str) -> Result<()> {
     let object = serde_json::to_string(specs).map_err(|e| Error::new(ErrorCode::StoreFailed, format!("predicate definitions: {e}")))?;
-    let id = txn.new_id("pd");
-    let previous: Vec<String> = txn.slot.claims.iter().filter(|c| c.status == Status::Active).map(|c| c.id.clone()).collect();
-    let mut claim = Claim {
-        id: id.clone(),
-        subject: PREDICATES_SUBJECT.into(),
-        predicate: PREDICATES_PREDICATE.into(),
-        object,
-        status: Status::Active,
-        confidence: 1.0,
-        log_odds: 0.0,
-        stated_confidence: 1.0,
-        valid_from: Some(txn.now),
-        valid_to: None,
-        stated_valid_to: None,
-        recorded_at: txn.now,
-        provenance: vec![Provenance { source_id: DEFINE_SOURCE.into(), source_trust: None, extractor_conf: None, observed_at: None, stated_from: None, reported_at: None, at_write: false }].into(),
-        superseded_by: None,
-        supersedes: previous.last().cloned(),
-        conflict_ids: Vec::new(),
-        object_entity: None,
-        archived_observations: 0,
-        kind: crate::model::ClaimKind::Value,
-    };
-    set_belief(&mut claim, to_log_odds(0.99));
-    txn.add_claim(claim);
-    let now = txn.now;
-    for old in &previous {
-        txn.update_claim(old, |c| c.end_as_history(&id, Some(now)));
-    }
+    let at = RecordSlot { id_prefix: "pd", subject: PREDICATES_SUBJECT, predicate: PREDICATES_PREDICATE, source: DEFINE_SOURCE };
+    let id = replace_record(txn, &at, object);
     txn.log_change("define_predicate", &[&id], None, None, format!("defined predicate {name:?}; {} definitions", specs.len()));
     Ok(())
 }

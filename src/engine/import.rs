@@ -248,20 +248,7 @@ fn load_as_is(txn: &mut SlotTxn, ctx: &super::WriteCtx, drafts: &[Claim], key: &
 /// The answer for an entry the slot already holds: nothing was written.
 fn held_outcome(slot: &Slot, archived: &[Claim], id: &str, strategy: Strategy, source: StrategySource) -> Result<Outcome> {
     let claim = slot.claim(id).or_else(|| archived.iter().find(|c| c.id == id)).cloned().ok_or_else(|| Error::new(ErrorCode::MalformedStoreData, format!("held claim {id} is gone")))?;
-    Ok(Outcome {
-        action: Action::Confirmed,
-        relation: None,
-        strategy: strategy.name().into(),
-        strategy_source: source,
-        claim,
-        affected: Vec::new(),
-        conflicts: Vec::new(),
-        slot_version: slot.version,
-        attempts: 1,
-        replayed: true,
-        resolutions: Vec::new(),
-        spec: Default::default(),
-    })
+    Ok(super::replayed_outcome(slot, claim, Action::Confirmed, strategy, source))
 }
 
 /// What a blob entry says of a claim: its text, status, stated confidence

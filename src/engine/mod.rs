@@ -5,6 +5,7 @@
 mod archive;
 pub(crate) mod prepare;
 mod read;
+mod record;
 mod recalibrate;
 mod batch;
 mod calibrate;
@@ -177,6 +178,14 @@ impl Engine {
 
     pub fn spec_of(&self, predicate: &str) -> PredicateSpec {
         self.settings.registry.resolve(predicate)
+    }
+
+    /// Whether a predicate's slots hold one believed value, reconciled (what
+    /// calibration learns from and brings in line); multi-valued slots and
+    /// slots of another strategy in force are left out.
+    pub(crate) fn reconciles_one_value(&self, spec: &PredicateSpec) -> bool {
+        !spec.is_multi()
+            && strategy::choose(None, self.settings.strategy, spec, &self.settings.type_defaults, self.merge.is_some()).is_ok_and(|(s, _)| s == Strategy::Reconcile)
     }
 
     /// Validates a candidate and picks its strategy; nothing is loaded yet.
@@ -550,8 +559,13 @@ fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: Strateg
         .claim(&record.claim_id)
         .cloned()
         .ok_or_else(|| Error::new(ErrorCode::MalformedStoreData, format!("write {} points at unknown claim {}", record.id, record.claim_id)))?;
-    Ok(Outcome {
-        action: record.action,
+    Ok(replayed_outcome(slot, claim, record.action, strategy, source))
+}
+
+/// What a write that changed nothing answers: the claim it found, `replayed`.
+pub(crate) fn replayed_outcome(slot: &Slot, claim: Claim, action: Action, strategy: Strategy, source: StrategySource) -> Outcome {
+    Outcome {
+        action,
         relation: None,
         strategy: strategy.name().into(),
         strategy_source: source,
@@ -563,7 +577,7 @@ fn replay(slot: &Slot, record: &WriteRecord, strategy: Strategy, source: Strateg
         replayed: true,
         resolutions: Vec::new(),
         spec: Default::default(),
-    })
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -12,7 +12,7 @@ use super::{gave_up, Engine, WriteCtx};
 use crate::calibrate::{CalibrateOptions, Calibration};
 use crate::error::{Error, Result};
 use crate::model::{LogCause, SlotRef, Status};
-use crate::strategy::{self, Strategy};
+use crate::strategy;
 use crate::txn::SlotTxn;
 
 /// `calibrate` in the config: `true` (background, the default), `"inline"`, or `false`.
@@ -122,9 +122,7 @@ impl Engine {
                 continue;
             }
             let spec = self.spec_of(&slot_ref.predicate);
-            let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
-                .is_ok_and(|(s, _)| s == Strategy::Reconcile);
-            if spec.is_multi() || !reconciles {
+            if !self.reconciles_one_value(&spec) {
                 continue;
             }
             if self.recalibrate_slot(&slot_ref, &spec, version).await? {
