@@ -123,16 +123,7 @@ fn erasure_removes_the_text_from_every_archive_chunk() {
         c.provenance.as_mut().unwrap().source_id = format!("informant-{}", i % 3);
         h.write(c);
     }
-    let everything = || {
-        run(async {
-            let mut all = String::new();
-            for r in store.list_slots(None).await.unwrap() {
-                all.push_str(&serde_json::to_string(&store.load_slot(&r).await.unwrap()).unwrap());
-                all.push_str(&serde_json::to_string(&store.read_log(&r).await.unwrap()).unwrap());
-            }
-            all
-        })
-    };
+    let everything = || store_text(&store);
     assert!(everything().contains("Secret Street 12"));
     let claim = h.all("located_in").into_iter().next().unwrap();
     assert!(claim.archived_observations > 0);

@@ -131,16 +131,7 @@ fn erasure_removes_archived_claims_text_from_every_chunk() {
     for i in 0..120 {
         h.write(cand("context.current.task", &format!("Secret task {i}")));
     }
-    let everything = || {
-        run(async {
-            let mut all = String::new();
-            for r in store.list_slots(None).await.unwrap() {
-                all.push_str(&serde_json::to_string(&store.load_slot(&r).await.unwrap()).unwrap());
-                all.push_str(&serde_json::to_string(&store.read_log(&r).await.unwrap()).unwrap());
-            }
-            all
-        })
-    };
+    let everything = || store_text(&store);
     let first = h.all("context.current.task")[0].clone();
     assert!(run(store.find_claim(&first.id)).unwrap().is_some_and(|r| credence::archive::is_archive_subject(&r.subject)), "the oldest claim is archived");
     // One archived claim by id, then everything.

@@ -251,3 +251,15 @@ impl Judge for ScriptedJudge {
         (self.verdict)(earlier, newer)
     }
 }
+
+/// Every slot and log of `store` as JSON text: what an erasure must leave no trace in.
+pub fn store_text(store: &MemoryStore) -> String {
+    run(async {
+        let mut all = String::new();
+        for r in store.list_slots(None).await.unwrap() {
+            all.push_str(&serde_json::to_string(&store.load_slot(&r).await.unwrap()).unwrap());
+            all.push_str(&serde_json::to_string(&store.read_log(&r).await.unwrap()).unwrap());
+        }
+        all
+    })
+}
