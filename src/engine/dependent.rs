@@ -11,9 +11,10 @@
 //! and is reported as an error.
 
 use super::read::conflict_view;
-use super::{Applied, Engine, WriteCtx};
+use super::Engine;
 use crate::error::Result;
 use crate::model::{Action, Claim, Conflict, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Settlement, Shared, Slot, SlotRef};
+use crate::strategy::{Applied, WriteCtx};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 

@@ -19,11 +19,11 @@
 
 use super::entity::{registry, type_of, unknown};
 use super::same_entity::{already_settled, settle_in, SettleWith};
-use super::{Applied, Engine, WriteCtx};
+use super::Engine;
 use crate::entities::{self, ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Claim, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
-use crate::strategy;
+use crate::strategy::{self, Applied, WriteCtx};
 use crate::txn::SlotTxn;
 
 fn no_merge(id: &str) -> Error {

@@ -20,7 +20,7 @@ use super::{outcome, replay, Engine, Planned};
 use crate::blob::{blob_time, entries_of, BlobEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Claim, ClaimKind, LogCause, Outcome, Provenance, Slot, SlotRef, Status, StrategySource};
-use crate::strategy::{self, Strategy};
+use crate::strategy::{self, Applied, Strategy, WriteCtx};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
@@ -34,7 +34,7 @@ enum Entry {
     /// Loaded as it is into an empty slot (claim id, action).
     Loaded(String, Action),
     /// A write through the slot's strategy.
-    Written(super::Applied),
+    Written(Applied),
     /// Its idempotency key was written before: its recorded outcome.
     Replayed(Box<Outcome>),
     /// Not written: an inactive entry meeting an occupied slot.
@@ -93,7 +93,7 @@ impl Engine {
             };
             let current_before = super::dependent::current_ids(&slot);
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!spec.is_multi()).calibrated(self.calibration_version());
-            let ctx = super::WriteCtx { spec: &spec, settings: &self.settings };
+            let ctx = WriteCtx { spec: &spec, settings: &self.settings };
             let empty = !txn.slot.claims.iter().any(|c| !c.object.is_empty());
             let mut done: Vec<Entry> = Vec::with_capacity(drafts.len());
             if empty {
@@ -142,11 +142,11 @@ impl Engine {
                     Entry::Replayed(o) => *o,
                     Entry::Held(id) => held_outcome(&slot, &archived, &id, strategy, source)?,
                     Entry::Loaded(id, action) => {
-                        let applied = super::Applied::stored(action, None, id, Vec::new());
+                        let applied = Applied::stored(action, None, id, Vec::new());
                         outcome(&slot, &slot_ref, &applied, None, strategy, source, version, attempts)
                     }
                     Entry::Skipped => {
-                        let applied = super::Applied::skipped(d.id.clone());
+                        let applied = Applied::skipped(d.id.clone());
                         outcome(&slot, &slot_ref, &applied, Some(d), strategy, source, version, attempts)
                     }
                 });
@@ -220,7 +220,7 @@ fn import_candidate(subject: &str, key: &str, e: &BlobEntry, at: Timestamp) -> C
 }
 
 /// Loads every entry as it is (the slot is empty): the blob's log becomes the slot's.
-fn load_as_is(txn: &mut SlotTxn, ctx: &super::WriteCtx, drafts: &[Claim], key: &str, done: &mut Vec<Entry>) {
+fn load_as_is(txn: &mut SlotTxn, ctx: &WriteCtx, drafts: &[Claim], key: &str, done: &mut Vec<Entry>) {
     let mut added = Vec::new();
     for d in drafts {
         if let Some(held) = txn.slot.claims.iter().find(|c| same_entry(c, d)) {

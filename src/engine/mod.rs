@@ -40,40 +40,12 @@ use serde::{Deserialize, Serialize};
 use crate::config::{EngineConfig, Settings};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, IdSource, Judge, MergeHook, RandomIds};
-use crate::model::{Action, Candidate, Claim, LogCause, Outcome, Relation, Slot, SlotRef, StrategySource, WriteRecord};
+use crate::model::{Action, Candidate, Claim, LogCause, Outcome, Slot, SlotRef, StrategySource, WriteRecord};
 use crate::predicates::PredicateSpec;
 use crate::store::Store;
-use crate::strategy::{self, Strategy};
+use crate::strategy::{self, Applied, Strategy, WriteCtx};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
-
-/// What strategies see besides the slot.
-pub struct WriteCtx<'a> {
-    pub spec: &'a PredicateSpec,
-    pub settings: &'a Settings,
-}
-
-/// What a strategy did, by claim id; the engine turns it into an `Outcome`.
-#[derive(Debug, Clone)]
-pub struct Applied {
-    pub action: Action,
-    pub relation: Option<Relation>,
-    pub claim_id: String,
-    pub affected: Vec<String>,
-    pub conflicts: Vec<String>,
-    pub stored: bool,
-    /// A merge that waits for approval instead of being applied.
-    pub pending: bool,
-}
-
-impl Applied {
-    pub fn stored(action: Action, relation: Option<Relation>, claim_id: String, affected: Vec<String>) -> Self {
-        Applied { action, relation, claim_id, affected, conflicts: Vec::new(), stored: true, pending: false }
-    }
-    pub fn skipped(claim_id: String) -> Self {
-        Applied { action: Action::Skipped, relation: None, claim_id, affected: Vec::new(), conflicts: Vec::new(), stored: false, pending: false }
-    }
-}
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -4,12 +4,12 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Engine, WriteCtx};
+use super::Engine;
 use crate::belief;
 use crate::blob::{project, Blob};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Claim, Conflict, ConflictRecord, ConflictStatus, LogEntry, Slot, SlotRef, Status};
-use crate::strategy::{self, Strategy};
+use crate::strategy::{self, Strategy, WriteCtx};
 use crate::time::Timestamp;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -8,11 +8,11 @@ use std::cell::Cell;
 
 use serde::{Deserialize, Serialize};
 
-use super::{gave_up, Engine, WriteCtx};
+use super::{gave_up, Engine};
 use crate::calibrate::{CalibrateOptions, Calibration};
 use crate::error::{Error, Result};
 use crate::model::{LogCause, SlotRef, Status};
-use crate::strategy;
+use crate::strategy::{self, WriteCtx};
 use crate::txn::SlotTxn;
 
 /// `calibrate` in the config: `true` (background, the default), `"inline"`, or `false`.

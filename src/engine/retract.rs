@@ -5,11 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::settle::diff;
-use super::{Engine, WriteCtx};
+use super::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::invariants::{self, overlap, SlotFacts};
 use crate::model::{Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, Retraction, RetractionRecord, Shared, Slot, SlotRef, Status};
-use crate::strategy;
+use crate::strategy::{self, WriteCtx};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 

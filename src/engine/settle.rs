@@ -2,9 +2,9 @@
 //! Settlement changes statuses only (never belief), and records each change
 //! so that `undo` restores exactly what it changed.
 
-use super::{undo_guard, Engine, WriteCtx};
+use super::{undo_guard, Engine};
 use crate::belief;
-use crate::strategy;
+use crate::strategy::{self, WriteCtx};
 use crate::error::{Error, ErrorCode, Result};
 use crate::invariants::{self, SlotFacts};
 use crate::model::{

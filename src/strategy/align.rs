@@ -14,7 +14,7 @@ use crate::model::{Claim, ConflictKind, ConflictStatus, Shared, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
-use super::super::engine::WriteCtx;
+use super::ctx::WriteCtx;
 
 /// Log-odds closer than this are equal ("at least equals" survives rounding).
 pub const EPS: f64 = 1e-9;

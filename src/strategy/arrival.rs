@@ -14,7 +14,7 @@ use crate::model::{Action, Claim, Provenance, Relation, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
-use super::super::engine::{Applied, WriteCtx};
+use super::ctx::{Applied, WriteCtx};
 
 /// What a report of a claim's value means when it states an earlier start
 /// than the claim's (time-varying, single-valued; the claim current or

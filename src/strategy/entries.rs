@@ -7,7 +7,7 @@ use crate::txn::SlotTxn;
 
 use super::reconcile::{apply_reconcile, refresh_beliefs, refresh_entry_beliefs};
 use super::{held, Strategy};
-use crate::engine::{Applied, WriteCtx};
+use super::ctx::{Applied, WriteCtx};
 
 fn actives(txn: &SlotTxn) -> Vec<Shared<Claim>> {
     txn.slot.claims.iter().filter(|c| c.status.is_current()).cloned().collect()

@@ -14,7 +14,7 @@ use crate::model::{Action, Claim, Relation, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
-use super::super::engine::Applied;
+use super::ctx::Applied;
 
 /// The superseded claim matching the draft whose period meets the draft's:
 /// the one covering the draft's start, else the earliest that overlaps it.

@@ -2,12 +2,14 @@
 
 mod align;
 mod arrival;
+mod ctx;
 mod entries;
 mod held;
 mod posterior;
 pub(crate) use posterior::{evidence_at, observed_at};
 mod reconcile;
 
+pub use ctx::{Applied, WriteCtx};
 pub use entries::apply_entries;
 pub use held::meets_past;
 pub use reconcile::{apply_reconcile, beliefs_at, realign, refresh_beliefs, refresh_entry_beliefs};

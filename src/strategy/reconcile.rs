@@ -11,7 +11,7 @@ use crate::model::{Action, Chunked, Claim, ConflictKind, ConflictStatus, Relatio
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
-use super::super::engine::{Applied, WriteCtx};
+use super::ctx::{Applied, WriteCtx};
 
 /// The change half-life, or `None` when the predicate does not vary in time:
 /// a calibrated one when a calibration estimated it, else the configured one.
