@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::belief::BeliefParams;
 use crate::error::{Error, Result};
+use crate::model::no_key_separator;
 use crate::predicates::{MemoryType, PredicateSpec, Registry};
 use crate::strategy::{Strategy, TypeDefaults};
 
@@ -52,7 +53,7 @@ pub struct EngineConfig {
     /// Calibration that runs by itself (SPEC §4): `true` (default) in the
     /// background, `"inline"` inside the write that makes it due, `false` off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub calibrate: Option<crate::engine::CalibrateSetting>,
+    pub calibrate: Option<CalibrateSetting>,
     /// Writes before the first automatic calibration (default 500); later ones
     /// wait for the larger of this and 25% of the observations behind the last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +63,16 @@ pub struct EngineConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, SourceConfig>"))]
     pub sources: Option<HashMap<String, SourceConfig>>,
+}
+
+/// `calibrate` in the config: `true` (background, the default), `"inline"`, or `false`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[cfg_attr(target_arch = "wasm32", tsify(type = "boolean | \"inline\""))]
+pub enum CalibrateSetting {
+    Flag(bool),
+    Mode(String),
 }
 
 /// What the config says about one source.
@@ -127,7 +138,7 @@ impl Settings {
         if default_subject.trim().is_empty() {
             return Err(Error::invalid("defaultSubject", "must not be empty"));
         }
-        crate::engine::prepare::no_key_separator(&default_subject, "defaultSubject")?;
+        no_key_separator(&default_subject, "defaultSubject")?;
         let strategy = match &config.strategy {
             Some(s) => Some(Strategy::parse(s).map_err(|e| e.with_field("strategy"))?),
             None => None,

@@ -7,7 +7,7 @@ use foldhash::HashMap;
 
 use crate::hooks::IdSource;
 use crate::model::{
-    Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status, WriteRecord,
+    is_reserved_subject, Claim, ConflictKind, ConflictRecord, ConflictStatus, LogCause, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef, Shared, Status, WriteRecord,
 };
 use crate::time::Timestamp;
 
@@ -339,9 +339,9 @@ impl SlotTxn {
     }
 
     pub fn into_commit(mut self, slot_ref: SlotRef) -> SlotCommit {
-        self.close_moot_in(crate::engine::is_reserved_subject(&slot_ref.subject));
+        self.close_moot_in(is_reserved_subject(&slot_ref.subject));
         self.slot.version = self.expected_version + 1;
-        if crate::engine::is_reserved_subject(&slot_ref.subject) {
+        if is_reserved_subject(&slot_ref.subject) {
             // The review pass never reads entity registries or the calibration record: kept
             // reviewed, so the index of slots to review never lists them (a store would read
             // the whole registry on every pass only to skip it).

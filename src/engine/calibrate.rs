@@ -11,20 +11,12 @@ use crate::calibrate::estimate::{estimate, Estimates, EstimatorInput};
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Claim, LogCause, Provenance, Slot, SlotRef, Status};
+use crate::model::{is_reserved_subject, Claim, LogCause, Provenance, Slot, SlotRef, Status, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 use crate::normalize::tokens;
 use crate::time::Timestamp;
 
-/// The slot that holds calibration records (one claim per version, the latest active).
-pub const CALIBRATION_SUBJECT: &str = "\u{1f}calibration";
-pub const CALIBRATION_PREDICATE: &str = "record";
 const CALIBRATION_SOURCE: &str = "credence.calibrate";
 const DEFAULT_MIN_OBSERVATIONS: u32 = 20;
-
-/// Subjects the engine keeps for itself (entity registry, calibration): not facts about anyone.
-pub fn is_reserved_subject(subject: &str) -> bool {
-    subject.starts_with(crate::model::KEY_SEPARATOR)
-}
 
 fn record_ref() -> SlotRef {
     SlotRef::new(CALIBRATION_SUBJECT, CALIBRATION_PREDICATE)

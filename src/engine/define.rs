@@ -11,12 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::record::{replace_record, RecordSlot};
 use super::Engine;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{LogCause, Slot, SlotRef, SpecUsed, Status};
+use crate::model::{no_key_separator, LogCause, Slot, SlotRef, SpecUsed, Status, PREDICATES_SUBJECT};
 use crate::predicates::{canonical_name, Cardinality, PredicateOrigin, PredicateSpec};
 use crate::time::Timestamp;
 
-/// The reserved subject whose one slot holds the definitions.
-pub const PREDICATES_SUBJECT: &str = "\u{1f}predicates";
 const PREDICATES_PREDICATE: &str = "defined";
 const DEFINE_SOURCE: &str = "credence.definePredicate";
 
@@ -170,7 +168,7 @@ impl Engine {
     /// is when every field given matches, and refused (`INVALID_INPUT`
     /// naming the field) otherwise: a definition never changes a spec.
     pub async fn define_predicate(&self, def: &PredicateDefinition) -> Result<PredicateInfo> {
-        crate::engine::prepare::no_key_separator(&def.name, "name")?;
+        no_key_separator(&def.name, "name")?;
         let name = canonical_name(&def.name);
         if name.is_empty() {
             return Err(Error::invalid("name", "is required and must not be empty"));

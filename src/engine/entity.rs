@@ -13,11 +13,9 @@ use super::{Engine, Planned};
 use crate::config::Settings;
 use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef};
+use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef, NAME_PREDICATE};
 use crate::txn::SlotTxn;
 
-/// The predicate of the name claims kept in a registry slot.
-pub const NAME_PREDICATE: &str = "name";
 
 /// The name index of each registry as last read, so resolving a known name
 /// is one look-up instead of a pass over every entity. An entry answers for

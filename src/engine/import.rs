@@ -49,7 +49,7 @@ impl Engine {
             if s.trim().is_empty() {
                 return Err(Error::invalid("options.subject", "must not be empty when given"));
             }
-            super::prepare::no_key_separator(s, "options.subject")?;
+            crate::model::no_key_separator(s, "options.subject")?;
         }
         self.ids.health()?;
         self.ensure_calibration().await?;

@@ -24,14 +24,15 @@ mod same_entity;
 mod settle;
 mod undo_guard;
 
-pub use define::{PredicateDefinition, PredicateInfo, HalfLifeSource, PREDICATES_SUBJECT};
-pub use calibrate::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
+pub use define::{PredicateDefinition, PredicateInfo, HalfLifeSource};
+// Kept here for the tests that name them by this path; they live in `model`.
+pub use crate::model::{is_reserved_subject, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
 pub use read::{RecallOptions, Why};
-pub use entity::{EntityView, NAME_PREDICATE};
+pub use entity::EntityView;
 pub use erase::{EraseOptions, EraseTarget, Erasure};
 pub use review::ReviewReport;
 pub use retract::{RetractOptions, Undone};
-pub use recalibrate::{AutoCalibrate, CalibrateSetting};
+pub use recalibrate::AutoCalibrate;
 
 use std::rc::Rc;
 

@@ -3,7 +3,7 @@
 
 use crate::config::Settings;
 use crate::error::{Error, Result};
-use crate::model::{Candidate, Claim, Provenance, SlotRef, Status, DEFAULT_SOURCE_ID};
+use crate::model::{no_key_separator, Candidate, Claim, Provenance, SlotRef, Status, DEFAULT_SOURCE_ID};
 use crate::predicates::PredicateSpec;
 use crate::time::Timestamp;
 
@@ -21,14 +21,6 @@ fn unit_interval(value: Option<f64>, field: &str) -> Result<Option<f64>> {
         }
         other => Ok(other),
     }
-}
-
-/// Text holding the slot-key separator could name another slot, or a reserved one.
-pub fn no_key_separator(value: &str, field: &str) -> Result<()> {
-    if value.contains(crate::model::KEY_SEPARATOR) {
-        return Err(Error::invalid(field, "must not contain U+001F (the unit separator), which credence keeps for its slot keys"));
-    }
-    Ok(())
 }
 
 pub fn prepare(c: &Candidate, settings: &Settings, now: Timestamp, claim_id: String) -> Result<Prepared> {

@@ -171,10 +171,10 @@ impl Engine {
             if super::is_reserved_subject(s) {
                 return Ok(Vec::new());
             }
-            super::prepare::no_key_separator(s, "subject")?;
+            crate::model::no_key_separator(s, "subject")?;
         }
         if let Some(p) = &options.predicate {
-            super::prepare::no_key_separator(p, "options.predicate")?;
+            crate::model::no_key_separator(p, "options.predicate")?;
         }
         let mut subject = subject.map(str::trim).unwrap_or(&self.settings.default_subject).to_string();
         if let Some(t) = &options.subject_type {

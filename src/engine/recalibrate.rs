@@ -6,24 +6,13 @@
 
 use std::cell::Cell;
 
-use serde::{Deserialize, Serialize};
-
 use super::{gave_up, Engine};
 use crate::calibrate::{CalibrateOptions, Calibration};
+use crate::config::CalibrateSetting;
 use crate::error::{Error, Result};
 use crate::model::{LogCause, SlotRef, Status};
 use crate::strategy::{self, WriteCtx};
 use crate::txn::SlotTxn;
-
-/// `calibrate` in the config: `true` (background, the default), `"inline"`, or `false`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-#[cfg_attr(target_arch = "wasm32", tsify(type = "boolean | \"inline\""))]
-pub enum CalibrateSetting {
-    Flag(bool),
-    Mode(String),
-}
 
 /// When a memory calibrates by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +107,7 @@ impl Engine {
     pub(crate) async fn recalibrate_slots(&self, version: u64) -> Result<usize> {
         let mut changed = 0;
         for slot_ref in self.store.list_slots(None).await? {
-            if super::calibrate::is_reserved_subject(&slot_ref.subject) {
+            if crate::model::is_reserved_subject(&slot_ref.subject) {
                 continue;
             }
             let spec = self.spec_of(&slot_ref.predicate);

@@ -348,8 +348,8 @@ pub fn new_id(taken: impl Fn(&str) -> bool, name: &str, entity_type: &str) -> St
     id
 }
 
-/// The subject of the entity-registry slots (one per entity type).
-pub const ENTITY_REGISTRY: &str = "\u{1f}entities";
+// Kept with memory's other reserved names (`crate::model::reserved`).
+pub use crate::model::ENTITY_REGISTRY;
 
 /// Where an entity merge stands. A merge is recorded (`pending`) before it
 /// changes any fact, so a crash part-way can be resumed or rolled back.
