@@ -10,10 +10,11 @@ use std::rc::Rc;
 use foldhash::HashMap;
 
 use super::entity::{BatchIds, PendingName};
-use super::{outcome, replay, Applied, Engine, Held, Planned, WriteOptions};
+use super::write::{outcome, replay, Held, Planned, WriteOptions};
+use super::Engine;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Outcome};
-use crate::strategy::Strategy;
+use crate::strategy::{Applied, Strategy};
 use crate::txn::SlotTxn;
 
 enum Done {

@@ -9,7 +9,8 @@ use std::rc::Rc;
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
-use super::{Engine, Planned};
+use super::write::Planned;
+use super::Engine;
 use crate::config::Settings;
 use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};

@@ -16,7 +16,8 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::{outcome, replay, Engine, Planned};
+use super::write::{outcome, replay, replayed_outcome, Planned};
+use super::Engine;
 use crate::blob::{blob_time, entries_of, BlobEntry};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{Action, Candidate, Claim, ClaimKind, LogCause, Outcome, Provenance, Slot, SlotRef, Status, StrategySource};
@@ -248,7 +249,7 @@ fn load_as_is(txn: &mut SlotTxn, ctx: &WriteCtx, drafts: &[Claim], key: &str, do
 /// The answer for an entry the slot already holds: nothing was written.
 fn held_outcome(slot: &Slot, archived: &[Claim], id: &str, strategy: Strategy, source: StrategySource) -> Result<Outcome> {
     let claim = slot.claim(id).or_else(|| archived.iter().find(|c| c.id == id)).cloned().ok_or_else(|| Error::new(ErrorCode::MalformedStoreData, format!("held claim {id} is gone")))?;
-    Ok(super::replayed_outcome(slot, claim, Action::Confirmed, strategy, source))
+    Ok(replayed_outcome(slot, claim, Action::Confirmed, strategy, source))
 }
 
 /// What a blob entry says of a claim: its text, status, stated confidence
