@@ -7,7 +7,7 @@
 //! becomes the history of its period.
 
 use super::posterior::SlotPosterior;
-use super::reconcile::{move_conflicts, posterior, refresh_from, take_the_place_of};
+use super::beliefs::{posterior, refresh_from};
 use super::{refines, same_value};
 use crate::invariants::overlap;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Shared, Status};
@@ -85,6 +85,15 @@ pub fn align(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior) -> Vec<Str
 /// moment costs a filter pass).
 pub fn align_confirmed(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: &str) -> Vec<String> {
     align_with(txn, ctx, post, Some(confirmed))
+}
+
+/// Brings a single-valued slot in line with its posterior (after a
+/// calibration changed the filter): beliefs refreshed, statuses aligned;
+/// returns the claims whose status changed.
+pub fn realign(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
+    let post = posterior(txn, ctx, None, None);
+    refresh_from(txn, &post);
+    align(txn, ctx, &post)
 }
 
 fn align_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Option<&str>) -> Vec<String> {
@@ -437,6 +446,32 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             }
             vec![earlier, newer]
         }
+    }
+}
+
+/// The general claim `general` makes way for its refinement `specific`: it is
+/// superseded without an end (the same value, said more precisely).
+pub(super) fn take_the_place_of(txn: &mut SlotTxn, general: &str, specific: &str) {
+    txn.update_claim(general, |c| {
+        c.status = Status::Superseded;
+        c.superseded_by = Some(specific.to_string());
+    });
+}
+
+/// Open or settled conflicts about `from` now name `to` (its refinement).
+pub(super) fn move_conflicts(txn: &mut SlotTxn, from: &str, to: &str) {
+    let moving: Vec<String> = txn
+        .slot
+        .conflicts
+        .iter()
+        .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == from || c.newer_id == from))
+        .map(|c| c.id.clone())
+        .collect();
+    for cf in moving {
+        txn.update_conflict(&cf, |c| c.rename_claim(from, to));
+        txn.update_claim(to, |c| c.note_conflict(&cf));
+        txn.log_change("conflict_moved", &[from, to], None, Some(&cf),
+            "the claim in conflict was refined: the conflict now names the refined claim".into());
     }
 }
 

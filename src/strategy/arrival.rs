@@ -7,7 +7,8 @@
 //! in shuffled order before, 0.04% after.
 
 use super::align::align;
-use super::reconcile::{confirm, posterior, refresh_from, set_history_belief};
+use super::beliefs::{posterior, refresh_from, set_history_belief};
+use super::confirm::confirm;
 use super::{refines, same_value};
 use crate::belief::observation_quality;
 use crate::model::{Action, Claim, Provenance, Relation, Status};

@@ -5,7 +5,8 @@ use crate::hooks::MergeResult;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::txn::SlotTxn;
 
-use super::reconcile::{apply_reconcile, refresh_beliefs, refresh_entry_beliefs};
+use super::beliefs::{refresh_beliefs, refresh_entry_beliefs};
+use super::reconcile::apply_reconcile;
 use super::{held, Strategy};
 use super::ctx::{Applied, WriteCtx};
 

@@ -2,6 +2,8 @@
 
 mod align;
 mod arrival;
+mod beliefs;
+mod confirm;
 mod ctx;
 mod entries;
 mod held;
@@ -12,7 +14,9 @@ mod reconcile;
 pub use ctx::{Applied, WriteCtx};
 pub use entries::apply_entries;
 pub use held::meets_past;
-pub use reconcile::{apply_reconcile, beliefs_at, realign, refresh_beliefs, refresh_entry_beliefs};
+pub use align::realign;
+pub use beliefs::{beliefs_at, refresh_beliefs, refresh_entry_beliefs};
+pub use reconcile::apply_reconcile;
 
 use std::collections::HashMap;
 

@@ -1,144 +1,20 @@
 //! The `reconcile` strategy: the relations of SPEC §3, decided mechanically
 //! against the slot's claims, with the forward filter's posterior (§4)
 //! deciding between a newer value and the current one, and contradictions.
+//! The posterior plumbing lives in `beliefs.rs`, the confirm relation in
+//! `confirm.rs`.
 
-use super::align::{align, align_confirmed, close_disputes, close_moot_disputes, end_as_stated, flips_back, pinned, EPS};
+use super::align::{align, close_disputes, close_moot_disputes, end_as_stated, flips_back, move_conflicts, pinned, take_the_place_of, EPS};
+use super::beliefs::{posterior, refresh_beliefs, refresh_from, set_history_belief};
 use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
 use super::{held, refines, same_value};
 use crate::invariants::overlap;
-use crate::model::{Action, Chunked, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
+use crate::model::{Action, Claim, ConflictKind, Relation, Shared, Status};
 use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 use super::ctx::{Applied, WriteCtx};
-
-/// The change half-life, or `None` when the predicate does not vary in time:
-/// a calibrated one when a calibration estimated it, else the configured one.
-pub fn decay_of(ctx: &WriteCtx) -> Option<f64> {
-    if ctx.spec.time_varying {
-        let calibrated = ctx.settings.calibration.get().and_then(|c| c.half_life(&ctx.spec.name));
-        calibrated.or(ctx.spec.half_life_days).or(ctx.settings.belief.half_life_days)
-    } else {
-        None
-    }
-}
-
-/// The filter's parameters: the configured prior, or the one a calibration
-/// learned for a predicate of a closed domain.
-pub fn belief_params(ctx: &WriteCtx) -> crate::belief::BeliefParams {
-    let learned = ctx.settings.calibration.get().and_then(|c| c.prior(&ctx.spec.name));
-    crate::belief::BeliefParams { prior: learned.unwrap_or(ctx.settings.belief.prior), ..ctx.settings.belief }
-}
-
-/// When relations are weighed: now, or the start of a scheduled change.
-pub fn weigh_time(claims: &[&Claim], now: Timestamp) -> Timestamp {
-    SlotPosterior::latest_observation(claims).map_or(now, |t| t.max(now))
-}
-
-/// The slot's posterior with `extra` (a draft not yet stored) counted, at
-/// `at` or else at the slot's latest observation: relations are weighed on
-/// the evidence, so the passage of time alone (which draws every belief
-/// toward uniform) never opens or settles a dispute.
-pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Option<Timestamp>) -> SlotPosterior {
-    let claims: Vec<&Claim> = txn.slot.claims.iter().map(|c| &**c).chain(extra).collect();
-    let calibration = ctx.settings.calibration.get();
-    let params = belief_params(ctx);
-    let (params, half_life, time_varying) = (&params, decay_of(ctx), ctx.spec.time_varying);
-    match at {
-        Some(at) => SlotPosterior::of_rivals(&claims, params, half_life, time_varying, at, calibration.as_deref()),
-        None => SlotPosterior::of_rivals_at_latest(&claims, params, half_life, time_varying, txn.now, calibration.as_deref()),
-    }
-}
-
-/// Recomputes the belief of every live claim: as rivals in a single-valued
-/// slot, each on its own evidence in a multi-valued one.
-pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, !ctx.spec.is_multi());
-}
-
-/// Entries of a log-like slot (append, replace, merges) do not compete: each
-/// stands alone on its own evidence.
-pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, false);
-}
-
-/// Sets every live claim's belief from the slot posterior `post`, carried forward to now.
-pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
-    let at = post.time().map_or(txn.now, |t| t.max(txn.now));
-    let now = post.advanced_to(at);
-    // Only the claims whose belief moves are touched: an update copies a shared claim.
-    let live: Vec<(usize, f64)> = txn
-        .slot
-        .claims
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.status.is_live())
-        .filter_map(|(i, c)| now.log_odds(&c.id).filter(|l| belief_moves(c, *l)).map(|l| (i, l)))
-        .collect();
-    for (i, l) in live {
-        txn.update_belief_at(i, l);
-    }
-}
-
-/// Brings a single-valued slot in line with its posterior (after a
-/// calibration changed the filter): beliefs refreshed, statuses aligned;
-/// returns the claims whose status changed.
-pub fn realign(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
-    let post = posterior(txn, ctx, None, None);
-    refresh_from(txn, &post);
-    align(txn, ctx, &post)
-}
-
-/// A new belief differs from the claim's by more than rounding.
-fn belief_moves(claim: &Claim, log_odds: f64) -> bool {
-    (claim.log_odds - log_odds).abs() > 1e-12
-}
-
-/// The slot posterior a single-valued slot's statuses follow (`None` for a multi-valued one).
-fn rivals_posterior(txn: &SlotTxn, ctx: &WriteCtx) -> Option<SlotPosterior> {
-    (!ctx.spec.is_multi()).then(|| posterior(txn, ctx, None, None))
-}
-
-/// Beliefs from `post` when there is one, else each claim on its own evidence.
-fn refresh_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: Option<&SlotPosterior>) {
-    match post {
-        Some(p) => refresh_from(txn, p),
-        None => refresh_beliefs(txn, ctx),
-    }
-}
-
-fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
-    if rivals {
-        let post = posterior(txn, ctx, None, None);
-        refresh_from(txn, &post);
-        return;
-    }
-    // One belief per live claim, in slot order (`beliefs_at` without rivals maps every wanted claim).
-    let live: Vec<usize> = txn.slot.claims.iter().enumerate().filter(|(_, c)| c.status.is_live()).map(|(i, _)| i).collect();
-    let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
-    for (i, (_, l)) in live.into_iter().zip(beliefs) {
-        if belief_moves(&txn.slot.claims[i], l) {
-            txn.update_belief_at(i, l);
-        }
-    }
-}
-
-/// Belief at `at` (default: now, or a scheduled change's start) of the claims `wanted` picks.
-pub fn beliefs_at(claims: &Chunked<Claim>, ctx: &WriteCtx, rivals: bool, at: Option<Timestamp>, now: Timestamp, wanted: impl Fn(&Claim) -> bool) -> Vec<(String, f64)> {
-    let refs: Vec<&Claim> = claims.iter().map(|c| &**c).collect();
-    let at = at.unwrap_or_else(|| weigh_time(&refs, now));
-    let params = belief_params(ctx);
-    let (params, half_life, tv) = (&params, decay_of(ctx), ctx.spec.time_varying);
-    let calibration = ctx.settings.calibration.get();
-    let calibration = calibration.as_deref();
-    if rivals {
-        let post = SlotPosterior::of_rivals(&refs, params, half_life, tv, at, calibration);
-        claims.iter().filter(|c| wanted(c)).filter_map(|c| post.log_odds(&c.id).map(|l| (c.id.clone(), l))).collect()
-    } else {
-        claims.iter().filter(|c| wanted(c)).map(|c| (c.id.clone(), SlotPosterior::of_one(c, params, half_life, tv, at, calibration))).collect()
-    }
-}
 
 /// The claims a same-valued draft may corroborate, best first: the history
 /// claim whose period covers the draft's time, then the live (or
@@ -262,64 +138,6 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     contradict(txn, ctx, draft, &current)
 }
 
-pub(super) fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft: Claim) -> Applied {
-    let id = existing.id.clone();
-    let before = existing.confidence;
-    let obs = draft.provenance;
-    let stated = draft.stated_confidence;
-    let start = existing.effective_from();
-    // A report that states when a running value ended tells what the first
-    // did not: the claim ends there (as it would had that report come first).
-    let ends = draft.valid_to.filter(|end| existing.status.is_current() && existing.valid_to.is_none() && *end > start);
-    txn.update_claim(&id, |c| {
-        c.provenance.extend(obs);
-        c.stated_confidence = c.stated_confidence.max(stated);
-        c.valid_to = c.valid_to.or(ends);
-    });
-    keep_clear_of_retractions(txn, &id);
-    keep_clear_of_its_value(txn, &id, start);
-    if existing.status == Status::Superseded {
-        set_history_belief(txn, ctx, &id);
-    }
-    let post = rivals_posterior(txn, ctx);
-    refresh_with(txn, ctx, post.as_ref());
-    let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(before);
-    let period = if existing.status == Status::Superseded { " for the period it already covers" } else { "" };
-    let until = ends.map(|end| format!(", and says it ended at {}", end.to_iso())).unwrap_or_default();
-    txn.log_change("confirm", &[&id], Some((before, after)), None,
-        format!("{:?} corroborates {:?}{period}{until}", draft.object, existing.object));
-    let mut affected = post.map(|p| align_confirmed(txn, ctx, &p, &id)).unwrap_or_default();
-    affected.retain(|a| a != &id);
-    Applied::stored(Action::Confirmed, Some(Relation::Confirm), id, affected)
-}
-
-/// A claim without `validFrom` starts at its earliest observation, so evidence
-/// observed earlier moves its start back: never into the period a retraction
-/// of its value covers (the start is pinned where that retraction ends, as a
-/// new claim's would be; otherwise two claims would carry one value at once).
-fn keep_clear_of_retractions(txn: &mut SlotTxn, id: &str) {
-    let Some(mut probe) = txn.claim(id).filter(|c| c.valid_from.is_none()).map(|c| (*c).clone()) else { return };
-    if held::after_retractions(txn, &mut probe).is_none() && probe.valid_from.is_some() {
-        let pinned = probe.valid_from;
-        txn.update_claim(id, |c| c.valid_from = pinned);
-    }
-}
-
-/// Likewise never into the period another claim of its value covers (history
-/// of the value from before a change): the start stays where it was (model
-/// seed 8040: a back-dated confirmation stretched a claim over its own
-/// value's history, two claims of one value at once).
-fn keep_clear_of_its_value(txn: &mut SlotTxn, id: &str, start: Timestamp) {
-    let Some(claim) = txn.claim(id).filter(|c| c.valid_from.is_none() && c.effective_from() < start) else { return };
-    let (from, to) = txn.slot.validity(claim);
-    let overlaps = txn.slot.claims.iter().any(|o| {
-        o.id != id && o.status != Status::Retired && !o.object.is_empty() && same_value(o, claim) && overlap(txn.slot.validity(o), (from, to))
-    });
-    if overlaps {
-        txn.update_claim(id, |c| c.valid_from = Some(start));
-    }
-}
-
 /// A more specific form of a current value is a hypothesis of its own (SPEC
 /// §3): reports of the general form support it only discounted, so it takes
 /// the general claim's place only when its own evidence carries it to at
@@ -378,32 +196,6 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     crate::sort::sort(&mut affected);
     affected.dedup();
     Applied::stored(Action::Refined, Some(Relation::Refine), new_id, affected)
-}
-
-/// The general claim `general` makes way for its refinement `specific`: it is
-/// superseded without an end (the same value, said more precisely).
-pub(super) fn take_the_place_of(txn: &mut SlotTxn, general: &str, specific: &str) {
-    txn.update_claim(general, |c| {
-        c.status = Status::Superseded;
-        c.superseded_by = Some(specific.to_string());
-    });
-}
-
-/// Open or settled conflicts about `from` now name `to` (its refinement).
-pub(super) fn move_conflicts(txn: &mut SlotTxn, from: &str, to: &str) {
-    let moving: Vec<String> = txn
-        .slot
-        .conflicts
-        .iter()
-        .filter(|c| matches!(c.status, ConflictStatus::Open | ConflictStatus::Settled) && (c.earlier_id == from || c.newer_id == from))
-        .map(|c| c.id.clone())
-        .collect();
-    for cf in moving {
-        txn.update_conflict(&cf, |c| c.rename_claim(from, to));
-        txn.update_claim(to, |c| c.note_conflict(&cf));
-        txn.log_change("conflict_moved", &[from, to], None, Some(&cf),
-            "the claim in conflict was refined: the conflict now names the refined claim".into());
-    }
 }
 
 /// A different value with a newer valid time: it supersedes the current claim
@@ -501,15 +293,6 @@ fn dispute(txn: &mut SlotTxn, post: &SlotPosterior, mut draft: Claim, current: &
     let mut applied = Applied::stored(Action::Disputed, Some(relation), id, current.iter().map(|c| c.id.clone()).collect());
     applied.conflicts = conflicts;
     applied
-}
-
-/// A history claim's belief is its value's at the start of its period.
-pub(super) fn set_history_belief(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) {
-    let Some(from) = txn.claim(id).map(|c| c.effective_from()) else { return };
-    let post = posterior(txn, ctx, None, Some(from));
-    if let Some(l) = post.log_odds(id) {
-        txn.update_belief(id, l);
-    }
 }
 
 fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
