@@ -143,6 +143,8 @@ impl SlotTxn {
         let moved: Vec<Shared<Claim>> = self.slot.claims.iter().take(n).cloned().collect();
         self.slot.claims = self.slot.claims.iter_from(n).cloned().collect();
         self.slot.archived_claims += n as u64;
+        let until = moved.iter().map(|c| c.valid_to.unwrap_or_else(|| c.effective_from())).max();
+        self.slot.archived_until = self.slot.archived_until.max(until);
         self.slot.reviewed = self.slot.reviewed.saturating_sub(n);
         moved
     }

@@ -2,7 +2,8 @@
 #![allow(clippy::unwrap_used)]
 //! Bounded slot records (SPEC §8): claims that left the live set long ago
 //! move whole from a slot written by an entries strategy (replace, append,
-//! merge_on_read) to claim chunks of its archive. Outcomes, `recall({
+//! merge_on_read), or from the history of a time-varying predicate, to claim
+//! chunks of its archive. Outcomes, `recall({
 //! includeHistory, at })`, `blob`, `why` and the checker answer exactly as
 //! without the archive, erasure reaches the chunks, and the slot stays small.
 
@@ -98,13 +99,47 @@ fn merge_on_read_entries_move_to_the_archive() {
 }
 
 #[test]
-fn a_reconcile_slot_keeps_its_history() {
+fn the_history_of_a_time_varying_slot_moves_to_the_archive() {
+    // A value the world moved on from long ago: superseded, its source's later answers ended its weight.
+    same_as_unarchived("located_in", None, 300);
+}
+
+#[test]
+fn a_fixed_slot_keeps_its_history() {
     let (a, _) = pair(8);
     for i in 0..200 {
-        a.write(cand("located_in", &format!("city {i}")));
+        a.write(cand("born_in", &format!("city {i}")));
     }
-    let slot = run(a.store.load_slot(&SlotRef::new("user", "located_in"))).unwrap();
-    assert_eq!(slot.archived_claims, 0, "belief and history matching read a reconcile slot's history");
+    let slot = run(a.store.load_slot(&SlotRef::new("user", "born_in"))).unwrap();
+    assert_eq!(slot.archived_claims, 0, "a fixed predicate's belief never lets go of its evidence");
+}
+
+#[test]
+fn a_report_of_an_archived_period_corroborates_the_archived_claim() {
+    let (a, b) = pair(8);
+    let day = |d: i64| credence::time::Timestamp::from_millis(credence::time::Timestamp::parse("2026-01-01T12:00:00Z", "t").unwrap().0 + d * 86_400_000).to_iso();
+    for i in 0..200 {
+        let c = observed(from(cand("located_in", &format!("city {i}")), "gps", 0.8), &day(i as i64 + 1));
+        a.write(c.clone());
+        b.write(c);
+    }
+    let before = run(a.store.load_slot(&SlotRef::new("user", "located_in"))).unwrap();
+    assert!(before.archived_claims > 100, "{} archived", before.archived_claims);
+    // A late report, by another source, of where the user was on day 6: that period's claim is archived.
+    let late = observed(from(cand("located_in", "city 5"), "phone", 0.7), &day(6));
+    let (oa, ob) = (a.write(late.clone()), b.write(late));
+    assert_eq!((oa.action, oa.relation, seen(&oa.claim)), (ob.action, ob.relation, seen(&ob.claim)));
+    assert_eq!(oa.claim.id, history(&a, "located_in", None)[5].id, "the archived claim of day 6 is corroborated, not copied");
+    assert_eq!(history(&a, "located_in", None).len(), 200);
+    assert_eq!(run(a.engine.check_invariants()).unwrap(), vec![]);
+    // The next writes archive the history again.
+    for i in 200..320 {
+        a.write(observed(from(cand("located_in", &format!("city {i}")), "gps", 0.8), &day(i as i64 + 1)));
+    }
+    let after = run(a.store.load_slot(&SlotRef::new("user", "located_in"))).unwrap();
+    assert!(after.claims.len() < 120, "the slot keeps {} claims", after.claims.len());
+    assert_eq!(history(&a, "located_in", None).len(), 320);
+    assert_eq!(run(a.engine.check_invariants()).unwrap(), vec![]);
 }
 
 #[test]

@@ -74,8 +74,11 @@ impl Engine {
 
     /// How many of `txn`'s oldest claims move whole to a claim chunk now
     /// (`archive::dead_prefix`): superseded free-text entries in any slot;
-    /// superseded values only in a slot whose strategy in force is not
-    /// `reconcile`, at a write that is not one either.
+    /// superseded values in a slot whose strategy in force is not
+    /// `reconcile`, at a write that is not one either, and in the history of
+    /// a time-varying predicate (a value the world moved on from long ago:
+    /// its source's later answers ended its weight, and a report of its
+    /// period is matched against the archive, see `archived_until`).
     fn dead_claims(&self, txn: &SlotTxn, slot_ref: &SlotRef) -> usize {
         let after = self.settings.archive_claims_after;
         if super::is_reserved_subject(&slot_ref.subject) || txn.slot.claims.len() < after.saturating_add(archive::keep_for(after)) {
@@ -86,7 +89,7 @@ impl Engine {
             strategy::choose(s, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some()).is_ok_and(|(s, _)| s != Strategy::Reconcile)
         };
         let called = txn.cause.strategy.as_deref().and_then(|s| Strategy::parse(s).ok());
-        let values_dead = entries(None) && entries(called);
+        let values_dead = spec.time_varying || (entries(None) && entries(called));
         archive::dead_prefix(&txn.slot, txn.now, after, values_dead, |id| txn.changed_claim(id))
     }
 
@@ -149,6 +152,22 @@ impl Engine {
             claims.push(c.clone());
         }
         full.claims = claims;
+        Ok(full)
+    }
+
+    /// The slot, with its archived claims put back when one of `drafts`
+    /// speaks for a time before `archived_until`: a report of an archived
+    /// period then corroborates (or is weighed against) the claim that holds
+    /// it, as it would had nothing moved. Those claims go back into the slot
+    /// (their chunk copies are skipped by id) until the next archive pass.
+    /// Rare: a write of now never reaches back that far.
+    pub(crate) async fn with_history_reached<'a>(&self, slot_ref: &SlotRef, slot: Slot, mut drafts: impl Iterator<Item = &'a Claim>) -> Result<Slot> {
+        let Some(until) = slot.archived_until else { return Ok(slot) };
+        if !drafts.any(|d| d.effective_from() < until) {
+            return Ok(slot);
+        }
+        let mut full = self.with_archived_claims(slot_ref, slot).await?;
+        full.archived_until = None;
         Ok(full)
     }
 

@@ -120,6 +120,7 @@ impl Engine {
             loop {
                 attempts += 1;
                 let slot = held.load(&*self.store, &slot_ref).await?;
+                let slot = self.with_history_reached(&slot_ref, slot, indices.iter().map(|&i| &planned[i].prepared.draft)).await?;
                 let first = &planned[indices[0]];
                 // Checked after the slot is read: a merge that seals the slot later changes its version.
                 if self.merged_since(first).await? {

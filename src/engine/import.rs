@@ -85,6 +85,7 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = self.store.load_slot(&slot_ref).await?;
+            let slot = self.with_history_reached(&slot_ref, slot, planned.iter().flatten().map(|p| &p.prepared.draft)).await?;
             // Entries the slot moved to its archive are held too (a blob of this memory imported back).
             let archived: Vec<Claim> = if slot.archived_claims > 0 {
                 let full = self.with_archived_claims(&slot_ref, slot.clone()).await?;

@@ -84,6 +84,13 @@ pub struct Slot {
     /// chunk: the position its first claim had in the slot's full history.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub archived_claims: u64,
+    /// In a slot: the latest time a claim moved to its claim chunks holds for
+    /// (its end, else its start). A write that speaks for an earlier time is
+    /// matched against the full history, so a report of an archived period
+    /// corroborates that claim instead of copying it (SPEC §3 confirm).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string"))]
+    pub archived_until: Option<crate::time::Timestamp>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -204,6 +204,8 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.archive?.length ? { archive: slot.archive } : {}),
     // Claims moved whole to claim chunks (a slot: how many; a chunk: where its first stood).
     ...(slot.archivedClaims ? { archivedClaims: slot.archivedClaims } : {}),
+    // The latest time an archived claim holds for: an older report reads the archive too.
+    ...(slot.archivedUntil ? { archivedUntil: slot.archivedUntil } : {}),
   };
   return `---\n${renderFrontMatter(front)}---\n\n${renderBody(subject, predicate, { ...front })}`;
 }
@@ -377,6 +379,10 @@ export function parseSlotFile(text, file) {
   if (data.archivedClaims !== undefined) {
     if (!isCount(data.archivedClaims)) throw malformed(file, 'archivedClaims must be a non-negative integer');
     if (data.archivedClaims) slot.archivedClaims = data.archivedClaims;
+  }
+  if (data.archivedUntil !== undefined) {
+    if (typeof data.archivedUntil !== 'string') throw malformed(file, 'archivedUntil must be an ISO 8601 string');
+    slot.archivedUntil = data.archivedUntil;
   }
   return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
 }
