@@ -23,7 +23,7 @@ export PATH
 
 step "the packed package in node_modules"
 if [ ! -f pkg/package.json ]; then bash scripts/build.sh; fi
-if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/node/credence_bg.wasm node_modules/credence/node/credence_bg.wasm; then
+if ! cmp -s pkg/index.cjs node_modules/credence/index.cjs || ! cmp -s pkg/web/credence_bg.wasm node_modules/credence/web/credence_bg.wasm; then
   bash scripts/install-pkg.sh >/dev/null
 fi
 

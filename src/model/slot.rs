@@ -6,7 +6,7 @@ use crate::time::Timestamp;
 
 /// Joins subject and predicate in a slot's key, and opens the reserved
 /// subjects (entity registries, calibration, archives): text from a caller
-/// may not hold it (`engine::prepare::no_key_separator`).
+/// may not hold it (`model::reserved::no_key_separator`).
 pub const KEY_SEPARATOR: char = '\u{1f}';
 
 /// Names one (subject, predicate) slot. `key` is what stores index by.
