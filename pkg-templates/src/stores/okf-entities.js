@@ -1,7 +1,7 @@
-// OkfStore's entity registries written by their changes (okf.js,
+// OkfStore's entity registries written by their changes (okf-registry.js,
 // commitRegistry): reading entities/*.md against the registry's slot file
 // (its `entityFiles` count, `generation`, `pending` entries and list of recent
-// `changes`). Pure reads; the writes and their order are in okf.js.
+// `changes`). Pure reads; the writes and their order are in okf-registry.js.
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { entityFileOf, entityFilePrefix, malformed, parseEntityFile } from './okf-format.js';

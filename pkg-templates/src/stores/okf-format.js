@@ -1,5 +1,6 @@
 // The OKF bundle's file formats: slot file names, slot files (YAML front matter
-// + a readable body) and log.md records. Pure functions; no I/O.
+// + a readable body) and log.md records, and the errors for a bad file or a
+// bad slot reference. Pure functions; no I/O.
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { CredenceError } from '../errors.js';
@@ -24,6 +25,19 @@ export function malformed(file, problem, cause) {
   const err = new CredenceError(`${file}: ${problem}`, { code: 'MALFORMED_STORE_DATA', cause });
   err.file = file;
   return err;
+}
+
+/** OkfStore's error for a bad argument (`INVALID_INPUT`, naming the field). */
+export function invalid(field, message) {
+  return new CredenceError(`OkfStore: ${field} ${message}`, { code: 'INVALID_INPUT', field });
+}
+
+/** `ref`, checked to be `{ key, subject, predicate }` with the key the two make. */
+export function checkRef(ref) {
+  if (!ref || typeof ref.subject !== 'string' || typeof ref.predicate !== 'string' || ref.key !== slotKey(ref.subject, ref.predicate)) {
+    throw invalid('ref', `must be { key: subject + "\\u001f" + predicate, subject, predicate }`);
+  }
+  return ref;
 }
 
 // ---- file names ---------------------------------------------------------------
@@ -410,7 +424,7 @@ function itemFields(data, file) {
 // `entities/<type>.<kind>.<chunk>.md`: up to ITEM_CHUNK claims or conflicts of
 // a registry whose slot file is format 3, positions chunk × ITEM_CHUNK on,
 // with the registry version that wrote the file and the generation of the
-// registry's items (okf.js, commitRegistry). Entity files are named after
+// registry's items (okf-registry.js, commitRegistry). Entity files are named after
 // entity ids (`type%3A…`), so the names never meet.
 
 export const chunkFileOf = (type, kind, chunk) => `${encodePart(type)}.${kind}.${chunk}.md`;
@@ -448,7 +462,7 @@ export function parseChunkFile(text, file) {
 // ---- entity files -----------------------------------------------------------------
 // `entities/<id>.md`: one entity of a registry written by its changes, with
 // its position in the registry (`at`), the registry version that made this
-// state of it, and the registry's generation (okf.js, commitRegistry).
+// state of it, and the registry's generation (okf-registry.js, commitRegistry).
 
 export function renderEntityFile(registry, generation, version, at, entity) {
   const front = { format: FORMAT_ENTITY_FILES, registry, generation, at, version, entity };

@@ -49,6 +49,19 @@ function idPart(id) {
 /** An id's bucket (256, by hash): its by-id file, and OkfStore's lock for a candidate id. */
 export const idBucket = (id) => createHash('sha256').update(id).digest('hex').slice(0, 2);
 
+/** The claim and conflict ids and candidate ids (`writes`) `next` adds to the slot (`before` is its previous state): the by-id lines a commit writes. */
+export function freshIds(before, next) {
+  const had = (list) => new Set((list ?? []).map((x) => x.id));
+  const claims = had(before?.claims);
+  const conflicts = had(before?.conflicts);
+  const writes = had(before?.writes);
+  return {
+    claims: next.claims.map((c) => c.id).filter((id) => !claims.has(id)),
+    conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
+    writes: (next.writes ?? []).map((w) => w.id).filter((id) => !writes.has(id)),
+  };
+}
+
 const markerName = (c) => `${timePart(c.openedAt)}~${idPart(c.id)}`;
 
 /** openedAt from a conflict marker's name, or null for a name this index did not write. */

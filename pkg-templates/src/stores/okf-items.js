@@ -1,11 +1,11 @@
 // OkfStore's registry claims and conflicts (names, same_entity questions)
-// written by their changes (okf.js, commitRegistry with `registryRows`): read
+// written by their changes (okf-registry.js, commitRegistry with `registryRows`): read
 // from entities/<type>.<kind>.<chunk>.md against the registry's slot file
 // (format 3: its counts, `itemGeneration`, `pendingItems` and list of recent
 // `itemChanges`). The same protocol as entity files (okf-entities.js): the
 // slot file is written first and carries every change whose chunk file may
 // not be written yet, so a reader takes the newest of a chunk file and a
-// pending entry. Pure reads; the writes and their order are in okf.js.
+// pending entry. Pure reads; the writes and their order are in okf-registry.js.
 import path from 'node:path';
 import { ITEM_CHUNK, ITEM_KINDS, chunkFileOf, malformed, parseChunkFile, rowsOf } from './okf-format.js';
 import { readText } from './okf-fs.js';
