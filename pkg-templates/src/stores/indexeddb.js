@@ -1,33 +1,10 @@
 // IndexedDbStore: the ClaimStore for browsers (SPEC §8), one IndexedDB
 // database that several scopes (tenants) and several tabs share safely.
 //
-// Layout (database version 6), every record carries its `scope`:
-//   slots      [scope, key] → { scope, key, subject, predicate, slot, dirty?, tag?, entityRows?, claimRows?, conflictRows? }
-//              the whole slot document, `slot.version` is the version (an
-//              entity registry committed by `commitRegistry` keeps its
-//              entities in `entities` instead, `entityRows` of them);
-//              indexes byScope (scope), bySubject ([scope, subject]),
-//              byDirty ([scope, dirty]: `dirty` = key, present only while the
-//              slot has entries the review pass has not seen) and byTag
-//              ([scope, key, tag]: a random tag written by every commit, read
-//              by `slotTag` from the index alone, without the slot document).
-//   claims     [scope, id]  → { scope, id, key, subject, predicate }
-//   conflicts  [scope, id]  → { scope, id, key, subject, predicate, status, openedAt }
-//              index byStatus ([scope, status, openedAt, id]).
-//   log        auto-increment → { scope, key, entry }; index bySlot ([scope, key]).
-//   writes     [scope, id]  → { scope, id, key, subject, predicate }: the slot a
-//              candidate id (idempotency key) was written to; a commit that
-//              records an id held by another slot writes nothing (`false`).
-//   entities   [scope, key, at] → { scope, key, at, entity, ver }: a registry's
-//              entities by position, so a new name writes one record; index
-//              byVer ([scope, key, ver]: the registry version that wrote it).
-//              Its claims and conflicts (names, same_entity questions) too,
-//              as { scope, key, at, item, ver } under key + "\u001fclaims" /
-//              "\u001fconflicts" (`registryRows`; the slot record then says
-//              how many: `claimRows`, `conflictRows`).
+// Its layout, versions and upgrade steps: indexeddb-schema.js.
 //
 // Invariant: `commitSlot` reads the version and writes the slot, the id indexes
-// and the log in ONE readwrite transaction over all four object stores.
+// and the log in ONE readwrite transaction over every object store.
 // IndexedDB runs overlapping readwrite transactions one after another, across
 // connections and tabs, so a commit either sees the version it expects and
 // applies completely, or sees another writer's version and writes nothing.
@@ -35,63 +12,11 @@
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
+import { DB_VERSION, STORES, conflictRecord, itemsKey, slotFieldsOf, upgrade } from './indexeddb-schema.js';
 import { changedConflictRows, indexOf } from './slot-index.js';
 import { registryItemsOf } from './registry-items.js';
 
-const DB_VERSION = 6;
-const STORES = ['slots', 'claims', 'conflicts', 'log', 'entities', 'writes'];
 const REGISTRY = '\u001fentities';
-
-function createV1(db) {
-  const slots = db.createObjectStore('slots', { keyPath: ['scope', 'key'] });
-  slots.createIndex('byScope', 'scope');
-  slots.createIndex('bySubject', ['scope', 'subject']);
-  db.createObjectStore('claims', { keyPath: ['scope', 'id'] });
-  db.createObjectStore('conflicts', { keyPath: ['scope', 'id'] });
-  const log = db.createObjectStore('log', { autoIncrement: true });
-  log.createIndex('bySlot', ['scope', 'key']);
-}
-
-/** The index fields of a slot record and its conflict records (store interface v2). */
-function indexRecords(at, index) {
-  return { slotFields: slotFieldsOf(at, index), conflicts: index.conflicts.map((c) => conflictRecord(at, c)) };
-}
-
-/** The index fields of a slot record: `dirty` while it has entries the review pass has not seen. */
-const slotFieldsOf = (at, index) => (index.unreviewed ? { dirty: at.key } : {});
-
-/** A conflict's record in the `conflicts` object store. */
-const conflictRecord = (at, c) => ({ ...at, id: c.id, status: c.status, openedAt: c.openedAt });
-
-/** Version 2: the conflict and dirty-slot indexes, filled from the slots already stored. */
-function addIndexesV2(tx) {
-  const slots = tx.objectStore('slots');
-  slots.createIndex('byDirty', ['scope', 'dirty']);
-  const conflicts = tx.objectStore('conflicts');
-  conflicts.createIndex('byStatus', ['scope', 'status', 'openedAt', 'id']);
-  slots.openCursor().onsuccess = (event) => {
-    const cursor = event.target.result;
-    if (!cursor) return;
-    const { scope, key, subject, predicate, slot } = cursor.value;
-    const { slotFields, conflicts: rows } = indexRecords({ scope, key, subject, predicate }, indexOf({ slot }));
-    cursor.update({ scope, key, subject, predicate, slot, ...slotFields });
-    for (const row of rows) conflicts.put(row);
-    cursor.continue();
-  };
-}
-
-function upgrade(db, tx, oldVersion) {
-  if (oldVersion < 1) createV1(db);
-  if (oldVersion < 2) addIndexesV2(tx);
-  // Version 3: slot tags. Slots stored before have none (slotTag answers null) until their next commit.
-  if (oldVersion < 3) tx.objectStore('slots').createIndex('byTag', ['scope', 'key', 'tag']);
-  // Version 4: registry entities as records of their own (commitRegistry).
-  if (oldVersion < 4) db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
-  // Version 5: the records a registry version wrote (byVer), for a reader asking what changed since its own.
-  if (oldVersion < 5) tx.objectStore('entities').createIndex('byVer', ['scope', 'key', 'ver']);
-  // Version 6: candidate ids. Ids written before are idempotent within their slot only.
-  if (oldVersion < 6) db.createObjectStore('writes', { keyPath: ['scope', 'id'] });
-}
 
 /** Calls `free` once no id of `ids` is held by a slot other than `key`, else `taken` (once). */
 function whenIdsFree(writes, scope, key, ids, taken, free) {
@@ -127,8 +52,63 @@ function request(req) {
   });
 }
 
-/** Where a registry's claims or conflicts are kept as records: the `entities` store, under this key. */
-const itemsKey = (registryKey, kind) => `${registryKey}\u001f${kind}`;
+/** Whether the slot record read (`previous`) is at the version a commit expects, and at the tag this store saw it with. */
+function isExpected(previous, expectedVersion, seenTag) {
+  const version = previous?.slot?.version ?? 0;
+  return version === expectedVersion && (seenTag === null || previous?.tag === seenTag);
+}
+
+/**
+ * The generation of a registry committed by its changes (the first part of
+ * its tag): kept while the registry stays records (its entities, and its
+ * claims and conflicts or not), new when it becomes them.
+ */
+function registryGenerationOf(previous, items) {
+  const kept = previous?.entityRows !== undefined && previous.generation && (previous.claimRows !== undefined) === (items !== null);
+  return kept ? previous.generation : newTag();
+}
+
+/**
+ * The slot record: the slot document, its index fields and tag. A registry
+ * by its changes (`registry`: `{ generation, items }`, else null) says how
+ * many entity records it has, and, with items, keeps its claims and
+ * conflicts as records instead of in the document.
+ */
+function putSlotRecord(slots, at, commit, index, tag, registry) {
+  let rows = {};
+  let slot = commit.slot;
+  if (registry !== null) {
+    rows = { entityRows: commit.entityCount, generation: registry.generation };
+    if (registry.items) {
+      const { claims: _c, conflicts: _f, ...header } = commit.slot;
+      slot = header;
+      Object.assign(rows, { claimRows: registry.items.claimCount, conflictRows: registry.items.conflictCount });
+    }
+  }
+  slots.put({ ...at, slot, ...slotFieldsOf(at, index), tag, ...rows });
+}
+
+/** The conflict records a commit writes: those that changed (a registry keeping its conflicts as records: those it sends). */
+function conflictRowsOf(at, previous, index, items) {
+  // Conflict rows the slot it replaces already wrote stay as they are.
+  const before = previous?.slot ? indexOf({ slot: previous.slot }) : null;
+  return (items ? items.conflicts.map((p) => p.item) : changedConflictRows(before, index)).map((c) => conflictRecord(at, c));
+}
+
+/** The claim, conflict and candidate-id records of a commit; a dropped id's record goes only if it names this slot. */
+function putIdRecords(tx, at, commit, index, conflictRows) {
+  const claims = tx.objectStore('claims');
+  for (const id of commit.changedClaims) claims.put({ ...at, id });
+  const conflicts = tx.objectStore('conflicts');
+  for (const row of conflictRows) conflicts.put(row);
+  const writes = tx.objectStore('writes');
+  for (const id of index.writes ?? []) writes.put({ ...at, id });
+  for (const id of index.droppedWrites ?? []) {
+    // Only a row naming this slot goes (a record an entity merge carried here keeps its own).
+    const held = writes.get([at.scope, id]);
+    held.onsuccess = () => held.result?.key === at.key && writes.delete([at.scope, id]);
+  }
+}
 
 function toRef(record) {
   return { key: record.key, subject: record.subject, predicate: record.predicate };
@@ -311,9 +291,13 @@ export class IndexedDbStore {
   }
 
   /**
-   * A commit's transaction. `byChanges` (commitRegistry): a registry written by its changes, whose
-   * tag (its generation — kept while it stays records, new when it becomes them — and a random
-   * part) is set on it once known.
+   * A commit's transaction, in named steps: read the slot record; refuse
+   * (write nothing) unless it is at the expected version and tag and no
+   * other slot holds a candidate id the commit records; then the registry's
+   * records, the slot record, the id and conflict records and the log.
+   * `byChanges` (commitRegistry): a registry written by its changes, whose
+   * tag (its generation — kept while it stays records, new when it becomes
+   * them — and a random part) is set on it once known.
    */
   async #commit(method, commit, rewrite, byChanges = null) {
     const scope = this.#scope;
@@ -327,91 +311,64 @@ export class IndexedDbStore {
       let failure = null;
       tx.oncomplete = () => resolve(true);
       tx.onabort = () => (stale ? resolve(false) : reject(failure ?? tx.error ?? new Error('transaction aborted')));
-      const slots = tx.objectStore('slots');
-      const read = slots.get([scope, ref.key]);
-      read.onsuccess = () => {
-        const version = read.result?.slot?.version ?? 0;
-        if (version !== commit.expectedVersion || (seenTag !== null && read.result?.tag !== seenTag)) {
-          // Another writer got there first: write nothing.
-          stale = true;
-          tx.abort();
-          return;
-        }
-        const index = indexOf(commit);
-        const writes = tx.objectStore('writes');
-        // A candidate id this commit records that another slot holds: write nothing (SPEC §8: once).
-        whenIdsFree(writes, scope, ref.key, index.writes ?? [], () => {
-          stale = true;
-          tx.abort();
-        }, () => apply(index, writes));
+      // Another writer got there first: write nothing.
+      const refuse = () => {
+        stale = true;
+        tx.abort();
       };
-      const apply = (index, writes) => {
-        try {
-          const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
-          const slotFields = slotFieldsOf(at, index);
-          // Conflict rows the slot it replaces already wrote stay as they are.
-          const before = read.result?.slot ? indexOf({ slot: read.result.slot }) : null;
-          const items = byChanges?.items ?? null;
-          // A registry keeping its conflicts as records: the index rows of those that changed.
-          const conflictRows = (items ? items.conflicts.map((p) => p.item) : changedConflictRows(before, index)).map((c) => conflictRecord(at, c));
-          if (ref.subject === REGISTRY) {
-            this.#putEntities(tx.objectStore('entities'), at, read.result, byChanges === null ? null : commit.entities, commit.slot.version);
-            this.#putItems(tx.objectStore('entities'), at, read.result, items, commit.slot.version);
+      // e.g. DataCloneError: undo the puts already queued.
+      const fail = (err) => {
+        failure = err;
+        tx.abort();
+      };
+      const read = tx.objectStore('slots').get([scope, ref.key]);
+      read.onsuccess = () => {
+        const previous = read.result;
+        if (!isExpected(previous, commit.expectedVersion, seenTag)) return refuse();
+        const index = indexOf(commit);
+        // A candidate id this commit records that another slot holds: write nothing (SPEC §8: once).
+        whenIdsFree(tx.objectStore('writes'), scope, ref.key, index.writes ?? [], refuse, () => {
+          try {
+            const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
+            const items = byChanges?.items ?? null;
+            if (ref.subject === REGISTRY) this.#putRegistryRecords(tx.objectStore('entities'), at, previous, commit, byChanges, items);
+            const registry = byChanges === null ? null : { generation: registryGenerationOf(previous, items), items };
+            if (registry) tag = byChanges.tag = `${registry.generation}~${tag}`;
+            putSlotRecord(tx.objectStore('slots'), at, commit, index, tag, registry);
+            putIdRecords(tx, at, commit, index, conflictRowsOf(at, previous, index, items));
+            this.#putLog(tx.objectStore('log'), at, commit.log, rewrite, fail);
+          } catch (err) {
+            fail(err);
           }
-          let rows = {};
-          let slot = commit.slot;
-          if (byChanges !== null) {
-            const before = read.result;
-            // Kept while the registry stays records (its entities, and its claims and conflicts or not).
-            const kept = before?.entityRows !== undefined && before.generation && (before.claimRows !== undefined) === (items !== null);
-            const generation = kept ? before.generation : newTag();
-            tag = byChanges.tag = `${generation}~${tag}`;
-            rows = { entityRows: commit.entityCount, generation };
-            if (items) {
-              const { claims: _c, conflicts: _f, ...header } = commit.slot;
-              slot = header;
-              Object.assign(rows, { claimRows: items.claimCount, conflictRows: items.conflictCount });
-            }
-          }
-          slots.put({ ...at, slot, ...slotFields, tag, ...rows });
-          const claims = tx.objectStore('claims');
-          for (const id of commit.changedClaims) claims.put({ ...at, id });
-          const conflicts = tx.objectStore('conflicts');
-          for (const row of conflictRows) conflicts.put(row);
-          for (const id of index.writes ?? []) writes.put({ ...at, id });
-          for (const id of index.droppedWrites ?? []) {
-            // Only a row naming this slot goes (a record an entity merge carried here keeps its own).
-            const held = writes.get([scope, id]);
-            held.onsuccess = () => held.result?.key === ref.key && writes.delete([scope, id]);
-          }
-          const log = tx.objectStore('log');
-          const append = () => {
-            for (const entry of commit.log) log.add({ scope, key: ref.key, entry });
-          };
-          if (rewrite) {
-            const keys = log.index('bySlot').getAllKeys([scope, ref.key]);
-            keys.onsuccess = () => {
-              try {
-                for (const k of keys.result) log.delete(k);
-                for (const entry of rewrite) log.add({ scope, key: ref.key, entry });
-                append();
-              } catch (err) {
-                failure = err;
-                tx.abort();
-              }
-            };
-          } else {
-            append();
-          }
-        } catch (err) {
-          // e.g. DataCloneError: undo the puts already queued.
-          failure = err;
-          tx.abort();
-        }
+        });
       };
     }));
     if (won && byChanges === null) this.#held.hold(ref.key, commit.slot, tag);
     return won;
+  }
+
+  /** A registry's entity, claim and conflict records for a commit (see #putEntities, #putItems). */
+  #putRegistryRecords(store, at, previous, commit, byChanges, items) {
+    this.#putEntities(store, at, previous, byChanges === null ? null : commit.entities, commit.slot.version);
+    this.#putItems(store, at, previous, items, commit.slot.version);
+  }
+
+  /** The commit's log entries; an erasure (`rewrite`: the scrubbed entries) first replaces the slot's records. */
+  #putLog(log, at, entries, rewrite, fail) {
+    const append = () => {
+      for (const entry of entries) log.add({ scope: at.scope, key: at.key, entry });
+    };
+    if (!rewrite) return append();
+    const keys = log.index('bySlot').getAllKeys([at.scope, at.key]);
+    keys.onsuccess = () => {
+      try {
+        for (const k of keys.result) log.delete(k);
+        for (const entry of rewrite) log.add({ scope: at.scope, key: at.key, entry });
+        append();
+      } catch (err) {
+        fail(err);
+      }
+    };
   }
 
   /**
