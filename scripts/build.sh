@@ -86,6 +86,13 @@ cp pkg-templates/judge.d.ts pkg/judge.d.ts
 # so do the agent tools (credence/tools), which the MCP server is built on.
 rm -rf pkg/cli && cp -r pkg-templates/cli pkg/cli
 rm -rf pkg/tools && cp -r pkg-templates/tools pkg/tools
+# The store conformance suite (credence/conformance) ships as ESM files as
+# written, plus one CommonJS bundle for require() (Jest); 'credence' stays an
+# import of the package itself, so the suite and its user share one copy.
+rm -rf pkg/conformance && cp -r pkg-templates/conformance pkg/conformance
+node_modules/.bin/esbuild pkg-templates/conformance/index.js --bundle --platform=node --format=cjs \
+  --target=node22 --external:credence --log-level=warning --outfile=pkg/conformance/index.cjs
+sed "s#from '../index.js'#from '../index.cjs'#" pkg/conformance/index.d.ts >pkg/conformance/index.d.cts
 node -e '
   const fs = require("fs");
   const p = JSON.parse(fs.readFileSync("pkg-templates/package.json", "utf8"));
@@ -96,7 +103,7 @@ node -e '
 step "tsc: type-check the emitted declarations"
 node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022,dom pkg/index.d.ts
 # …and without the DOM lib (a Node project's tsconfig): nothing may need it.
-node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022 pkg/index.d.ts pkg/tools/index.d.ts
+node_modules/.bin/tsc --noEmit --strict --skipLibCheck false --lib es2022 pkg/index.d.ts pkg/tools/index.d.ts pkg/conformance/index.d.ts pkg/conformance/index.d.cts
 
 step "size"
 node -e '

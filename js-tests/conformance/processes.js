@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { onLines } from '../lib/lines.mjs';
-import { ref } from './fixtures.js';
+import { ref } from 'credence/conformance';
 
 const writer = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workers', 'store-writer.mjs');
 

@@ -76,11 +76,12 @@ try {
 
   // Every value the declarations export is a named export of `import` in
   // Node ESM, and a property of `require` (adaptV1Store was missing from import).
-  await check('ESM named exports and require() match the type declarations (credence, credence/tools)', () => {
+  await check('ESM named exports and require() match the type declarations (credence, credence/tools, credence/conformance)', () => {
     const declared = (file) => [...readFileSync(file, 'utf8').matchAll(/^export (?:declare )?(?:class|function|const|let) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]);
     const entries = [
       ['credence', declared(join(mod, 'credence/index.d.ts'))],
       ['credence/tools', existsSync(join(mod, 'credence/tools/index.d.ts')) ? declared(join(mod, 'credence/tools/index.d.ts')) : ['createTools']],
+      ['credence/conformance', existsSync(join(mod, 'credence/conformance/index.d.ts')) ? declared(join(mod, 'credence/conformance/index.d.ts')) : ['runStoreConformance']],
     ];
     for (const [spec, names] of entries) {
       assert(names.length > 0, `${spec}: no declarations found`);
@@ -89,8 +90,8 @@ try {
       assert(r.status === 0, `${spec}: import failed: ${r.stderr}`);
       const missing = JSON.parse(r.stdout.trim() || '[]');
       assert(missing.length === 0, `${spec}: declared but not exported to import: ${missing.join(', ')}`);
-      if (spec === 'credence') {
-        const cjs = run(process.execPath, ['-e', `const m = require('credence'); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => typeof m[n] === 'undefined')))`]);
+      if (spec === 'credence' || spec === 'credence/conformance') {
+        const cjs = run(process.execPath, ['-e', `const m = require(${JSON.stringify(spec)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => typeof m[n] === 'undefined')))`]);
         assert(cjs.status === 0 && cjs.stdout.trim() === '[]', `require: missing ${cjs.stdout.trim()} ${cjs.stderr}`);
       }
     }
@@ -102,8 +103,9 @@ try {
     writeFileSync(
       join(dir, 'consumer.ts'),
       [
-        "import { Memory, IndexedDbStore, adaptV1Store, type Outcome } from 'credence';",
+        "import { Memory, IndexedDbStore, adaptV1Store, type ClaimStore, type Outcome } from 'credence';",
         "import { createTools, aiSdkTools } from 'credence/tools';",
+        "import { runStoreConformance, type ConformanceHandle } from 'credence/conformance';",
         'const memory = new Memory({ sources: { user: { trust: 0.95 } } });',
         "export const e: Promise<unknown> = memory.entity('org:acme');",
         "export const o: Promise<Outcome> = memory.remember({ predicate: 'likes', object: 'tea' });",
@@ -113,6 +115,8 @@ try {
         'export const a = aiSdkTools(memory, { peopleTools: false });',
         "export const i = typeof IndexedDbStore;",
         'export const v = adaptV1Store;',
+        'export const c: typeof runStoreConformance = runStoreConformance;',
+        'export const h: ConformanceHandle = { store: null as unknown as ClaimStore };',
       ].join('\n'),
     );
     writeFileSync(

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { CredenceError, IndexedDbStore, Memory, MemoryStore, OkfStore, PostgresStore } from 'credence';
 import { mulberry32 } from '../lib/mulberry32.mjs';
-import { delegating } from '../conformance/fixtures.js';
+import { delegating } from 'credence/conformance';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
 const { root, db } = tempRootAndPglite('credence-calibrate-');

@@ -2,7 +2,7 @@
 // cannot rewrite its log refuses instead of pretending.
 import { describe, expect, it } from 'vitest';
 import { CredenceError, Memory, MemoryStore } from 'credence';
-import { delegating } from '../conformance/fixtures.js';
+import { delegating } from 'credence/conformance';
 
 describe('memory.erase', () => {
   it('refuses bad input before anything is written, naming the field', async () => {

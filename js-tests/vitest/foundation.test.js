@@ -1,7 +1,7 @@
 // The packed package, imported by name as ESM.
 import { describe, expect, it } from 'vitest';
 import { Memory, MemoryStore, CredenceError, ConcurrencyError, reconcile } from 'credence';
-import { delegating } from '../conformance/fixtures.js';
+import { delegating } from 'credence/conformance';
 
 describe('the foundation slice', () => {
   it('remembers and recalls through the default in-memory store', async () => {

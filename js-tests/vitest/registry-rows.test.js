@@ -13,7 +13,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
-import { delegating } from '../conformance/fixtures.js';
+import { delegating } from 'credence/conformance';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
 const { root, db } = tempRootAndPglite('credence-registry-rows-');

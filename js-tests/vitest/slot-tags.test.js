@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
-import { claim, commit, delegating, ref, slot } from '../conformance/fixtures.js';
+import { claim, commit, delegating, ref, slot } from 'credence/conformance';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
 const { root, db } = tempRootAndPglite('credence-tags-');

@@ -1,8 +1,12 @@
 // The shared ClaimStore conformance suite on IndexedDbStore (fake-indexeddb in
 // Node; the browser-specific cases run in Chromium from scripts/test-extra-browser.sh).
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterEach, describe, expect, it } from 'vitest';
 import { IndexedDbStore } from 'credence';
-import { runStoreConformance } from '../conformance/store-conformance.js';
+import { runStoreConformance } from 'credence/conformance';
+
+// Vitest's test functions, for the suite (this repo's Vitest runs without globals).
+const test = { describe, it, expect, afterEach };
 
 const indexedDB = new IDBFactory();
 
@@ -46,4 +50,4 @@ runStoreConformance('IndexedDbStore (fake-indexeddb)', async ({ scope }) => {
       for (const s of reopened) s.close();
     },
   };
-});
+}, { test });

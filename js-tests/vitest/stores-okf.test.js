@@ -1,6 +1,6 @@
 // OkfStore: the conformance suite, then what only a markdown bundle has —
 // readable files, a fresh reader, broken files, atomic writes.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import YAML from 'yaml';
 import { CredenceError, Memory, OkfStore } from 'credence';
-import { runStoreConformance } from '../conformance/store-conformance.js';
-import { AWKWARD, T0, claim, commit, conflict, normalize, ref, slot } from '../conformance/fixtures.js';
+import { AWKWARD, T0, claim, commit, conflict, normalize, ref, runStoreConformance, slot } from 'credence/conformance';
 
 const root = mkdtempSync(path.join(tmpdir(), 'credence-okf-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -31,6 +30,9 @@ function bundleBytes(dir) {
     .join('\n');
 }
 
+// Vitest's test functions, for the suite (this repo's Vitest runs without globals).
+const test = { describe, it, expect, afterEach };
+
 runStoreConformance('OkfStore', async ({ scope }) => {
   const store = new OkfStore(shared, { scope });
   return {
@@ -39,7 +41,7 @@ runStoreConformance('OkfStore', async ({ scope }) => {
     raw: async () => bundleBytes(store.dir),
     dropIndexes: () => rmSync(path.join(shared, 'scopes', scope, 'index'), { recursive: true, force: true }),
   };
-});
+}, { test });
 
 /** A slot file with its front matter rewritten as block-style YAML (as older versions wrote it). */
 function blockStyle(text) {

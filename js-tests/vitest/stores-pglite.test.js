@@ -1,9 +1,9 @@
 // PostgresStore on PGlite (PostgreSQL in wasm, one connection): the
 // conformance suite, the schema, options and tenant isolation in the tables.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { CredenceError, Memory, POSTGRES_SCHEMA, PostgresStore } from 'credence';
-import { runStoreConformance } from '../conformance/store-conformance.js';
+import { runStoreConformance } from 'credence/conformance';
 
 // One PGlite for the file (a cold start costs seconds and hundreds of MB).
 const db = new PGlite();
@@ -24,11 +24,14 @@ async function tableBytes(scope) {
   return out.join('\n');
 }
 
+// Vitest's test functions, for the suite (this repo's Vitest runs without globals).
+const test = { describe, it, expect, afterEach };
+
 runStoreConformance('PostgresStore on PGlite', async ({ scope }) => ({
   store: new PostgresStore(db, { scope }),
   reopen: () => new PostgresStore(db, { scope }),
   raw: () => tableBytes(scope),
-}));
+}), { test });
 
 describe('PostgresStore on PGlite — schema and options', () => {
   it('exports idempotent DDL naming the required tables', () => {

@@ -2,11 +2,14 @@
 // scripts/test-extra-stores.sh starts a throwaway cluster and sets it.
 // Tables carry a test prefix (the `tables` option), so a developer's own
 // database is left alone apart from those.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { Memory, PostgresStore } from 'credence';
-import { runStoreConformance } from '../conformance/store-conformance.js';
+import { runStoreConformance } from 'credence/conformance';
 import { expectAcknowledged, startWriter } from '../conformance/processes.js';
+
+// Vitest's test functions, for the suite (this repo's Vitest runs without globals).
+const test = { describe, it, expect, afterEach };
 
 const url = process.env.DATABASE_URL;
 const tables = {
@@ -45,20 +48,20 @@ describe.skipIf(!url)('PostgreSQL server', () => {
     store: new PostgresStore(pools[0], { scope, tables }),
     reopen: () => new PostgresStore(pools[1], { scope, tables }),
     raw: () => tableBytes(scope),
-  }), { writers: 6, writes: 36 });
+  }), { writers: 6, writes: 36, test });
 
   runStoreConformance('PostgresStore on pg.Client', async ({ scope }) => ({
     store: new PostgresStore(clients[0], { scope, tables }),
     reopen: () => new PostgresStore(clients[1], { scope, tables }),
     raw: () => tableBytes(scope),
-  }), { writers: 4, writes: 24 });
+  }), { writers: 4, writes: 24, test });
 
   // `prepared: true`: the same contract with named statements, across two pools and a client.
   runStoreConformance('PostgresStore on pg.Pool, prepared statements', async ({ scope }) => ({
     store: new PostgresStore(pools[0], { scope, tables, prepared: true }),
     reopen: () => new PostgresStore(clients[1], { scope, tables, prepared: true }),
     raw: () => tableBytes(scope),
-  }), { writers: 6, writes: 36 });
+  }), { writers: 6, writes: 36, test });
 
   it('prepared: true names every statement but the DDL, one name per text; refused on a queryable that is not node-postgres', async () => {
     const named = [];

@@ -1,5 +1,6 @@
 // Hand-built slots and commits for driving a ClaimStore directly, plus small
-// helpers shared by the store tests.
+// helpers the conformance suite uses; `credence/conformance` exports the
+// builders too, for tests of a store's own beyond the suite.
 import { ConcurrencyError } from 'credence';
 
 export const T0 = '2026-06-01T10:00:00.000Z';
