@@ -137,6 +137,13 @@ impl SlotTxn {
         self.changed_claims.iter().any(|c| c == id)
     }
 
+    /// The positions of the claims this transaction changed or added, in slot order.
+    pub fn changed_positions(&self) -> Vec<usize> {
+        let mut at: Vec<usize> = self.changed_claims.iter().filter_map(|id| self.claim_position(id)).collect();
+        at.sort_unstable();
+        at
+    }
+
     /// Moves the slot's `n` oldest claims out (to the archive, see
     /// `crate::archive::dead_prefix`); the review position follows them.
     pub fn take_oldest_claims(&mut self, n: usize) -> Vec<Shared<Claim>> {

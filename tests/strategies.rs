@@ -54,7 +54,10 @@ fn every_strategy_on_an_occupied_slot() {
 fn append_keeps_the_newest_entries_under_the_cap() {
     let h = harness(EngineConfig { max_entries: Some(3), ..Default::default() });
     for i in 1..=5 {
-        h.write_with(cand("experience.log", &format!("e{i}")), with_strategy("append")).unwrap();
+        let o = h.write_with(cand("experience.log", &format!("e{i}")), with_strategy("append")).unwrap();
+        // `affected`: the entry the cap moved out of the active set, not every entry that stays.
+        let left: Vec<&str> = o.affected.iter().map(|c| c.object.as_str()).collect();
+        assert_eq!(left, if i > 3 { vec![format!("e{}", i - 3)] } else { vec![] }.iter().map(String::as_str).collect::<Vec<_>>(), "write e{i}");
     }
     h.write_with(cand("experience.log", "e6"), with_strategy("append")).unwrap();
     let now: Vec<String> = h.current("experience.log").into_iter().map(|(o, _)| o).collect();

@@ -183,7 +183,8 @@ impl Engine {
             return false;
         }
         let after = self.settings.archive_after;
-        !archive::expired_writes(&txn.slot.writes).is_empty() || txn.slot.claims.iter().any(|c| c.provenance.len() > after)
+        // Only a claim this write changed can have gained observations.
+        !archive::expired_writes(&txn.slot.writes).is_empty() || txn.changed_positions().into_iter().any(|i| txn.slot.claims[i].provenance.len() > after)
     }
 
     /// `claims` of `slot` with their archived observations put back.

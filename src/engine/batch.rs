@@ -129,7 +129,7 @@ impl Engine {
                         format!("{} was merged into another entity while this batch was written; retry with the same candidate ids", slot_ref.subject),
                     ));
                 }
-                let current_before = super::dependent::current_ids(&slot);
+                let current_before = self.current_before(&slot_ref, &slot);
                 let mut txn = SlotTxn::new(slot, now, first.cause.clone(), self.ids.clone()).single_valued(!first.prepared.spec.is_multi()).calibrated(self.calibration_version());
                 let mut results = Vec::with_capacity(indices.len());
                 for &i in indices {

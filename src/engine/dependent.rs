@@ -19,7 +19,7 @@ use crate::time::Timestamp;
 use crate::txn::SlotTxn;
 
 /// The claims a reader sees as current, by id.
-pub(super) fn current_ids(slot: &Slot) -> Vec<String> {
+fn current_ids(slot: &Slot) -> Vec<String> {
     slot.claims.iter().filter(|c| c.status.is_current()).map(|c| c.id.clone()).collect()
 }
 
@@ -50,6 +50,16 @@ impl Engine {
     /// The flags are a commit of their own after the change: when it fails, the
     /// change stands and a re-send replays it without flagging (a replay
     /// changes nothing), so the error says so.
+    /// What `flag_dependents` compares the committed slot with: its current
+    /// claims before the change, or nothing when no predicate depends on this
+    /// one (copying every id cost a multi-valued slot O(values) per write).
+    pub(super) fn current_before(&self, slot_ref: &SlotRef, slot: &Slot) -> Vec<String> {
+        if self.settings.registry.dependents_of(&slot_ref.predicate).is_empty() {
+            return Vec::new();
+        }
+        current_ids(slot)
+    }
+
     pub(super) async fn flag_dependents(&self, changed_ref: &SlotRef, before: &[String], after: &Slot, written_with: &[String]) -> Result<Vec<Conflict>> {
         self.raise_dependent_flags(changed_ref, before, after, written_with).await.map_err(|mut e| {
             e.message = format!("{} (the change to {} itself was committed; the facts that depend on it were not flagged, so check them)", e.message, changed_ref.predicate);

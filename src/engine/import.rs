@@ -93,7 +93,7 @@ impl Engine {
             } else {
                 Vec::new()
             };
-            let current_before = super::dependent::current_ids(&slot);
+            let current_before = self.current_before(&slot_ref, &slot);
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(!spec.is_multi()).calibrated(self.calibration_version());
             let ctx = WriteCtx { spec: &spec, settings: &self.settings };
             let empty = !txn.slot.claims.iter().any(|c| !c.object.is_empty());

@@ -88,7 +88,7 @@ impl Engine {
         let (current_before, slot) = self
             .commit_with_log(&slot_ref, cause, |txn, log| {
                 let compete = self.entries_compete(&slot_ref, log);
-                let current_before = super::dependent::current_ids(&txn.slot);
+                let current_before = self.current_before(&slot_ref, &txn.slot);
                 let record = txn.slot.conflict(conflict_id).cloned().ok_or_else(|| conflict_not_found(conflict_id))?;
                 if record.status.is_closed() || left_live_set(txn, &record).is_some() || overtaken(txn, &record).is_some() {
                     return Err(already_closed(conflict_id, &record, txn));

@@ -28,11 +28,15 @@ pub struct Chunked<T> {
     len: usize,
 }
 
-/// Two hashes by which an item is looked up (`Chunked::rposition_keyed`):
-/// a claim by its id and by its (subject, object).
+/// How many hashes an item is looked up by.
+pub const KEYS: usize = 4;
+
+/// The hashes by which an item is looked up (`Chunked::rposition_keyed`): a
+/// claim by its id, its (subject, object), its value's tokens and its object
+/// entity (0 when it has none); a hash nothing is looked up by may be 0.
 /// Also one flag, kept per chunk for `all_flagged` (a claim: current).
 pub trait Keyed {
-    fn key_hashes(&self) -> [u64; 2];
+    fn key_hashes(&self) -> [u64; KEYS];
     fn flag(&self) -> bool;
 }
 
@@ -53,7 +57,7 @@ pub struct Chunk<T> {
 
 /// A chunk's key hashes, and whether every item's flag is set.
 struct Hashed {
-    keys: Box<[[u64; 2]]>,
+    keys: Box<[[u64; KEYS]]>,
     all_flagged: bool,
 }
 
@@ -158,6 +162,12 @@ impl<T: Keyed> Chunked<T> {
             let keys = &chunk.summary().keys;
             (0..keys.len()).filter(move |&j| keys[j][which] == hash).map(move |j| c * CHUNK + j)
         })
+    }
+
+    /// The positions whose key hash `which` is `hash`, in order: candidates
+    /// the caller still compares (hashes can collide).
+    pub fn positions_keyed(&self, which: usize, hash: u64) -> Vec<usize> {
+        self.keyed(which, hash).collect()
     }
 
     /// The position of the first item whose key hash `which` is `hash` and that `matches`.
@@ -341,8 +351,8 @@ mod tests {
     struct Named(String, bool);
 
     impl Keyed for Named {
-        fn key_hashes(&self) -> [u64; 2] {
-            [key_hash(self.0.as_str()), key_hash(self.0.len())]
+        fn key_hashes(&self) -> [u64; KEYS] {
+            [key_hash(self.0.as_str()), key_hash(self.0.len()), 0, 0]
         }
         fn flag(&self) -> bool {
             self.1

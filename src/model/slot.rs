@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::chunked::{key_hash, Keyed};
+use super::chunked::{key_hash, Keyed, KEYS};
 use super::{Action, Chunked, Claim, ConflictRecord, LogEntry};
 use crate::time::Timestamp;
 
@@ -93,6 +93,11 @@ pub struct Slot {
     pub archived_until: Option<crate::time::Timestamp>,
 }
 
+/// The hash a value's tokens are looked up by.
+fn value_hash(tokens: &[String]) -> u64 {
+    key_hash(tokens)
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -114,6 +119,29 @@ impl Slot {
     pub fn claim_of(&self, subject: &str, object: &str) -> Option<&Claim> {
         let i = self.claims.position_keyed(1, key_hash((subject, object)), |c| c.subject == subject && c.object == object)?;
         Some(&self.claims[i])
+    }
+    /// The positions of the claims that may say `c`'s value (the same
+    /// tokens, or the same object entity), in slot order: a superset of
+    /// those `strategy::same_value` holds for, found by hash instead of by
+    /// comparing every claim (a multi-valued slot holds thousands, issue #43).
+    pub fn value_candidates(&self, c: &Claim) -> Vec<usize> {
+        let mut at = self.claims.positions_keyed(2, value_hash(&crate::normalize::tokens_of(&c.object)));
+        if let Some(entity) = c.object_entity.as_deref() {
+            at.extend(self.claims.positions_keyed(3, key_hash(entity)));
+            at.sort_unstable();
+            at.dedup();
+        }
+        at
+    }
+    /// The positions of the claims whose value `c` may refine (their tokens
+    /// begin `c`'s, and `c` says more: `normalize::is_refinement`), in slot
+    /// order; a superset the caller still checks.
+    pub fn general_candidates(&self, c: &Claim) -> Vec<usize> {
+        let tokens = crate::normalize::tokens_of(&c.object);
+        let mut at: Vec<usize> = (1..tokens.len()).flat_map(|k| self.claims.positions_keyed(2, value_hash(&tokens[..k]))).collect();
+        at.sort_unstable();
+        at.dedup();
+        at
     }
     pub fn claim_mut(&mut self, id: &str) -> Option<&mut Claim> {
         let i = self.claim_position(id)?;
@@ -178,8 +206,9 @@ pub struct SlotCommit {
 }
 
 impl Keyed for Claim {
-    fn key_hashes(&self) -> [u64; 2] {
-        [key_hash(self.id.as_str()), key_hash((self.subject.as_str(), self.object.as_str()))]
+    fn key_hashes(&self) -> [u64; KEYS] {
+        let entity = self.object_entity.as_deref().map_or(0, key_hash);
+        [key_hash(self.id.as_str()), key_hash((self.subject.as_str(), self.object.as_str())), value_hash(&crate::normalize::tokens_of(&self.object)), entity]
     }
     fn flag(&self) -> bool {
         self.status.is_current()
@@ -187,8 +216,8 @@ impl Keyed for Claim {
 }
 
 impl Keyed for ConflictRecord {
-    fn key_hashes(&self) -> [u64; 2] {
-        [key_hash(self.id.as_str()), 0]
+    fn key_hashes(&self) -> [u64; KEYS] {
+        [key_hash(self.id.as_str()), 0, 0, 0]
     }
     fn flag(&self) -> bool {
         self.status == super::ConflictStatus::Open

@@ -51,13 +51,13 @@ pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Optio
 /// Recomputes the belief of every live claim: as rivals in a single-valued
 /// slot, each on its own evidence in a multi-valued one.
 pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, !ctx.spec.is_multi());
+    refresh(txn, ctx, !ctx.spec.is_multi(), true);
 }
 
 /// Entries of a log-like slot (append, replace, merges) do not compete: each
 /// stands alone on its own evidence.
 pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, false);
+    refresh(txn, ctx, false, false);
 }
 
 /// Sets every live claim's belief from the slot posterior `post`, carried forward to now.
@@ -96,16 +96,33 @@ pub(super) fn refresh_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: Option<&Slot
     }
 }
 
-fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool) {
+fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bool) {
     if rivals {
         let post = posterior(txn, ctx, None, None);
         refresh_from(txn, &post);
         return;
     }
-    // One belief per live claim, in slot order (`beliefs_at` without rivals maps every wanted claim).
-    let live: Vec<usize> = txn.slot.claims.iter().enumerate().filter(|(_, c)| c.status.is_live()).map(|(i, _)| i).collect();
-    let beliefs = beliefs_at(&txn.slot.claims, ctx, false, None, txn.now, |c| c.status.is_live());
-    for (i, (_, l)) in live.into_iter().zip(beliefs) {
+    // Each live claim stands on its own evidence. Only the claims this write
+    // changed need a new belief when the others' cannot have moved: a fixed
+    // predicate's belief does not depend on when it is weighed (once all its
+    // evidence is in), and a multi-valued reconcile slot is believed again
+    // at read time (`read.rs`, `believed_at`). Refreshing all of them made
+    // each write cost O(values): `likes` with 10,000 values, 55x (issue #43).
+    // Entries of a time-varying predicate keep their stored belief at read,
+    // so every one of them is carried to now.
+    let every = ctx.spec.time_varying && !believed_at_read;
+    let live: Vec<usize> = if every { (0..txn.slot.claims.len()).collect() } else { txn.changed_positions() };
+    let live: Vec<usize> = live.into_iter().filter(|&i| txn.slot.claims[i].status.is_live()).collect();
+    if live.is_empty() {
+        return;
+    }
+    let at = weigh_time(&live.iter().map(|&i| &*txn.slot.claims[i]).collect::<Vec<_>>(), txn.now);
+    let at = if every { weigh_time(&txn.slot.claims.iter().map(|c| &**c).collect::<Vec<_>>(), txn.now) } else { at };
+    let params = belief_params(ctx);
+    let (params, half_life, tv) = (&params, decay_of(ctx), ctx.spec.time_varying);
+    let calibration = ctx.settings.calibration.get();
+    for i in live {
+        let l = SlotPosterior::of_one(&txn.slot.claims[i], params, half_life, tv, at, calibration.as_deref());
         if belief_moves(&txn.slot.claims[i], l) {
             txn.update_belief_at(i, l);
         }

@@ -46,19 +46,15 @@ fn add(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, rule: &str, note: String
 /// Applies every strategy but `reconcile` to an occupied slot. `merged` is the
 /// merge hook's answer for `llm_merge`.
 pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draft: Claim, merged: Option<MergeResult>) -> Applied {
+    match strategy {
+        Strategy::Reconcile => return apply_reconcile(txn, ctx, draft),
+        Strategy::Append | Strategy::MergeOnRead => return append(txn, ctx, strategy, draft),
+        _ => {}
+    }
     let current = actives(txn);
     let current_ids: Vec<String> = current.iter().map(|c| c.id.clone()).collect();
     match strategy {
-        Strategy::Reconcile => apply_reconcile(txn, ctx, draft),
-        Strategy::Append | Strategy::MergeOnRead => {
-            let id = add(txn, ctx, draft, strategy.name(), format!("appended beside {} active entries", current.len()));
-            let cap = ctx.settings.max_entries;
-            if cap > 0 && current.len() + 1 > cap {
-                let excess = current.len() + 1 - cap;
-                supersede_all(txn, &current_ids[..excess], &id, "cap");
-            }
-            Applied::stored(Action::Appended, None, id, current_ids)
-        }
+        Strategy::Reconcile | Strategy::Append | Strategy::MergeOnRead => unreachable!("applied above"),
         Strategy::Replace => replace(txn, ctx, draft, &current_ids),
         Strategy::ConfidenceGated => {
             let best = current.iter().map(|c| c.stated_confidence).fold(f64::MIN, f64::max);
@@ -105,6 +101,20 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
             a
         }
     }
+}
+
+/// A new active entry beside the others; the oldest beyond `maxEntries`
+/// leave the active set and are what the write affected (the entries that
+/// stay were not touched: listing them all made each write of an uncapped
+/// log cost O(entries), issue #43).
+fn append(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draft: Claim) -> Applied {
+    let active = txn.slot.claims.iter().filter(|c| c.status.is_current()).count();
+    let id = add(txn, ctx, draft, strategy.name(), format!("appended beside {active} active entries"));
+    let cap = ctx.settings.max_entries;
+    let excess = if cap > 0 { (active + 1).saturating_sub(cap) } else { 0 };
+    let leaving: Vec<String> = txn.slot.claims.iter().filter(|c| c.status.is_current() && c.id != id).take(excess).map(|c| c.id.clone()).collect();
+    supersede_all(txn, &leaving, &id, "cap");
+    Applied::stored(Action::Appended, None, id, leaving)
 }
 
 fn replace(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, current_ids: &[String]) -> Applied {

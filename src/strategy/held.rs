@@ -19,13 +19,25 @@ use super::ctx::Applied;
 /// The superseded claim matching the draft whose period meets the draft's:
 /// the one covering the draft's start, else the earliest that overlaps it.
 pub fn history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&Claim) -> bool) -> Option<&'a Claim> {
+    covering_of(txn, draft, txn.slot.claims.iter().map(|c| &**c), matches)
+}
+
+/// `history_covering` of the draft's own value: only the claims that may
+/// say it are looked at (`Slot::value_candidates`).
+pub fn value_history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&Claim) -> bool) -> Option<&'a Claim> {
+    covering_of(txn, draft, of_value(txn, draft), |c| same_value(c, draft) && matches(c))
+}
+
+/// The slot's claims that may say the draft's value, in slot order.
+fn of_value<'a>(txn: &'a SlotTxn, draft: &Claim) -> impl Iterator<Item = &'a Claim> {
+    txn.slot.value_candidates(draft).into_iter().map(|i| &*txn.slot.claims[i])
+}
+
+fn covering_of<'a>(txn: &'a SlotTxn, draft: &Claim, claims: impl Iterator<Item = &'a Claim>, matches: impl Fn(&Claim) -> bool) -> Option<&'a Claim> {
     let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
-    let history: Vec<(&Claim, (Timestamp, Timestamp))> = txn
-        .slot
-        .claims
-        .iter()
+    let history: Vec<(&Claim, (Timestamp, Timestamp))> = claims
         .filter(|c| c.status == Status::Superseded && c.kind.is_value() && !c.object.is_empty() && matches(c))
-        .map(|c| (&**c, txn.slot.validity(c)))
+        .map(|c| (c, txn.slot.validity(c)))
         .filter(|(_, (hf, ht))| hf < ht && *hf < to && from < *ht)
         .collect();
     let covering = history.iter().find(|(_, (hf, _))| *hf <= from);
@@ -35,17 +47,19 @@ pub fn history_covering<'a>(txn: &'a SlotTxn, draft: &Claim, matches: impl Fn(&C
 /// A retracted claim of the draft's value whose validity overlaps the draft's period.
 fn retracted_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
     let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
-    txn.slot.claims.iter().find(|c| {
-        let (rf, rt) = txn.slot.validity(c);
-        c.status == Status::Retracted && same_value(c, draft) && rf < to && from < rt
-    }).map(|c| &**c)
+    of_value(txn, draft).find(|c| {
+        c.status == Status::Retracted && same_value(c, draft) && {
+            let (rf, rt) = txn.slot.validity(c);
+            rf < to && from < rt
+        }
+    })
 }
 
 /// The slot's past bears on this draft: a history claim of its value (which
 /// a confirmation would meet — as `corroborated` does) or a retraction of
 /// its value overlaps its period.
 pub fn meets_past(txn: &SlotTxn, draft: &Claim) -> bool {
-    history_covering(txn, draft, |c| same_value(c, draft)).is_some() || retracted_overlap(txn, draft).is_some()
+    value_history_covering(txn, draft, |_| true).is_some() || retracted_overlap(txn, draft).is_some()
 }
 
 /// Moves the draft's start past every retracted claim of its value it
@@ -67,11 +81,12 @@ pub fn after_retractions(txn: &SlotTxn, draft: &mut Claim) -> Option<String> {
 /// `after_retractions` handles, nor retired, nor erased) whose period overlaps the draft's.
 fn its_value_overlap<'a>(txn: &'a SlotTxn, draft: &Claim) -> Option<&'a Claim> {
     let (from, to) = (draft.effective_from(), draft.valid_to.unwrap_or(Timestamp(i64::MAX)));
-    txn.slot.claims.iter().find(|c| {
-        let (cf, ct) = txn.slot.validity(c);
-        c.id != draft.id && !matches!(c.status, Status::Retracted | Status::Retired) && !c.object.is_empty()
-            && same_value(c, draft) && cf < ct && cf < to && from < ct
-    }).map(|c| &**c)
+    of_value(txn, draft).find(|c| {
+        c.id != draft.id && !matches!(c.status, Status::Retracted | Status::Retired) && !c.object.is_empty() && same_value(c, draft) && {
+            let (cf, ct) = txn.slot.validity(c);
+            cf < ct && cf < to && from < ct
+        }
+    })
 }
 
 /// Moves the draft's start past every other claim of its value it overlaps

@@ -26,7 +26,7 @@ fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Vec<&'a 
     // a report of its own value, which supports the more specific one only
     // discounted (SPEC §3 refine).
     let matches = |c: &Claim| c.kind.is_entry() == draft.kind.is_entry() && same_value(c, draft);
-    let mut out: Vec<&Claim> = held::history_covering(txn, draft, matches).into_iter().collect();
+    let mut out: Vec<&Claim> = held::value_history_covering(txn, draft, matches).into_iter().collect();
     // Where valid time tells periods apart, a report of a period the claim
     // does not reach is another period of the value, not a confirmation: one
     // that ended as stated before the report begins (the report would vanish
@@ -38,9 +38,9 @@ fn corroborated<'a>(txn: &'a SlotTxn, ctx: &WriteCtx, draft: &Claim) -> Vec<&'a 
     };
     let mut held: Vec<&Claim> = txn
         .slot
-        .claims
-        .iter()
-        .map(|c| &**c)
+        .value_candidates(draft)
+        .into_iter()
+        .map(|i| &*txn.slot.claims[i])
         .filter(|c| c.status.is_live() || (c.status == Status::Retired && pinned(txn, &c.id)))
         .filter(|c| matches(c) && !periods_apart(c))
         .collect();
@@ -80,21 +80,27 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
             return arrival::confirm_at(txn, ctx, &existing, draft, how);
         }
     }
-    // Shared copies: the txn changes the slot's claims while these are read.
-    // Free-text entries sharing the slot are no rivals of a value (SPEC §5): they stay as they are.
-    let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| c.status.is_live() && c.kind.is_entry() == draft.kind.is_entry()).cloned().collect();
-    if let Some(general) = live.iter().find(|c| c.status.is_current() && refines(c, &draft)) {
-        return refine(txn, ctx, general, draft);
+    // The general forms the draft may refine, found by their tokens (the first in slot order).
+    let general = txn.slot.general_candidates(&draft).into_iter().map(|i| txn.slot.claims[i].clone()).find(|c| {
+        c.status.is_live() && c.kind.is_entry() == draft.kind.is_entry() && c.status.is_current() && refines(c, &draft)
+    });
+    if let Some(general) = general {
+        return refine(txn, ctx, &general, draft);
     }
+    // Free-text entries sharing the slot are no rivals of a value (SPEC §5): they stay as they are.
+    let rival = |c: &Claim| c.status.is_live() && c.kind.is_entry() == draft.kind.is_entry();
     if ctx.spec.is_multi() {
+        let others = txn.slot.claims.iter().filter(|c| rival(c)).count();
         let id = draft.id.clone();
         txn.add_claim(draft);
         refresh_beliefs(txn, ctx);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("independent", &[&id], Some((0.0, after)), None,
-            format!("{} is multi-valued: the new value coexists with {} others", ctx.spec.name, live.len()));
+            format!("{} is multi-valued: the new value coexists with {others} others", ctx.spec.name));
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
+    // Shared copies: the txn changes the slot's claims while these are read.
+    let live: Vec<Shared<Claim>> = txn.slot.claims.iter().filter(|c| rival(c)).cloned().collect();
     let current: Vec<&Claim> = live.iter().map(|c| &**c).filter(|c| c.status.is_current()).collect();
     // Current claims whose stated validTo ended them all by the draft's start
     // are no rivals: nothing held then, so the draft follows without a contest.
