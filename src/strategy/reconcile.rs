@@ -90,13 +90,14 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
     // Free-text entries sharing the slot are no rivals of a value (SPEC §5): they stay as they are.
     let rival = |c: &Claim| c.status.is_live() && c.kind.is_entry() == draft.kind.is_entry();
     if ctx.spec.is_multi() {
-        let others = txn.slot.claims.iter().filter(|c| rival(c)).count();
+        // Counted per chunk (a scan of 10,000 values per write was most of its cost).
+        let others = txn.slot.claims.count_flagged();
         let id = draft.id.clone();
         txn.add_claim(draft);
         refresh_beliefs(txn, ctx);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("independent", &[&id], Some((0.0, after)), None,
-            format!("{} is multi-valued: the new value coexists with {others} others", ctx.spec.name));
+            format!("{} is multi-valued: the new value coexists with {others} current values", ctx.spec.name));
         return Applied::stored(Action::Added, Some(Relation::Independent), id, vec![]);
     }
     // Shared copies: the txn changes the slot's claims while these are read.
