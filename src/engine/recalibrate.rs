@@ -129,7 +129,7 @@ impl Engine {
             attempts += 1;
             let now = self.now()?;
             let slot = self.store.load_slot(slot_ref).await?;
-            let current_before = self.current_before(&slot_ref, &slot);
+            let current_before = self.current_before(slot_ref, &slot);
             let before: Vec<(String, Status)> = slot.claims.iter().map(|c| (c.id.clone(), c.status)).collect();
             let mut txn = SlotTxn::new(slot, now, cause.clone(), self.ids.clone()).single_valued(true).calibrated(Some(version));
             strategy::realign(&mut txn, &ctx);

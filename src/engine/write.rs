@@ -207,7 +207,7 @@ impl Engine {
                 }
             }
             let slot = self.with_history_reached(slot_ref, slot, std::iter::once(&planned.prepared.draft)).await?;
-            let current_before = self.current_before(&slot_ref, &slot);
+            let current_before = self.current_before(slot_ref, &slot);
             let mut txn = SlotTxn::new(slot, now, planned.cause.clone(), self.ids.clone()).single_valued(!planned.prepared.spec.is_multi()).calibrated(self.calibration_version());
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
