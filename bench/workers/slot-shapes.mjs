@@ -2,6 +2,8 @@
 // one JSON line: per shape, the mean ms per write of the first and the last
 // `window` writes, their ratio, and the hot slot document's size at the end.
 // `node bench/workers/slot-shapes.mjs <writes> <window> [shape,...]`
+// CREDENCE_BENCH_WARMUP=N first writes N of the shape into a throw-away
+// Memory, so the first window measures a warmed-up JIT, not its warm-up.
 // Shapes: replace (working memory), append (maxEntries 0: every entry stays
 // active), appendCapped (maxEntries 50), merge_on_read, timeVarying (a
 // located_in that changes every day), multi (a multi-valued slot of distinct values).
@@ -22,6 +24,15 @@ const SHAPES = {
 const out = {};
 for (const [name, make] of Object.entries(SHAPES)) {
   if (only && !only.has(name)) continue;
+  const warm = Number(process.env.CREDENCE_BENCH_WARMUP ?? 0);
+  if (warm > 0) {
+    let w = Date.UTC(2025, 0, 1);
+    const scratch = new Memory({ store: new MemoryStore(), now: () => new Date(w).toISOString(), maxEntries: name === 'append' ? 0 : 50 });
+    for (let i = 0; i < warm; i++) {
+      w += name === 'timeVarying' ? DAY : 1000;
+      await scratch.remember(...make(i, w));
+    }
+  }
   let t = Date.UTC(2026, 0, 1);
   const store = new MemoryStore();
   // maxEntries 0: append slots keep every entry active, the growth a long log meets.

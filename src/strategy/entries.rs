@@ -108,7 +108,7 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
 /// stay were not touched: listing them all made each write of an uncapped
 /// log cost O(entries), issue #43).
 fn append(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draft: Claim) -> Applied {
-    let active = txn.slot.claims.iter().filter(|c| c.status.is_current()).count();
+    let active = txn.slot.claims.count_flagged();
     let id = add(txn, ctx, draft, strategy.name(), format!("appended beside {active} active entries"));
     let cap = ctx.settings.max_entries;
     let excess = if cap > 0 { (active + 1).saturating_sub(cap) } else { 0 };
