@@ -198,18 +198,30 @@ try {
     const slot = await store.loadSlot(ref);
     const slotBytes = Buffer.byteLength(JSON.stringify(slot));
 
+    const phase = (what) => process.stderr.write(` ${shape}: ${what} (${(ms(started) / 1000).toFixed(0)} s)\n`);
+    phase('writes done; recall includeHistory');
     const h0 = process.hrtime.bigint();
     const history = await memory.recall(SUBJECT, { predicate, includeHistory: true });
     const historyMs = ms(h0);
     const historyTexts = new Set(history.map((c) => c.object));
     const historyMissing = Array.from({ length: writes }, (_, i) => text(i)).filter((x) => !historyTexts.has(x)).length;
 
+    phase('raw scan before erase');
     const before = await scanRaw(raw, re);
-    const e0 = process.hrtime.bigint();
-    const erased = await memory.erase({ subject: SUBJECT, predicate }, { reason: 'bench: issue #43', by: 'bench' });
-    const eraseMs = ms(e0);
-    const after = await scanRaw(raw, re);
-    const historyAfter = (await memory.recall(SUBJECT, { predicate, includeHistory: true })).length;
+    // SLOT_ERASE=0: no erase (it grows with the square of the archived claims, see BENCHMARKS.md Session 25).
+    let eraseMs = null;
+    let erased = null;
+    let after = { found: null, control: null };
+    let historyAfter = null;
+    if (process.env.SLOT_ERASE !== '0') {
+      phase('erase');
+      const e0 = process.hrtime.bigint();
+      erased = await memory.erase({ subject: SUBJECT, predicate }, { reason: 'bench: issue #43', by: 'bench' });
+      eraseMs = ms(e0);
+      phase('raw scan after erase');
+      after = await scanRaw(raw, re);
+      historyAfter = (await memory.recall(SUBJECT, { predicate, includeHistory: true })).length;
+    }
 
     console.log(JSON.stringify({
       store: kind, shape, writes, window, writeSeconds,
