@@ -109,9 +109,6 @@ impl Secrets {
 /// Claim ids looked up by an erasure (a list made it quadratic).
 type IdSet<'a> = foldhash::HashSet<&'a str>;
 
-fn scrub_text(text: &str, secrets: &Secrets) -> Option<String> {
-    secrets.scrub(text)
-}
 
 fn tombstone_claim(c: &mut Claim, now: Timestamp) {
     c.object = String::new();
@@ -128,11 +125,11 @@ fn tombstone_claim(c: &mut Claim, now: Timestamp) {
 /// Scrubs one log entry that names an erased claim or quotes its text; true when it changed.
 fn scrub_entry(e: &mut LogEntry, ids: &IdSet, secrets: &Secrets) -> bool {
     let before = e.clone();
-    if let Some(note) = scrub_text(&e.note, secrets) {
+    if let Some(note) = secrets.scrub(&e.note) {
         e.note = note;
     }
     let names = e.claim_ids.iter().any(|id| ids.contains(id.as_str()));
-    if names || e.cause.object.as_deref().is_some_and(|o| scrub_text(o, secrets).is_some()) {
+    if names || e.cause.object.as_deref().is_some_and(|o| secrets.scrub(o).is_some()) {
         e.cause.object = None;
         e.cause.source_id = None;
     }
@@ -155,8 +152,8 @@ fn scrub_slot(txn: &mut SlotTxn, ids: &IdSet, secrets: &Secrets) -> bool {
     for cid in conflict_ids {
         let Some(record) = txn.slot.conflict(&cid).cloned() else { continue };
         let names = ids.contains(record.earlier_id.as_str()) || ids.contains(record.newer_id.as_str());
-        let reason = scrub_text(&record.reason, secrets);
-        let proposed = record.proposed.as_deref().and_then(|p| scrub_text(p, secrets));
+        let reason = secrets.scrub(&record.reason);
+        let proposed = record.proposed.as_deref().and_then(|p| secrets.scrub(p));
         let snapshot = record.changed.as_ref().is_some_and(|c| ids.contains(c.id.as_str()) && !c.object.is_empty());
         if reason.is_none() && proposed.is_none() && !snapshot && !(names && record.proposed.is_some()) {
             continue;
@@ -175,7 +172,7 @@ fn scrub_slot(txn: &mut SlotTxn, ids: &IdSet, secrets: &Secrets) -> bool {
         changed = true;
     }
     for r in &mut txn.slot.retractions {
-        if let Some(reason) = r.reason.as_deref().and_then(|t| scrub_text(t, secrets)) {
+        if let Some(reason) = r.reason.as_deref().and_then(|t| secrets.scrub(t)) {
             r.reason = Some(reason);
             changed = true;
         }
@@ -222,7 +219,7 @@ impl Engine {
         secrets.dedup();
         // The person's own words may quote what they want forgotten.
         let secrets = Secrets::new(secrets);
-        let reason = scrub_text(&reason, &secrets).unwrap_or(reason);
+        let reason = secrets.scrub(&reason).unwrap_or(reason);
         let ids: Vec<String> = matched.iter().flat_map(|(_, ids)| ids.clone()).collect();
         let ids: IdSet = ids.iter().map(String::as_str).collect();
         let mut tombstones = Vec::new();

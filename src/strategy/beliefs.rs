@@ -48,8 +48,8 @@ pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Optio
     }
 }
 
-/// Recomputes the belief of every live claim: as rivals in a single-valued
-/// slot, each on its own evidence in a multi-valued one.
+/// Recomputes the beliefs of live claims: every one as rivals in a
+/// single-valued slot; in a multi-valued one, each changed claim on its own evidence.
 pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
     refresh(txn, ctx, !ctx.spec.is_multi(), true);
 }
@@ -116,8 +116,8 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bo
     if live.is_empty() {
         return;
     }
-    let at = weigh_time(&live.iter().map(|&i| &*txn.slot.claims[i]).collect::<Vec<_>>(), txn.now);
-    let at = if every { weigh_time(&txn.slot.claims.iter().map(|c| &**c).collect::<Vec<_>>(), txn.now) } else { at };
+    let weighed: Vec<&Claim> = if every { txn.slot.claims.iter().map(|c| &**c).collect() } else { live.iter().map(|&i| &*txn.slot.claims[i]).collect() };
+    let at = weigh_time(&weighed, txn.now);
     let params = belief_params(ctx);
     let (params, half_life, tv) = (&params, decay_of(ctx), ctx.spec.time_varying);
     let calibration = ctx.settings.calibration.get();

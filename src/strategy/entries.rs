@@ -47,14 +47,17 @@ fn add(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, rule: &str, note: String
 /// merge hook's answer for `llm_merge`.
 pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draft: Claim, merged: Option<MergeResult>) -> Applied {
     match strategy {
-        Strategy::Reconcile => return apply_reconcile(txn, ctx, draft),
-        Strategy::Append | Strategy::MergeOnRead => return append(txn, ctx, strategy, draft),
-        _ => {}
+        Strategy::Reconcile => apply_reconcile(txn, ctx, draft),
+        Strategy::Append | Strategy::MergeOnRead => append(txn, ctx, strategy, draft),
+        _ => against_current(txn, ctx, strategy, draft, merged),
     }
+}
+
+/// The strategies that weigh the draft against the slot's active entries.
+fn against_current(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draft: Claim, merged: Option<MergeResult>) -> Applied {
     let current = actives(txn);
     let current_ids: Vec<String> = current.iter().map(|c| c.id.clone()).collect();
     match strategy {
-        Strategy::Reconcile | Strategy::Append | Strategy::MergeOnRead => unreachable!("applied above"),
         Strategy::Replace => replace(txn, ctx, draft, &current_ids),
         Strategy::ConfidenceGated => {
             let best = current.iter().map(|c| c.stated_confidence).fold(f64::MIN, f64::max);
@@ -67,7 +70,8 @@ pub fn apply_entries(txn: &mut SlotTxn, ctx: &WriteCtx, strategy: Strategy, draf
             }
         }
         Strategy::LlmMerge => merge(txn, ctx, draft, merged.unwrap_or_default(), &current),
-        Strategy::Reject | Strategy::AskUser => {
+        // reject, ask_user (`apply_entries` sends the others elsewhere).
+        _ => {
             // A retracted value holds again only after its retraction.
             let mut draft = draft;
             if let Some(retracted) = held::after_retractions(txn, &mut draft) {
