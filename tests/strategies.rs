@@ -70,6 +70,27 @@ fn append_keeps_the_newest_entries_under_the_cap() {
     assert_eq!(uncapped.current("experience.log").len(), 60);
 }
 
+/// SPEC §4: confidence is belief at the time asked. A free-text entry of a
+/// time-varying predicate is believed again at read, so a log nobody writes
+/// still ages, and a write does not carry every other entry to now (that
+/// made an uncapped log O(entries) per write, issue #43).
+#[test]
+fn a_log_entry_is_believed_at_the_time_asked() {
+    let h = harness(EngineConfig { max_entries: Some(0), ..Default::default() });
+    h.write_with(cand("experience.log", "first"), with_strategy("append")).unwrap();
+    let conf = |h: &Harness| h.all("experience.log").iter().find(|c| c.object == "first").unwrap().confidence;
+    let fresh = conf(&h);
+    h.clock.advance_days(60.0);
+    let aged = conf(&h);
+    assert!(aged < fresh - 0.01, "an unwritten log ages at read: {fresh} -> {aged}");
+    let o = h.write_with(cand("experience.log", "second"), with_strategy("append")).unwrap();
+    assert!(o.affected.is_empty());
+    let after_write = conf(&h);
+    assert!((after_write - aged).abs() < 0.01, "a write moves the clock one day, not the belief: {aged} -> {after_write}");
+    let second = h.all("experience.log").iter().find(|c| c.object == "second").unwrap().confidence;
+    assert!(second > aged, "the fresh entry is believed more than the aged one: {second} vs {aged}");
+}
+
 #[test]
 fn the_default_cap_is_fifty() {
     let h = harness(EngineConfig::default());

@@ -216,7 +216,9 @@ impl Engine {
     /// Belief at `at` (SPEC §4) for a read, without writing: a time-varying
     /// fact nobody re-observed loses belief even if its slot is never written
     /// again, and a past `at` counts only what had been observed by then.
-    /// Only reconcile slots; entries keep their stored belief.
+    /// Reconcile slots, and the free-text entries of other slots of a
+    /// time-varying predicate (each on its own evidence); the values of
+    /// other strategies keep the belief their last write gave them.
     fn believed_at(&self, slot_ref: &SlotRef, mut slot: Slot, at: Timestamp) -> Result<Slot> {
         let spec = self.spec_of(&slot_ref.predicate);
         let reconciles = strategy::choose(None, self.settings.strategy, &spec, &self.settings.type_defaults, self.merge.is_some())
@@ -224,11 +226,15 @@ impl Engine {
             .unwrap_or(false);
         let now = self.now()?;
         // Fixed predicates too: a calibration changes their belief without a write (SPEC §4).
-        if !reconciles || slot.claims.is_empty() {
+        if slot.claims.is_empty() || !(reconciles || spec.time_varying) {
             return Ok(slot);
         }
         let ctx = WriteCtx { spec: &spec, settings: &self.settings };
-        let beliefs = strategy::beliefs_at(&slot.claims, &ctx, !spec.is_multi(), Some(at), now, |c| c.status != Status::Retired);
+        let beliefs = if reconciles {
+            strategy::beliefs_at(&slot.claims, &ctx, !spec.is_multi(), Some(at), now, |c| c.status != Status::Retired)
+        } else {
+            strategy::beliefs_at(&slot.claims, &ctx, false, Some(at), now, |c| c.kind.is_entry() && c.status.is_live())
+        };
         for (id, l) in beliefs {
             if let Some(c) = slot.claim_mut(&id) {
                 belief::set_belief(c, l);

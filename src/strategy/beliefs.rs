@@ -108,15 +108,25 @@ fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bo
     // evidence is in), and a multi-valued reconcile slot is believed again
     // at read time (`read.rs`, `believed_at`). Refreshing all of them made
     // each write cost O(values): `likes` with 10,000 values, 55x (issue #43).
-    // Entries of a time-varying predicate keep their stored belief at read,
-    // so every one of them is carried to now.
+    // Values in an entry slot of a time-varying predicate keep their stored
+    // belief at read, so each is carried to now; free-text entries are
+    // believed again at read (`read.rs`, `believed_at`), so only the changed
+    // ones are: carrying all of them made an uncapped log O(entries) per
+    // write (10,000 entries, 40x; issue #43).
     let every = ctx.spec.time_varying && !believed_at_read;
-    let live: Vec<usize> = if every { (0..txn.slot.claims.len()).collect() } else { txn.changed_positions() };
+    let changed = txn.changed_positions();
+    let live: Vec<usize> = if every {
+        let mut all: Vec<usize> = (0..txn.slot.claims.len()).filter(|&i| txn.slot.claims[i].kind.is_value()).collect();
+        all.extend(changed.iter().copied().filter(|&i| txn.slot.claims[i].kind.is_entry()));
+        all
+    } else {
+        changed
+    };
     let live: Vec<usize> = live.into_iter().filter(|&i| txn.slot.claims[i].status.is_live()).collect();
     if live.is_empty() {
         return;
     }
-    let weighed: Vec<&Claim> = if every { txn.slot.claims.iter().map(|c| &**c).collect() } else { live.iter().map(|&i| &*txn.slot.claims[i]).collect() };
+    let weighed: Vec<&Claim> = live.iter().map(|&i| &*txn.slot.claims[i]).collect();
     let at = weigh_time(&weighed, txn.now);
     let params = belief_params(ctx);
     let (params, half_life, tv) = (&params, decay_of(ctx), ctx.spec.time_varying);
