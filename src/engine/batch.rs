@@ -155,7 +155,7 @@ impl Engine {
                 let changed = dirty || !commit.log.is_empty() || !commit.changed_conflicts.is_empty();
                 let (slot, version) = if !changed {
                     // Answers without a commit: only from the slot as it is now.
-                    if held.recheck(&mut attempts) {
+                    if held.reload_if_served(&mut attempts) {
                         continue;
                     }
                     let version = commit.expected_version;
@@ -171,7 +171,7 @@ impl Engine {
                             elsewhere[i] = outcomes[i].is_some();
                         }
                     }
-                    if !held.recheck(&mut attempts) && attempts > self.settings.retries {
+                    if !held.reload_if_served(&mut attempts) && attempts > self.settings.retries {
                         return Err(super::gave_up(&slot_ref, attempts));
                     }
                     continue;

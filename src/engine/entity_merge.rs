@@ -372,7 +372,7 @@ fn land(txn: &mut SlotTxn, ctx: &WriteCtx, claim: &Claim, into: &str) -> Applied
     }
     let id = draft.id.clone();
     txn.add_claim(draft);
-    strategy::refresh_beliefs(txn, ctx);
+    strategy::reweigh_claims(txn, ctx);
     txn.log_change("entity_merge", &[&id], None, None, format!("moved from {}", claim.subject));
     Applied::stored(Action::Added, None, id, vec![])
 }

@@ -242,7 +242,7 @@ fn load_as_is(txn: &mut SlotTxn, ctx: &WriteCtx, drafts: &[Claim], key: &str, do
         return;
     }
     // Imported entries are a log: each stands on its own evidence.
-    strategy::refresh_entry_beliefs(txn, ctx);
+    strategy::reweigh_entries(txn, ctx);
     let ids: Vec<&str> = added.iter().map(String::as_str).collect();
     txn.log_change("import", &ids, None, None, format!("{} entries imported from blob {key:?} into an empty slot", added.len()));
 }

@@ -183,7 +183,7 @@ pub(super) fn apply_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, claim_id: &str
     });
     let mooted = close_conflicts_about(txn, claim_id, settling);
     let revived = if withdrawn { revive_predecessors(txn, &claim, ctx.spec.is_multi()) } else { Vec::new() };
-    strategy::refresh_beliefs(txn, ctx);
+    strategy::reweigh_claims(txn, ctx);
     let n = txn.slot.retractions.iter().filter(|r| r.claim_id == claim_id).count() + 1;
     let record = RetractionRecord {
         id: RetractionRecord::make_id(claim_id, n),
@@ -238,7 +238,7 @@ pub(super) fn revert_retraction(txn: &mut SlotTxn, ctx: &WriteCtx, id: &str) -> 
     }
     // Belief is recomputed from the evidence now, so an observation that
     // arrived after the retraction still counts.
-    strategy::refresh_beliefs(txn, ctx);
+    strategy::reweigh_claims(txn, ctx);
     let now = txn.now;
     if let Some(r) = txn.slot.retractions.iter_mut().find(|r| r.id == id) {
         r.undone_at = Some(now);

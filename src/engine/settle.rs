@@ -107,9 +107,9 @@ impl Engine {
                 let spec = self.spec_of(&slot_ref.predicate);
                 let ctx = WriteCtx { spec: &spec, settings: &self.settings };
                 if compete {
-                    strategy::refresh_beliefs(txn, &ctx);
+                    strategy::reweigh_claims(txn, &ctx);
                 } else {
-                    strategy::refresh_entry_beliefs(txn, &ctx);
+                    strategy::reweigh_entries(txn, &ctx);
                 }
                 let changes = diff(&before, txn);
                 let now = txn.now;

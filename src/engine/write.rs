@@ -142,13 +142,17 @@ impl Engine {
         loop {
             let mut planned = self.plan(candidate, call_strategy, now)?;
             let names = self.resolve_planned(&mut planned, candidate.subject_type.as_deref(), &mut entity::BatchIds::default()).await?;
-            let Some((mut outcome, kept)) = self.write_planned(&planned, options, now).await? else {
-                // The subject's entity was merged after its name was resolved: resolve it again.
-                hops += 1;
-                if hops > self.settings.retries {
-                    return Err(gave_up(&planned.prepared.slot, hops));
+            let (mut outcome, kept) = match self.write_planned(&planned, options, now).await? {
+                Landed::Kept(o) => (o, true),
+                Landed::Answered(o) => (o, false),
+                Landed::EntityMerged => {
+                    // The subject's entity was merged after its name was resolved: resolve it again.
+                    hops += 1;
+                    if hops > self.settings.retries {
+                        return Err(gave_up(&planned.prepared.slot, hops));
+                    }
+                    continue;
                 }
-                continue;
             };
             // A replay of a write sent with other content changed nothing (SPEC §8):
             // the names of this candidate are not the write's (model seed 33).
@@ -169,12 +173,9 @@ impl Engine {
         }
     }
 
-    /// One planned write against its slot, retrying lost races. `true` when
-    /// memory keeps the write (stored now, or replayed from before); `None`
-    /// when the subject's entity was merged away since planning.
-    async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<Option<(Outcome, bool)>> {
+    /// One planned write against its slot, retrying lost races.
+    async fn write_planned(&self, planned: &Planned, options: &WriteOptions, now: Timestamp) -> Result<Landed> {
         let slot_ref = &planned.prepared.slot;
-        let finish = |o: Outcome| (o, true);
         self.ensure_calibration().await?;
         let mut attempts = 0;
         let mut held = Held::Allowed;
@@ -186,21 +187,21 @@ impl Engine {
             // claim as the slot holds it now (superseded, retracted or erased
             // since, perhaps): not from a held snapshot.
             if let Some(record) = planned.replayed_in(&slot) {
-                if held.recheck(&mut attempts) {
+                if held.reload_if_served(&mut attempts) {
                     continue;
                 }
-                return replay(&slot, record, planned.strategy, planned.source).map(finish).map(Some);
+                return replay(&slot, record, planned.strategy, planned.source).map(Landed::Kept);
             }
             if let Some(replayed) = self.replayed_before_merge(planned).await? {
-                return Ok(Some(finish(replayed)));
+                return Ok(Landed::Kept(replayed));
             }
             // Checked after the slot is read: a merge that seals the slot later changes its version.
             if self.merged_since(planned).await? {
-                return Ok(None);
+                return Ok(Landed::EntityMerged);
             }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
-                    if held.recheck(&mut attempts) {
+                    if held.reload_if_served(&mut attempts) {
                         continue;
                     }
                     return Err(stale(slot_ref, expected, slot.version));
@@ -212,14 +213,14 @@ impl Engine {
             let applied = self.apply_planned(&mut txn, planned).await?;
             if !applied.stored {
                 // An answer without a commit: only from the slot as it is now.
-                if held.recheck(&mut attempts) {
+                if held.reload_if_served(&mut attempts) {
                     continue;
                 }
                 if let Some(replayed) = self.replayed_elsewhere(planned).await? {
-                    return Ok(Some((replayed, false)));
+                    return Ok(Landed::Answered(replayed));
                 }
                 let version = txn.slot.version;
-                return Ok(Some((outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts), false)));
+                return Ok(Landed::Answered(outcome(&txn.slot, slot_ref, &applied, Some(&planned.prepared.draft), planned.strategy, planned.source, version, attempts)));
             }
             // An archive chunk is committed before the slot: a keyed write
             // whose id another slot holds would leave it behind when its commit
@@ -227,23 +228,23 @@ impl Engine {
             // only then, so a write keeps its one round trip otherwise.
             if planned.prepared.write_id.is_some() && self.archive_due(&txn, slot_ref) {
                 if let Some(replayed) = self.replayed_elsewhere(planned).await? {
-                    return Ok(Some((replayed, false)));
+                    return Ok(Landed::Answered(replayed));
                 }
             }
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
-                let mut done = finish(outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts));
-                done.0.conflicts.extend(flagged);
-                return Ok(Some(done));
+                let mut done = outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts);
+                done.conflicts.extend(flagged);
+                return Ok(Landed::Kept(done));
             }
             // Refused: the version moved on, or the candidate id was written to another slot.
             if let Some(replayed) = self.replayed_elsewhere(planned).await? {
                 // Its names are not this candidate's: none are recorded.
-                return Ok(Some((replayed, false)));
+                return Ok(Landed::Answered(replayed));
             }
-            if held.recheck(&mut attempts) {
+            if held.reload_if_served(&mut attempts) {
                 continue;
             }
             if let Some(expected) = options.expected_version {
@@ -292,6 +293,17 @@ impl Engine {
     }
 }
 
+/// What one planned write came to.
+enum Landed {
+    /// Memory keeps the write (stored now, or replayed from before): its names are recorded.
+    Kept(Outcome),
+    /// An answer that changed nothing of this candidate's (skipped, rejected,
+    /// or another write's replay): its names are not recorded.
+    Answered(Outcome),
+    /// The subject's entity was merged away since planning: plan again.
+    EntityMerged,
+}
+
 /// Whether a write's slot may come from a snapshot the store holds
 /// (`Store::load_slot_to_write`). Once a held snapshot turned out stale, or an
 /// answer must not rest on one, the write reloads from the store; that reload
@@ -314,9 +326,9 @@ impl Held {
         Ok(slot)
     }
 
-    /// `true`: the slot came from a held snapshot; load it again from the store
-    /// (the attempt is given back).
-    pub(super) fn recheck(&mut self, attempts: &mut u32) -> bool {
+    /// `true` when the slot came from a held snapshot: from now on it is
+    /// loaded from the store, and the attempt is given back.
+    pub(super) fn reload_if_served(&mut self, attempts: &mut u32) -> bool {
         let served = *self == Held::Served;
         *self = Held::Refused;
         if served {
@@ -331,7 +343,7 @@ fn first_write(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim) -> Applied {
     let id = draft.id.clone();
     let object = draft.object.clone();
     txn.add_claim(draft);
-    strategy::refresh_beliefs(txn, ctx);
+    strategy::reweigh_claims(txn, ctx);
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
     txn.log_change("add", &[&id], Some((0.0, after)), None, format!("first value of the slot: {object:?}"));
     Applied::stored(Action::Added, None, id, Vec::new())

@@ -7,7 +7,7 @@
 //! becomes the history of its period.
 
 use super::posterior::SlotPosterior;
-use super::beliefs::{posterior, refresh_from};
+use super::beliefs::{posterior, set_beliefs_from};
 use super::{refines, same_value};
 use crate::invariants::overlap;
 use crate::model::{Claim, ConflictKind, ConflictStatus, Shared, Status};
@@ -92,7 +92,7 @@ pub fn align_confirmed(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, 
 /// returns the claims whose status changed.
 pub fn realign(txn: &mut SlotTxn, ctx: &WriteCtx) -> Vec<String> {
     let post = posterior(txn, ctx, None, None);
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     align(txn, ctx, &post)
 }
 
@@ -107,7 +107,7 @@ fn align_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed
     }
     if !changed.is_empty() {
         close_moot_disputes(txn);
-        refresh_from(txn, post);
+        set_beliefs_from(txn, post);
     }
     crate::sort::sort(&mut changed);
     changed.dedup();

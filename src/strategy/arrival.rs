@@ -2,12 +2,12 @@
 //! the same whatever order the reports came in). Two cases the relations
 //! alone would settle by arrival: a report of a claim's value stated to start
 //! before the claim (`earlier_start`), and a newer value that begins between
-//! two reports of the current claim's value (`between_reports`). Measured on
+//! two reports of the current claim's value (`split_between_reports`). Measured on
 //! Wikidata's temporal statements (RELIABILITY.md): 2.9% of as-of reads wrong
 //! in shuffled order before, 0.04% after.
 
 use super::align::align;
-use super::beliefs::{posterior, refresh_from, set_history_belief};
+use super::beliefs::{posterior, set_beliefs_from, set_history_belief};
 use super::confirm::confirm;
 use super::{refines, same_value};
 use crate::belief::observation_quality;
@@ -149,8 +149,12 @@ pub fn reported_again_after(txn: &SlotTxn, current: &Claim, draft: &Claim) -> Op
     (!occupied).then_some(again)
 }
 
-/// The split `reported_again_after` found room for: `again` is when the current claim's value was reported again.
-pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &Claim, again: Timestamp) -> Applied {
+/// Splits the current claim around the draft (in the room
+/// `reported_again_after` found): its reports from before the draft's start
+/// become a history claim of their own, the draft is history until `again`
+/// (when the current claim's value was reported again), and the current
+/// claim holds from then.
+pub fn split_between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &Claim, again: Timestamp) -> Applied {
     let from = draft.effective_from();
     let (later, earlier): (Vec<Provenance>, Vec<Provenance>) = current.provenance.iter().cloned().partition(|p| reported_from(p).is_some_and(|t| t > from));
     let id = draft.id.clone();
@@ -198,7 +202,7 @@ pub fn between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, curr
     set_history_belief(txn, ctx, &early_id);
     set_history_belief(txn, ctx, &id);
     let post = posterior(txn, ctx, None, None);
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     let mut affected = vec![current.id.clone(), early_id];
     affected.extend(align(txn, ctx, &post));
     crate::sort::sort(&mut affected);

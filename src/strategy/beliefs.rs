@@ -1,7 +1,7 @@
 //! The posterior plumbing every strategy shares: the filter's parameters
 //! for a predicate (`decay_of`, `belief_params`), the slot posterior
 //! (`posterior`, `beliefs_at`) and the claims' beliefs set from it
-//! (`refresh_*`, `set_history_belief`). The relations that act on it live in
+//! (`reweigh_*`, `set_beliefs_from`, `set_history_belief`). The relations that act on it live in
 //! `reconcile.rs`, `align.rs`, `arrival.rs` and `confirm.rs`.
 
 use super::ctx::WriteCtx;
@@ -50,18 +50,18 @@ pub fn posterior(txn: &SlotTxn, ctx: &WriteCtx, extra: Option<&Claim>, at: Optio
 
 /// Recomputes the beliefs of live claims: every one as rivals in a
 /// single-valued slot; in a multi-valued one, each changed claim on its own evidence.
-pub fn refresh_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, !ctx.spec.is_multi(), true);
+pub fn reweigh_claims(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    reweigh(txn, ctx, !ctx.spec.is_multi(), true);
 }
 
 /// Entries of a log-like slot (append, replace, merges) do not compete: each
 /// stands alone on its own evidence.
-pub fn refresh_entry_beliefs(txn: &mut SlotTxn, ctx: &WriteCtx) {
-    refresh(txn, ctx, false, false);
+pub fn reweigh_entries(txn: &mut SlotTxn, ctx: &WriteCtx) {
+    reweigh(txn, ctx, false, false);
 }
 
 /// Sets every live claim's belief from the slot posterior `post`, carried forward to now.
-pub fn refresh_from(txn: &mut SlotTxn, post: &SlotPosterior) {
+pub fn set_beliefs_from(txn: &mut SlotTxn, post: &SlotPosterior) {
     let at = post.time().map_or(txn.now, |t| t.max(txn.now));
     let now = post.advanced_to(at);
     // Only the claims whose belief moves are touched: an update copies a shared claim.
@@ -89,17 +89,17 @@ pub(super) fn rivals_posterior(txn: &SlotTxn, ctx: &WriteCtx) -> Option<SlotPost
 }
 
 /// Beliefs from `post` when there is one, else each claim on its own evidence.
-pub(super) fn refresh_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: Option<&SlotPosterior>) {
+pub(super) fn reweigh_with(txn: &mut SlotTxn, ctx: &WriteCtx, post: Option<&SlotPosterior>) {
     match post {
-        Some(p) => refresh_from(txn, p),
-        None => refresh_beliefs(txn, ctx),
+        Some(p) => set_beliefs_from(txn, p),
+        None => reweigh_claims(txn, ctx),
     }
 }
 
-fn refresh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bool) {
+fn reweigh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bool) {
     if rivals {
         let post = posterior(txn, ctx, None, None);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         return;
     }
     // Each live claim stands on its own evidence. Only the claims this write

@@ -5,7 +5,7 @@
 //! decides first how the report's start is read.
 
 use super::align::align_confirmed;
-use super::beliefs::{refresh_with, rivals_posterior, set_history_belief};
+use super::beliefs::{reweigh_with, rivals_posterior, set_history_belief};
 use super::ctx::{Applied, WriteCtx};
 use super::{held, same_value};
 use crate::invariants::overlap;
@@ -33,7 +33,7 @@ pub(super) fn confirm(txn: &mut SlotTxn, ctx: &WriteCtx, existing: &Claim, draft
         set_history_belief(txn, ctx, &id);
     }
     let post = rivals_posterior(txn, ctx);
-    refresh_with(txn, ctx, post.as_ref());
+    reweigh_with(txn, ctx, post.as_ref());
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(before);
     let period = if existing.status == Status::Superseded { " for the period it already covers" } else { "" };
     let until = ends.map(|end| format!(", and says it ended at {}", end.to_iso())).unwrap_or_default();

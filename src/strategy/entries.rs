@@ -5,7 +5,7 @@ use crate::hooks::MergeResult;
 use crate::model::{Action, Claim, ConflictKind, ConflictStatus, Relation, Shared, Status};
 use crate::txn::SlotTxn;
 
-use super::beliefs::{refresh_beliefs, refresh_entry_beliefs};
+use super::beliefs::{reweigh_claims, reweigh_entries};
 use super::reconcile::apply_reconcile;
 use super::{held, Strategy};
 use super::ctx::{Applied, WriteCtx};
@@ -34,9 +34,9 @@ fn add(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, rule: &str, note: String
     txn.add_claim(draft);
     // Only an ask_user pair is a genuine rivalry; other entries stand alone.
     if rule == "ask_user" {
-        refresh_beliefs(txn, ctx);
+        reweigh_claims(txn, ctx);
     } else {
-        refresh_entry_beliefs(txn, ctx);
+        reweigh_entries(txn, ctx);
     }
     let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
     txn.log_change(rule, &[&id], Some((0.0, after)), None, note);
@@ -159,7 +159,7 @@ fn merge(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, merged: MergeResul
         draft.status = Status::Outweighed;
         let id = draft.id.clone();
         txn.add_claim(draft);
-        refresh_entry_beliefs(txn, ctx);
+        reweigh_entries(txn, ctx);
         let reason = merged.reason.unwrap_or_else(|| format!("merging {incoming:?} rewrites an entry the user approved"));
         let mut conflicts = Vec::new();
         for a in &approved {

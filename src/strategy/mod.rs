@@ -15,7 +15,7 @@ pub use ctx::{Applied, WriteCtx};
 pub use entries::apply_entries;
 pub use held::meets_past;
 pub use align::realign;
-pub use beliefs::{beliefs_at, refresh_beliefs, refresh_entry_beliefs};
+pub use beliefs::{beliefs_at, reweigh_claims, reweigh_entries};
 pub use reconcile::apply_reconcile;
 
 use std::collections::HashMap;

@@ -5,7 +5,7 @@
 //! `confirm.rs`.
 
 use super::align::{align, close_disputes, close_moot_disputes, end_as_stated, flips_back, move_conflicts, pinned, take_the_place_of, EPS};
-use super::beliefs::{posterior, refresh_beliefs, refresh_from, set_history_belief};
+use super::beliefs::{posterior, reweigh_claims, set_beliefs_from, set_history_belief};
 use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
 use super::{held, refines, same_value};
@@ -94,7 +94,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         let others = txn.slot.claims.count_flagged();
         let id = draft.id.clone();
         txn.add_claim(draft);
-        refresh_beliefs(txn, ctx);
+        reweigh_claims(txn, ctx);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("independent", &[&id], Some((0.0, after)), None,
             format!("{} is multi-valued: the new value coexists with {others} current values", ctx.spec.name));
@@ -114,7 +114,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         let id = draft.id.clone();
         txn.add_claim(draft);
         let post = posterior(txn, ctx, None, None);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         let affected = align(txn, ctx, &post);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("add", &[&id], Some((0.0, after)), None, "no current claim in the slot".into());
@@ -133,7 +133,7 @@ pub fn apply_reconcile(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> A
         if from > latest || written_after {
             if let [only] = current.as_slice() {
                 if let Some(again) = arrival::reported_again_after(txn, only, &draft) {
-                    return arrival::between_reports(txn, ctx, draft, only, again);
+                    return arrival::split_between_reports(txn, ctx, draft, only, again);
                 }
             }
             return newer_value(txn, ctx, draft, &current);
@@ -161,7 +161,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
         let id = draft.id.clone();
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         let (object, after) = txn.claim(&id).map(|c| (c.object.clone(), c.confidence)).unwrap_or_default();
         txn.log_change("outweighed", &[&id, &gid], Some((0.0, after)), None,
             format!("{object:?} is a more specific form of {:?} but less believed ({mine:.2} vs {theirs:.2} log-odds): kept inactive until its own evidence carries it", general.object));
@@ -190,7 +190,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
     let new_id = draft.id.clone();
     txn.add_claim(draft);
     take_the_place_of(txn, &gid, &new_id);
-    refresh_beliefs(txn, ctx);
+    reweigh_claims(txn, ctx);
     let after = txn.claim(&new_id).map(|c| c.confidence).unwrap_or(0.0);
     let object = txn.claim(&new_id).map(|c| c.object.clone()).unwrap_or_default();
     // Logged before the conflicts move: the first entry naming the refined
@@ -222,7 +222,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     if mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         let after = txn.claim(&id).map(|c| c.confidence).unwrap_or(0.0);
         txn.log_change("outweighed", &[&id, &rival.id], Some((0.0, after)), None,
             format!("newer but less believed ({mine:.2} vs {theirs:.2} log-odds) than the current claim {:?}: kept inactive", rival.object));
@@ -244,7 +244,7 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
             format!("{object:?} replaces {:?} from {} ({mine:.2} vs {theirs:.2} log-odds): the world changed, the old claim is history", old.object, from.to_iso()));
         affected.push(old.id.clone());
     }
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     affected.extend(align(txn, ctx, &post));
     Applied::stored(Action::Superseded, Some(relation), id, affected)
 }
@@ -262,7 +262,7 @@ fn after_expiry(txn: &mut SlotTxn, ctx: &WriteCtx, draft: Claim, ended: &[&Claim
         affected.push(old.id.clone());
     }
     let post = posterior(txn, ctx, None, None);
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     affected.extend(align(txn, ctx, &post));
     crate::sort::sort(&mut affected);
     affected.dedup();
@@ -296,7 +296,7 @@ fn dispute(txn: &mut SlotTxn, post: &SlotPosterior, mut draft: Claim, current: &
         let reason = format!("{:?} and {object:?} contradict with belief too close to call ({theirs:.2} vs {mine:.2} log-odds)", c.object);
         conflicts.extend(txn.open_conflict(ConflictKind::Dispute, &c.id, &id, reason));
     }
-    refresh_from(txn, post);
+    set_beliefs_from(txn, post);
     let mut applied = Applied::stored(Action::Disputed, Some(relation), id, current.iter().map(|c| c.id.clone()).collect());
     applied.conflicts = conflicts;
     applied
@@ -360,7 +360,7 @@ fn historical(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim) -> Applied {
     }
     set_history_belief(txn, ctx, &id);
     let post = posterior(txn, ctx, None, None);
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     let mut affected = covering;
     affected.extend(late_parts);
     affected.extend(align(txn, ctx, &post));
@@ -381,7 +381,7 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
         // later keep_both with one of them never leaves it unasked beside another.
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         let object = txn.claim(&id).map(|c| c.object.clone()).unwrap_or_default();
         let mut conflicts = Vec::new();
         for kept in current {
@@ -405,13 +405,13 @@ fn contradict(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&C
             affected.push(c.id.clone());
         }
         close_moot_disputes(txn);
-        refresh_from(txn, &post);
+        set_beliefs_from(txn, &post);
         affected.extend(align(txn, ctx, &post));
         return Applied::stored(Action::Added, Some(relation), id, affected);
     }
     draft.status = Status::Outweighed;
     txn.add_claim(draft);
-    refresh_from(txn, &post);
+    set_beliefs_from(txn, &post);
     txn.log_change("outweighed", &[&id, &rival.id], None, None,
         format!("contradicts {:?}, which is better believed ({theirs:.2} vs {mine:.2} log-odds): kept inactive", rival.object));
     let affected = align(txn, ctx, &post);

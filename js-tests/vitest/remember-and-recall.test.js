@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Memory, MemoryStore, CredenceError, ConcurrencyError, reconcile } from 'credence';
 import { delegating } from 'credence/conformance';
 
-describe('the foundation slice', () => {
+describe('remember and recall', () => {
   it('remembers and recalls through the default in-memory store', async () => {
     const memory = new Memory();
     const outcome = await memory.remember({ predicate: 'likes', object: 'tea' });

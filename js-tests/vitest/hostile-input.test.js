@@ -1,6 +1,7 @@
-// Issue #14 through the packed package: strict input, the one-shot form's
-// write options, a judge answering in the wrong shape, moot conflicts,
-// UNDO_STALE, and memory.checkInvariants().
+// Hostile and careless input through the packed package: strict input, what
+// blobs, configs, hooks and stores may say, a custom store answering wrongly,
+// the one-shot form's write options, a judge answering in the wrong shape,
+// moot conflicts, UNDO_STALE, and memory.checkInvariants().
 import { describe, expect, it } from 'vitest';
 import { IndexedDbStore, Memory, MemoryStore, OkfStore, PostgresStore, reconcile } from 'credence';
 

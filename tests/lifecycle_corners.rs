@@ -1,7 +1,10 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
-//! The defects of issue #14, one test each (each failed before its fix), and
-//! the invariant checker catching a broken slot.
+//! Lifecycle corners, one test each (each failed before its fix): conflicts
+//! that go moot, undo refused or keeping later evidence, replays of keyed
+//! writes, imports, settlements in log-like slots, validity edges of
+//! late and back-dated reports, refused input; and the invariant checker
+//! catching a broken slot.
 mod common;
 
 use std::cell::Cell;
