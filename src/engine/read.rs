@@ -198,8 +198,9 @@ impl Engine {
             let now = self.now()?;
             let slot = self.believed_at(&slot_ref, slot, at.unwrap_or(now))?;
             // An erased claim is a tombstone: `why` shows it, recall does not.
+            let erased: std::collections::HashSet<&str> = slot.erasures.iter().map(|t| t.claim_id.as_str()).collect();
             let mut claims: Vec<Claim> = slot.claims.iter()
-                .filter(|c| visible(c, at, options.include_history, now) && slot.tombstone(&c.id).is_none())
+                .filter(|c| visible(c, at, options.include_history, now) && !erased.contains(c.id.as_str()))
                 .map(|c| Claim::clone(c)).collect();
             let scheduled = at.is_none() && !options.include_history && claims.iter().any(|c| c.status == Status::Superseded);
             if (at.is_some() || scheduled) && !self.spec_of(&slot_ref.predicate).is_multi() {
@@ -235,8 +236,8 @@ impl Engine {
         } else {
             strategy::beliefs_at(&slot.claims, &ctx, false, Some(at), now, |c| c.kind.is_entry() && c.status.is_live())
         };
-        for (id, l) in beliefs {
-            if let Some(c) = slot.claim_mut(&id) {
+        for (i, l) in beliefs {
+            if let Some(c) = slot.claims.get_mut(i) {
                 belief::set_belief(c, l);
             }
         }
