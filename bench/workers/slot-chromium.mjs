@@ -26,31 +26,48 @@ try {
       const { IndexedDbStore, Memory } = window.credence;
       const name = `slot-chromium-${shape}-${Date.now()}`;
       const store = new IndexedDbStore(name);
+      // Time spent inside the store's methods (outermost call only), per write:
+      // the engine's share of a write is the rest.
+      const inStore = { depth: 0, since: 0, ms: 0 };
+      for (let proto = Object.getPrototypeOf(store); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+        for (const key of Object.getOwnPropertyNames(proto)) {
+          const fn = Object.getOwnPropertyDescriptor(proto, key).value;
+          if (key === 'constructor' || typeof fn !== 'function' || Object.hasOwn(store, key)) continue;
+          store[key] = async function (...args) {
+            if (inStore.depth++ === 0) inStore.since = performance.now();
+            try { return await fn.apply(this, args); } finally { if (--inStore.depth === 0) inStore.ms += performance.now() - inStore.since; }
+          };
+        }
+      }
       const clock = { t: Date.UTC(2026, 0, 1) };
       const memory = new Memory({ store, now: () => new Date(clock.t).toISOString() });
       await memory.remember({ subject: 'agent', predicate: 'context.keep', object: 'control-keep-this-text' }, { strategy: 'replace' });
-      window.run = { name, store, memory, clock, spec, times: [] };
+      window.run = { name, store, memory, clock, spec, times: [], storeTimes: [], inStore };
     }, { shape, spec: SHAPES[shape] });
     const started = Date.now();
     // Batches of 5,000 writes per evaluate, so no single protocol call runs for minutes.
     for (let from = 0; from < writes; from += 5_000) {
       await page.evaluate(async ({ from, to }) => {
-        const { memory, clock, spec, times } = window.run;
+        const { memory, clock, spec, times, storeTimes, inStore } = window.run;
         for (let i = from; i < to; i++) {
           clock.t += 1000;
+          inStore.ms = 0;
           const t0 = performance.now();
           await memory.remember({ subject: 'agent', predicate: spec.predicate, object: `${spec.prefix}${String(i).padStart(6, '0')}.` }, { strategy: spec.strategy });
           times.push(performance.now() - t0);
+          storeTimes.push(inStore.ms);
         }
       }, { from, to: Math.min(from + 5_000, writes) });
       process.stderr.write(` ${shape} ${Math.min(from + 5_000, writes)} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     }
     const writeSeconds = (Date.now() - started) / 1000;
     const result = await page.evaluate(async ({ writes, window: w }) => {
-      const { name, store, memory, spec, times } = window.run;
+      const { name, store, memory, spec, times, storeTimes } = window.run;
       const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
       const first = mean(times.slice(0, w));
       const last = mean(times.slice(-w));
+      const storeFirst = mean(storeTimes.slice(0, w));
+      const storeLast = mean(storeTimes.slice(-w));
       const ref = { key: `agent\u001f${spec.predicate}`, subject: 'agent', predicate: spec.predicate };
       const slot = await store.loadSlot(ref);
       const re = new RegExp(`${spec.prefix}(\\d{6})\\.`, 'g');
@@ -92,6 +109,7 @@ try {
       const historyAfterErase = (await memory.recall('agent', { predicate: spec.predicate, includeHistory: true })).length;
       return {
         firstMs: first, lastMs: last, ratio: last / first,
+        storeFirstMs: storeFirst, storeLastMs: storeLast, engineFirstMs: first - storeFirst, engineLastMs: last - storeLast,
         slotBytes: new TextEncoder().encode(JSON.stringify(slot)).length, claimsInSlot: slot?.claims?.length ?? null, archived: slot?.archivedClaims ?? 0,
         history: history.length, historyMissing, historyMs,
         rawBefore: before.found, eraseMs, tombstones: erased?.tombstones?.length ?? null,

@@ -180,6 +180,24 @@ fn scrub_slot(txn: &mut SlotTxn, ids: &IdSet, secrets: &Secrets) -> bool {
     changed
 }
 
+/// What an erasure did in a slot's archive chunks: claims tombstoned there,
+/// and chunks rewritten.
+#[derive(Clone, Copy, Default)]
+struct Chunks {
+    claims: usize,
+    rewritten: usize,
+}
+
+/// What an erasure takes out of every record: the erased claims' ids and
+/// texts, and who erased them why.
+#[derive(Clone, Copy)]
+struct Scrub<'a> {
+    all: &'a IdSet<'a>,
+    secrets: &'a Secrets,
+    by: &'a str,
+    reason: &'a str,
+}
+
 impl Engine {
     pub async fn erase(&self, target: &EraseTarget, options: &EraseOptions) -> Result<Erasure> {
         let subject = required(&target.subject, "subject")?;
@@ -222,6 +240,7 @@ impl Engine {
         let reason = secrets.scrub(&reason).unwrap_or(reason);
         let ids: Vec<String> = matched.iter().flat_map(|(_, ids)| ids.clone()).collect();
         let ids: IdSet = ids.iter().map(String::as_str).collect();
+        let scrub = Scrub { all: &ids, secrets: &secrets, by: &by, reason: &reason };
         let mut tombstones = Vec::new();
         let mut rewritten = 0;
         for slot_ref in &slots {
@@ -229,16 +248,21 @@ impl Engine {
             // A claim moved to a claim chunk gets its tombstone there: the slot stays bounded.
             let held = if own.is_empty() { None } else { Some(self.store.load_slot(slot_ref).await?) };
             let (here, moved): (Vec<String>, Vec<String>) = own.iter().cloned().partition(|id| held.as_ref().is_some_and(|s| s.claim(id).is_some() || s.archived_claims == 0));
-            let (made, wrote) = self.erase_in_slot(slot_ref, &here, &ids, &secrets, &by, &reason).await?;
+            // The chunks first, the slot itself last: its `erase_slot` is where a
+            // store purges what earlier commits left elsewhere (OkfStore's
+            // journals), chunks' ordinary commits included.
+            let mut chunks = Chunks::default();
+            if !own.is_empty() {
+                let (made, wrote) = self.erase_archived_claims(slot_ref, &moved, &scrub).await?;
+                chunks.claims = made.len();
+                tombstones.extend(made);
+                let own: IdSet = own.iter().map(String::as_str).collect();
+                chunks.rewritten = wrote + self.erase_archive(slot_ref, &own, &scrub).await?;
+                rewritten += chunks.rewritten;
+            }
+            let (made, wrote) = self.erase_in_slot(slot_ref, &here, &scrub, Some(chunks)).await?;
             tombstones.extend(made);
             rewritten += usize::from(wrote);
-            if !own.is_empty() {
-                let (made, wrote) = self.erase_archived_claims(slot_ref, &moved, &ids, &secrets, &by, &reason).await?;
-                tombstones.extend(made);
-                rewritten += wrote;
-                let own: IdSet = own.iter().map(String::as_str).collect();
-                rewritten += self.erase_archive(slot_ref, &own, &secrets, &by, &reason).await?;
-            }
         }
         // A claim a lost race left in two chunks is erased in both, tombstoned once.
         let mut seen = std::collections::HashSet::new();
@@ -248,7 +272,7 @@ impl Engine {
 
     /// Erases the claims `moved` (archived whole from `slot_ref`) in every
     /// claim chunk of the slot that holds them, a lost race's included.
-    async fn erase_archived_claims(&self, slot_ref: &SlotRef, moved: &[String], all: &IdSet<'_>, secrets: &Secrets, by: &str, reason: &str) -> Result<(Vec<Tombstone>, usize)> {
+    async fn erase_archived_claims(&self, slot_ref: &SlotRef, moved: &[String], scrub: &Scrub<'_>) -> Result<(Vec<Tombstone>, usize)> {
         let (mut made, mut rewritten) = (Vec::new(), 0);
         if moved.is_empty() {
             return Ok((made, rewritten));
@@ -264,7 +288,7 @@ impl Engine {
             if own.is_empty() {
                 continue;
             }
-            let (t, wrote) = self.erase_in_slot(&chunk, &own, all, secrets, by, reason).await?;
+            let (t, wrote) = self.erase_in_slot(&chunk, &own, scrub, None).await?;
             made.extend(t);
             rewritten += usize::from(wrote);
         }
@@ -273,7 +297,7 @@ impl Engine {
 
     /// Erases the archived observations of `own` (claims of `slot_ref`) from
     /// every archive chunk of the slot, referenced or left over by a lost race.
-    async fn erase_archive(&self, slot_ref: &SlotRef, own: &IdSet<'_>, secrets: &Secrets, by: &str, reason: &str) -> Result<usize> {
+    async fn erase_archive(&self, slot_ref: &SlotRef, own: &IdSet<'_>, scrub: &Scrub<'_>) -> Result<usize> {
         let mut rewritten = 0;
         for chunk in self.store.list_slots(Some(&crate::archive::archive_subject(&slot_ref.key))).await? {
             let held = self.store.load_slot(&chunk).await?;
@@ -285,14 +309,21 @@ impl Engine {
                 continue;
             }
             let copied: IdSet = copies.iter().map(String::as_str).collect();
-            let (_, wrote) = self.erase_in_slot(&chunk, &copies, &copied, secrets, by, reason).await?;
+            let (_, wrote) = self.erase_in_slot(&chunk, &copies, &Scrub { all: &copied, ..*scrub }, None).await?;
             rewritten += usize::from(wrote);
         }
         Ok(rewritten)
     }
 
     /// Erases in one slot, atomically with its log; retries lost races.
-    async fn erase_in_slot(&self, slot_ref: &SlotRef, own: &[String], all: &IdSet<'_>, secrets: &Secrets, by: &str, reason: &str) -> Result<(Vec<Tombstone>, bool)> {
+    /// `home`: the slot itself (not an archive chunk), with what was erased in
+    /// its chunks. A home slot is always rewritten with `erase_slot`, and is
+    /// rewritten whenever a chunk was; a chunk whose log holds none of the
+    /// text takes an ordinary commit, so erasing 100,000 archived claims does
+    /// not rewrite a bundle's log.md once per chunk.
+    async fn erase_in_slot(&self, slot_ref: &SlotRef, own: &[String], scrub: &Scrub<'_>, home: Option<Chunks>) -> Result<(Vec<Tombstone>, bool)> {
+        let Scrub { all, secrets, by, reason } = *scrub;
+        let Chunks { claims: archived, rewritten: chunks } = home.unwrap_or_default();
         let mut attempts = 0;
         loop {
             attempts += 1;
@@ -317,15 +348,17 @@ impl Engine {
                 txn.slot.erasures.push(t.clone());
                 made.push(t);
             }
-            if !slot_changed && !log_changed && made.is_empty() {
+            if !slot_changed && !log_changed && made.is_empty() && chunks == 0 {
                 return Ok((Vec::new(), false));
             }
-            if !made.is_empty() {
+            if !made.is_empty() || archived > 0 {
                 let ids: Vec<&str> = made.iter().map(|t| t.claim_id.as_str()).collect();
-                txn.log_change("erase", &ids, None, None, format!("{by} erased {} claim(s) for privacy: {reason}", made.len()));
+                let chunks = if archived > 0 { format!(" ({archived} more in archive chunks)") } else { String::new() };
+                txn.log_change("erase", &ids, None, None, format!("{by} erased {} claim(s) for privacy{chunks}: {reason}", made.len()));
             }
             let commit = txn.into_commit(slot_ref.clone());
-            if self.store.erase_slot(&commit, &log).await? {
+            let landed = if home.is_some() || log_changed { self.store.erase_slot(&commit, &log).await? } else { self.store.commit_slot(&commit).await? };
+            if landed {
                 return Ok((made, true));
             }
             if attempts > self.settings.retries {
