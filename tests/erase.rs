@@ -126,3 +126,33 @@ fn a_store_that_cannot_rewrite_its_log_refuses_instead_of_pretending() {
     assert_eq!(e.code, ErrorCode::StoreFailed);
     assert_eq!(h.current("home_address"), vec![(SECRET.into(), "active".into())]);
 }
+
+/// Erasing a working-memory slot whose replaced entries moved to archive
+/// chunks rewrites each chunk with an ordinary commit (a chunk's log names
+/// no text) and the slot itself once with `erase_slot`: a store whose
+/// `erase_slot` rewrites a whole log (OkfStore's log.md) was called once per
+/// chunk, 100,000 archived entries in over 20 minutes (issue #43).
+#[test]
+fn an_archived_history_is_erased_with_one_log_rewrite() {
+    let mem = Rc::new(MemoryStore::new());
+    let flaky = Rc::new(FlakyStore::new(mem.clone()));
+    let h = harness_with(EngineConfig::default(), None, None, flaky.clone());
+    for i in 0..400 {
+        h.write_with(cand("context.current.task", &format!("{SECRET} task {i}")), with_strategy("replace")).unwrap();
+    }
+    let chunks = run(mem.list_slots(None)).unwrap().len();
+    assert!(chunks > 3, "the replaced entries reached archive chunks ({chunks} slots)");
+    let target = EraseTarget { subject: "user".into(), predicate: Some("context.current.task".into()), claim_id: None };
+    let done = run(h.engine.erase(&target, &EraseOptions { reason: "asked to forget the tasks".into(), by: "dpo".into() })).unwrap();
+    assert_eq!(done.tombstones.len(), 400);
+    assert!(done.slots > 3, "every chunk was rewritten ({} slots)", done.slots);
+    assert_eq!(flaky.erase_slots.get(), 1, "one erase_slot, for the slot itself");
+    let mut bytes = dump(&mem, "user");
+    for r in run(mem.list_slots(None)).unwrap() {
+        bytes += &serde_json::to_string(&run(mem.load_slot(&r)).unwrap()).unwrap();
+        bytes += &serde_json::to_string(&run(mem.read_log(&r)).unwrap()).unwrap();
+    }
+    let at = bytes.find(SECRET).map(|i| &bytes[i.saturating_sub(400)..(i + 100).min(bytes.len())]);
+    assert!(at.is_none(), "no text survives in the slot, the chunks or their logs: {at:?}");
+    assert!(h.all("context.current.task").is_empty());
+}

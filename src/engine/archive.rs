@@ -28,7 +28,7 @@ impl Engine {
         }
         let chunk_id = self.ids.next_id("ar");
         let target = chunk_ref(&slot_ref.key, &chunk_id);
-        let mut chunk = SlotTxn::new(Slot::default(), txn.now, txn.cause.clone(), self.ids.clone());
+        let mut chunk = SlotTxn::new(Slot::default(), txn.now, chunk_cause(&txn.cause), self.ids.clone());
         for (id, _, moved) in &splits {
             if let Some(c) = txn.claim(id) {
                 chunk.add_claim(chunk_copy(&chunk_id, c, moved.clone()));
@@ -106,7 +106,7 @@ impl Engine {
         let target = chunk_ref(&slot_ref.key, &chunk_id);
         let offset = txn.slot.archived_claims;
         let moved = txn.take_oldest_claims(n);
-        let mut chunk = SlotTxn::new(Slot::default(), txn.now, txn.cause.clone(), self.ids.clone());
+        let mut chunk = SlotTxn::new(Slot::default(), txn.now, chunk_cause(&txn.cause), self.ids.clone());
         for c in &moved {
             chunk.add_claim(Claim::clone(c));
         }
@@ -206,4 +206,12 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// A chunk's commit names the operation that filled it, not the text or the
+/// source of the write that happened to trigger it: a chunk's log then holds
+/// nothing an erasure must scrub, so erasing its claims is an ordinary commit
+/// instead of a rewrite of the store's log (OkfStore: all of log.md, per chunk).
+fn chunk_cause(cause: &crate::model::LogCause) -> crate::model::LogCause {
+    crate::model::LogCause { object: None, source_id: None, ..cause.clone() }
 }

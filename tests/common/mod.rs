@@ -136,11 +136,13 @@ pub struct FlakyStore {
     pub before_commit: RefCell<Option<(SlotRef, Step)>>,
     /// Commits to `before_commit`'s slot that pass before its step runs.
     pub before_commit_skips: Cell<u32>,
+    /// `erase_slot` calls that reached the store.
+    pub erase_slots: Cell<u32>,
 }
 
 impl FlakyStore {
     pub fn new(inner: Rc<dyn Store>) -> Self {
-        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None), stale_uses: Cell::new(1), before_commit: RefCell::new(None), before_commit_skips: Cell::new(0) }
+        FlakyStore { inner, fail: RefCell::new(None), lose_races: Cell::new(0), stale: RefCell::new(None), stale_uses: Cell::new(1), before_commit: RefCell::new(None), before_commit_skips: Cell::new(0), erase_slots: Cell::new(0) }
     }
     fn check(&self, op: &str) -> Result<()> {
         if *self.fail.borrow() == Some(op) {
@@ -221,6 +223,7 @@ impl Store for FlakyStore {
     }
     async fn erase_slot(&self, commit: &SlotCommit, log: &[LogEntry]) -> Result<bool> {
         self.check("commit")?;
+        self.erase_slots.set(self.erase_slots.get() + 1);
         self.inner.erase_slot(commit, log).await
     }
     async fn list_conflicts(&self, query: &credence::model::ConflictQuery) -> Result<Vec<credence::model::IndexedConflict>> {
