@@ -115,14 +115,9 @@ fn reweigh(txn: &mut SlotTxn, ctx: &WriteCtx, rivals: bool, believed_at_read: bo
     // write (10,000 entries, 40x; issue #43).
     let every = ctx.spec.time_varying && !believed_at_read;
     let changed = txn.changed_positions();
-    let live: Vec<usize> = if every {
-        let mut all: Vec<usize> = (0..txn.slot.claims.len()).filter(|&i| txn.slot.claims[i].kind.is_value()).collect();
-        all.extend(changed.iter().copied().filter(|&i| txn.slot.claims[i].kind.is_entry()));
-        all
-    } else {
-        changed
-    };
-    let live: Vec<usize> = live.into_iter().filter(|&i| txn.slot.claims[i].status.is_live()).collect();
+    let claims = &txn.slot.claims;
+    let live: Vec<usize> = if every { (0..claims.len()).filter(|&i| claims[i].kind.is_value() || changed.binary_search(&i).is_ok()).collect() } else { changed };
+    let live: Vec<usize> = live.into_iter().filter(|&i| claims[i].status.is_live()).collect();
     if live.is_empty() {
         return;
     }
