@@ -56,6 +56,7 @@ export const promises = {
   readdir: direct(fs.readdirSync),
   rename: direct(fs.renameSync),
   rm: direct(fs.rmSync),
+  rmdir: direct(fs.rmdirSync),
   stat: direct(fs.statSync),
   unlink: direct(fs.unlinkSync),
   writeFile: direct(fs.writeFileSync),

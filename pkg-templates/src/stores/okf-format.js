@@ -6,12 +6,12 @@ import YAML from 'yaml';
 import { CredenceError } from '../errors.js';
 
 export const FORMAT = 'credence-okf/1';
-// A registry slot file whose entities are in entities/*.md: an older reader,
-// which would take it for an empty registry, refuses the format instead.
+// Read only: an entity registry slot file written before entities became
+// keyed records (issue #44) whose entities are in entities/*.md (2), and its
+// names and same_entity questions in entities/<type>.<kind>.<chunk>.md too (3).
+// loadSlot answers such a registry whole (okf-legacy.js) until the engine
+// moves it to entity slots and commits it emptied, as format 1.
 export const FORMAT_ENTITY_FILES = 'credence-okf/2';
-// A registry slot file whose claims and conflicts (names, same_entity
-// questions) are in entities/<type>.<kind>.<chunk>.md as well: an older
-// reader, which would take it for a registry without questions, refuses it.
 export const FORMAT_ITEM_FILES = 'credence-okf/3';
 /** Registry claims or conflicts per chunk file. */
 export const ITEM_CHUNK = 64;
@@ -100,17 +100,6 @@ export function fileNameOf(subject, predicate) {
 }
 
 /**
- * `entities/<id>.md`: an entity's file, named by its id encoded as slot file
- * names are (`org:acme` → `org%3Aacme.md`), cut and hashed past 200 bytes.
- */
-export function entityFileOf(id) {
-  const full = encodePart(id);
-  if (full.length + 3 <= MAX_NAME) return `${full}.md`;
-  const cut = full.slice(0, 150).replace(/%[0-9A-F]?$|\^$/, '');
-  return `${cut}~~${createHash('sha256').update(id).digest('hex').slice(0, 16)}.md`;
-}
-
-/**
  * The start every entity file name of a registry's type has (ids are
  * `type:slug`), at most 140 chars: a name cut for length keeps ≥ 148.
  */
@@ -155,8 +144,8 @@ function renderBody(subject, predicate, slot) {
     '## Claims (oldest first)',
     '',
   );
-  if (Number.isSafeInteger(slot.claimRows)) {
-    lines.push(`${slot.claimRows} name claim(s) and ${slot.conflictRows} same_entity question(s) are in entities/${encodePart(predicate)}.claims.*.md and .conflicts.*.md.`, '');
+  if (slot.entityKeys) {
+    lines.push(`Entity \`${oneLine(slot.entityIndex.id)}\` (${oneLine(slot.entityIndex.type)}), found by ${slot.entityKeys.length} name key(s).`, '');
   }
   for (const c of slot.claims) {
     const valid = c.validFrom || c.validTo ? ` · valid ${day(c.validFrom)} → ${day(c.validTo)}` : '';
@@ -187,10 +176,14 @@ function renderBody(subject, predicate, slot) {
   return `${lines.join('\n')}\n`;
 }
 
-export function renderSlotFile(subject, predicate, slot) {
-  const items = Number.isSafeInteger(slot.claimRows);
+/**
+ * A slot file's text. `entity`: the key rows of an entity slot
+ * (`commit.index.entity`: `{ type, id, keys }`), kept in the front matter
+ * beside the slot so they are written, journaled and replaced with it.
+ */
+export function renderSlotFile(subject, predicate, slot, entity = null) {
   const front = {
-    format: items ? FORMAT_ITEM_FILES : Number.isSafeInteger(slot.entityFiles) ? FORMAT_ENTITY_FILES : FORMAT,
+    format: FORMAT,
     subject,
     predicate,
     version: slot.version,
@@ -198,19 +191,8 @@ export function renderSlotFile(subject, predicate, slot) {
     claims: slot.claims ?? [],
     conflicts: slot.conflicts ?? [],
     writes: slot.writes ?? [],
-    // Only an entity-registry slot has these (SPEC §9): kept when present.
-    // A registry written by its changes has its entities in entities/*.md
-    // (`entityFiles` of them) and here only those its last commit changed.
+    // An entity slot's entity, and (an old registry moved over whole) a registry's (SPEC §9).
     ...(slot.entities?.length ? { entities: slot.entities } : {}),
-    ...(Number.isSafeInteger(slot.entityFiles)
-      ? { entityFiles: slot.entityFiles, generation: slot.generation, pending: slot.pending ?? [], changesSince: slot.changesSince ?? slot.version, changes: slot.changes ?? [] }
-      : {}),
-    ...(items
-      ? {
-        claimRows: slot.claimRows, conflictRows: slot.conflictRows, itemGeneration: slot.itemGeneration, pendingItems: slot.pendingItems ?? [],
-        itemChangesSince: slot.itemChangesSince ?? slot.version, itemChanges: slot.itemChanges ?? [],
-      }
-      : {}),
     ...(slot.merges?.length ? { merges: slot.merges } : {}),
     ...(slot.retractions?.length ? { retractions: slot.retractions } : {}),
     ...(slot.erasures?.length ? { erasures: slot.erasures } : {}),
@@ -220,6 +202,8 @@ export function renderSlotFile(subject, predicate, slot) {
     ...(slot.archivedClaims ? { archivedClaims: slot.archivedClaims } : {}),
     // The latest time an archived claim holds for: an older report reads the archive too.
     ...(slot.archivedUntil ? { archivedUntil: slot.archivedUntil } : {}),
+    // findEntities' rows of this entity (okf-keys.js indexes them by key).
+    ...(entity ? { entityIndex: { type: entity.type, id: entity.id }, entityKeys: entity.keys } : {}),
   };
   return `---\n${renderFrontMatter(front)}---\n\n${renderBody(subject, predicate, { ...front })}`;
 }
@@ -381,6 +365,7 @@ export function parseSlotFile(text, file) {
     Object.assign(slot, { entityFiles: data.entityFiles, generation: data.generation, pending: data.pending ?? [], changesSince: data.changesSince ?? data.version, changes: data.changes ?? [] });
   }
   if (data.claimRows !== undefined) Object.assign(slot, itemFields(data, file));
+  const entity = entityFields(data, file);
   const retractionProblem = check(data.retractions ?? [], listOf(RETRACTION), 'retractions');
   if (retractionProblem) throw malformed(file, retractionProblem);
   if (data.retractions?.length) slot.retractions = data.retractions;
@@ -398,7 +383,15 @@ export function parseSlotFile(text, file) {
     if (typeof data.archivedUntil !== 'string') throw malformed(file, 'archivedUntil must be an ISO 8601 string');
     slot.archivedUntil = data.archivedUntil;
   }
-  return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot };
+  return { ref: { key: slotKey(data.subject, data.predicate), subject: data.subject, predicate: data.predicate }, slot, entity };
+}
+
+/** An entity slot file's key rows (`entityIndex`, `entityKeys`) as `{ type, id, keys }`, checked; null when it has none. */
+function entityFields(data, file) {
+  if (data.entityIndex === undefined && data.entityKeys === undefined) return null;
+  const problem = check(data.entityIndex, { type: 's', id: 's' }, 'entityIndex') || check(data.entityKeys, listOf({ key: 's', name: 's' }), 'entityKeys');
+  if (problem) throw malformed(file, problem);
+  return { type: data.entityIndex.type, id: data.entityIndex.id, keys: data.entityKeys.map(({ key, name }) => ({ key, name })) };
 }
 
 /** A format-3 registry slot file's fields for its claims and conflicts in chunk files, checked. */
@@ -420,22 +413,15 @@ function itemFields(data, file) {
   };
 }
 
-// ---- registry chunk files -----------------------------------------------------------
+// ---- legacy registry files (read only) ------------------------------------------------
 // `entities/<type>.<kind>.<chunk>.md`: up to ITEM_CHUNK claims or conflicts of
 // a registry whose slot file is format 3, positions chunk × ITEM_CHUNK on,
 // with the registry version that wrote the file and the generation of the
-// registry's items (okf-registry.js, commitRegistry). Entity files are named after
-// entity ids (`type%3A…`), so the names never meet.
+// registry's items. `entities/<id>.md`: one entity of a format 2 or 3
+// registry, with its position (`at`), the registry version that made this
+// state of it and the registry's generation. Written before issue #44.
 
 export const chunkFileOf = (type, kind, chunk) => `${encodePart(type)}.${kind}.${chunk}.md`;
-
-export function renderChunkFile(registry, generation, kind, chunk, version, items) {
-  const front = { format: FORMAT_ITEM_FILES, registry, generation, kind, chunk, version, items };
-  const lines = items.map((x) => (kind === 'claims'
-    ? `- **${oneLine(x.object)}** (\`${x.subject}\`) — ${x.status} · \`${x.id}\``
-    : `- \`${x.id}\` ${x.kind}, ${x.status}: ${oneLine(x.reason ?? '')}`));
-  return `---\n${renderFrontMatter(front)}---\n\n# ${oneLine(registry)} ${kind} ${chunk * ITEM_CHUNK}–${chunk * ITEM_CHUNK + items.length - 1}\n\n${lines.join('\n')}\n`;
-}
 
 /** The front matter of an entity or chunk file (`what`); throws MALFORMED_STORE_DATA naming `file`. */
 function frontMatterOf(text, file, what) {
@@ -457,18 +443,6 @@ export function parseChunkFile(text, file) {
   if (problem) throw malformed(file, problem);
   if (!isCount(data.chunk) || !isCount(data.version) || data.items.length > ITEM_CHUNK) throw malformed(file, `chunk and version must be non-negative integers, with at most ${ITEM_CHUNK} items`);
   return { registry: data.registry, generation: data.generation, kind: data.kind, chunk: data.chunk, version: data.version, items: data.items };
-}
-
-// ---- entity files -----------------------------------------------------------------
-// `entities/<id>.md`: one entity of a registry written by its changes, with
-// its position in the registry (`at`), the registry version that made this
-// state of it, and the registry's generation (okf-registry.js, commitRegistry).
-
-export function renderEntityFile(registry, generation, version, at, entity) {
-  const front = { format: FORMAT_ENTITY_FILES, registry, generation, at, version, entity };
-  const also = entity.aliases.filter((a) => a !== entity.name).map(oneLine).join(', ') || '—';
-  const merged = entity.mergedInto ? `\nMerged into \`${entity.mergedInto}\`.\n` : '';
-  return `---\n${renderFrontMatter(front)}---\n\n# ${oneLine(entity.name)} (\`${entity.id}\`)\n\nAlso known as: ${also}.\n${merged}`;
 }
 
 /** Parses an entity file; throws MALFORMED_STORE_DATA naming `file`. */

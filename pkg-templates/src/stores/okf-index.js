@@ -9,11 +9,11 @@
 //   index/log/<slot file>                    one line per commit: a lower bound of
 //                                            its block's offset in log.md, version,
 //                                            commit id (written before the block)
-//   index/by-id/{claims,conflicts,writes}/<hh>.ids  one line per id (claim, conflict,
-//                                            candidate id) whose sha-256 starts
+//   index/by-id/{claims,conflicts,writes,keys}/<hh>.ids  one line per id (claim, conflict,
+//                                            candidate id, entity key: keyId) whose sha-256 starts
 //                                            with hh (256 files): "<id, URI-encoded>\t<slot file>"
 //                                            (claim and conflict ids never move between slots;
-//                                            a candidate id may, so readers check every line). Appended,
+//                                            a candidate id or a key may, so readers check every line). Appended,
 //                                            one short write per commit and bucket:
 //                                            a marker file per id took a 4 KB block
 //                                            of disk for every claim.
@@ -37,7 +37,7 @@ import { refOfFileName } from './okf-format.js';
 import { changedConflictRows } from './slot-index.js';
 
 export const STATUSES = ['open', 'settled', 'resolved_by_evidence', 'moot'];
-const READY = 'credence-okf-index/4\n'; // bumped whenever a marker kind changes: older indexes rebuild
+const READY = 'credence-okf-index/5\n'; // bumped whenever a marker kind changes: older indexes rebuild
 
 // File names cannot hold ":"; "-" keeps fixed-width ISO times in order.
 const timePart = (iso) => iso.replaceAll(':', '-');
@@ -60,6 +60,19 @@ export function freshIds(before, next) {
     conflicts: next.conflicts.map((c) => c.id).filter((id) => !conflicts.has(id)),
     writes: (next.writes ?? []).map((w) => w.id).filter((id) => !writes.has(id)),
   };
+}
+
+/**
+ * An entity key's id in index/by-id/keys (findEntities): a hash of its type
+ * and key, so the index holds no name text (an erasure has nothing to scrub
+ * there) and a line is short whatever the key; the slot file checks it.
+ */
+export const keyId = (type, key) => createHash('sha256').update(`${type}\u001f${key}`).digest('hex').slice(0, 32);
+
+/** The key ids of an entity slot's key rows (`{ type, keys }`, or null) that `before`'s did not have. */
+export function freshKeys(before, next) {
+  const had = new Set((before?.keys ?? []).map((k) => keyId(before.type, k.key)));
+  return [...new Set((next?.keys ?? []).map((k) => keyId(next.type, k.key)))].filter((id) => !had.has(id));
 }
 
 const markerName = (c) => `${timePart(c.openedAt)}~${idPart(c.id)}`;
@@ -178,6 +191,7 @@ export class OkfIndex {
     await this.#noteIds('claims', slotFile, fresh.claims);
     await this.#noteIds('conflicts', slotFile, fresh.conflicts);
     await this.#noteIds('writes', slotFile, fresh.writes ?? []);
+    await this.#noteIds('keys', slotFile, fresh.keys ?? []);
     for (const c of changedConflictRows(before, index)) await ensure(this.#conflictFile(c.status, c), content(slotFile, c.id));
     if (index.unreviewed) await touch(this.#dirtyFile(slotFile));
   }
@@ -227,14 +241,28 @@ export class OkfIndex {
 
   /** Every slot file a line names for an id, newest line first, each once (hints: check them). */
   async slotFilesWith(kind, id) {
-    const text = await fs.readFile(this.#idBucket(kind, id), 'utf8').catch(() => null);
-    if (text === null) return [];
-    const key = `${encodeURIComponent(id)}\t`;
-    const out = [];
-    const lines = text.split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const slotFile = lines[i].startsWith(key) ? lines[i].slice(key.length) : null;
-      if (slotFile && refOfFileName(slotFile) && !out.includes(slotFile)) out.push(slotFile);
+    return (await this.slotFilesWithEach(kind, [id])).get(id);
+  }
+
+  /** `slotFilesWith` for many ids, each bucket file read once: id → slot files. */
+  async slotFilesWithEach(kind, ids) {
+    const out = new Map(ids.map((id) => [id, []]));
+    const byBucket = new Map();
+    for (const id of out.keys()) {
+      const file = this.#idBucket(kind, id);
+      byBucket.set(file, [...(byBucket.get(file) ?? []), id]);
+    }
+    for (const [file, wanted] of byBucket) {
+      const text = await fs.readFile(file, 'utf8').catch(() => null);
+      if (text === null) continue;
+      const of = new Map(wanted.map((id) => [encodeURIComponent(id), out.get(id)]));
+      const lines = text.split('\n');
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const tab = lines[i].indexOf('\t');
+        const list = tab > 0 && of.get(lines[i].slice(0, tab));
+        const slotFile = list && lines[i].slice(tab + 1);
+        if (slotFile && refOfFileName(slotFile) && !list.includes(slotFile)) list.push(slotFile);
+      }
     }
     return out;
   }

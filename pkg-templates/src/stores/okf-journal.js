@@ -66,7 +66,7 @@ async function checkpointFile(root, file, headerText) {
   if (records.length === 0 && headerText !== undefined) return;
   for (const name of new Set(records.map((r) => r.f))) await fsyncFile(path.join(root, 'claims', name));
   await syncDir(path.join(root, 'claims'));
-  // A registry's commits also wrote entity files (okf-registry.js, commitRegistry).
+  // A registry commit of a version before issue #44 (a dead process's journal) also wrote entity files.
   const entityFiles = new Set(records.flatMap((r) => (Array.isArray(r.ents) ? r.ents.map((e) => e.f) : [])));
   for (const name of entityFiles) await fsyncFile(path.join(root, 'entities', name));
   if (entityFiles.size > 0) await syncDir(path.join(root, 'entities'));

@@ -1,9 +1,9 @@
 // OkfStore's look-ups answered from its derived index (okf-index.js): a slot
-// by claim, conflict or candidate id, conflicts by status, slots with
-// unreviewed entries. An index line or marker is a hint; the slot file it
+// by claim, conflict or candidate id, entities by name key, conflicts by
+// status, slots with unreviewed entries. An index line or marker is a hint; the slot file it
 // names decides, so a marker left by a writer killed mid-commit is skipped.
 // The index is rebuilt from the markdown when missing.
-import { freshIds } from './okf-index.js';
+import { freshIds, freshKeys, keyId } from './okf-index.js';
 import { compareKeys } from './okf-format.js';
 import { byOpenedAt, indexOf, isAfter } from './slot-index.js';
 
@@ -12,7 +12,7 @@ export class Lookups {
   #index;
   #loadSlot;
 
-  /** `slots`: the store's SlotFiles; `index`: its OkfIndex; `loadSlot(ref)`: the store's (a registry's items are in chunk files). */
+  /** `slots`: the store's SlotFiles; `index`: its OkfIndex; `loadSlot(ref)`: the store's (an old registry's items are in chunk files). */
   constructor(slots, index, loadSlot) {
     this.#slots = slots;
     this.#index = index;
@@ -31,9 +31,9 @@ export class Lookups {
       for (const name of await this.#slots.names()) {
         try {
           const entry = await this.#slots.read(name);
-          // A registry with its claims and conflicts in chunk files: indexed with them.
+          // An old registry with its claims and conflicts in chunk files: indexed with them.
           const slot = entry?.slot.claimRows === undefined ? entry?.slot : await this.#loadSlot(entry.ref);
-          if (entry) await visit(name, indexOf({ slot }), freshIds(null, slot), entry.ref.subject);
+          if (entry) await visit(name, indexOf({ slot }), { ...freshIds(null, slot), keys: freshKeys(null, entry.entity) }, entry.ref.subject);
         } catch (err) {
           if (err?.code !== 'MALFORMED_STORE_DATA') throw err;
           broken ??= err;
@@ -81,7 +81,25 @@ export class Lookups {
     return ref ? { ...ref } : null;
   }
 
-  /** A slot file read, and for a registry with chunk files its claims and conflicts too (their ids registered). */
+  /**
+   * findEntities: every key row of an entity of `type` whose key is one of
+   * `keys`. The by-id lines (one bucket file read per bucket the keys hash
+   * to) name candidate slot files; each file's own rows decide.
+   */
+  async entities(type, keys) {
+    const wanted = new Set(keys);
+    const files = new Set();
+    for (const list of (await this.#index.slotFilesWithEach('keys', [...wanted].map((k) => keyId(type, k)))).values()) for (const f of list) files.add(f);
+    const rows = [];
+    for (const name of files) {
+      const entity = (await this.#slots.read(name))?.entity;
+      if (entity?.type !== type) continue;
+      for (const k of entity.keys) if (wanted.has(k.key)) rows.push({ key: k.key, entity: entity.id, name: k.name });
+    }
+    return rows;
+  }
+
+  /** A slot file read, and for an old registry with chunk files its claims and conflicts too (their ids registered). */
   async #readWithItems(name) {
     const entry = await this.#slots.read(name);
     if (entry?.slot.claimRows !== undefined) await this.#loadSlot(entry.ref);

@@ -2,8 +2,9 @@
 // process that did not reach the disk are written again (okf-journal.js finds
 // them and hands over each slot's records; this file decides what is
 // missing and writes it). log.md gets the blocks it lacks, the slot file the
-// last record when it is older, and a registry's entity and chunk files each
-// its newest record of the generation the slot file names.
+// last record when it is older, and (journals of a version before issue #44)
+// an old registry's entity and chunk files each its newest record of the
+// generation the slot file names.
 import path from 'node:path';
 import { parseChunkFile, parseEntityFile, parseLogLines } from './okf-format.js';
 import { appendDurably, readText, withLock, writeAtomic } from './okf-fs.js';
@@ -36,7 +37,7 @@ export async function replaySlot(bundle, name, records, logged) {
       await writeAtomic(file, last.slot);
       slots.forget(name);
     }
-    // Entity and chunk files a registry's commits wrote, of the generations its slot file now
+    // Entity and chunk files an old registry's commits wrote, of the generations its slot file now
     // names: each as its newest record has it, unless the disk holds a newer one.
     const slot = await slots.read(name).then((e) => e?.slot, () => undefined);
     const entitiesDir = path.join(root, 'entities');

@@ -4,13 +4,10 @@
 //   <dir>/claims/<subject>~<predicate>.md  one file per slot: YAML front matter
 //                                          (version, claims, conflicts, writes)
 //                                          and a readable body
-//   <dir>/entities/*.md                     entities (SPEC §9): one file per
-//                                          entity of a registry written by
-//                                          its changes (commitRegistry), and
-//                                          its names and same_entity questions
-//                                          in <type>.<claims|conflicts>.<n>.md,
-//                                          64 per file (okf-items.js); the
-//                                          registry's slot file keeps the rest
+//   <dir>/entities/*.md                     only in a bundle written before
+//                                          issue #44: an old entity registry's
+//                                          entities, names and questions
+//                                          (okf-legacy.js, read only)
 //   <dir>/log.md                            append-only, readable, with the
 //                                          structured entries as comments
 //   <dir>/index/                            derived index (okf-index.js):
@@ -31,9 +28,13 @@
 // This file is the ClaimStore façade and the compare-and-swap every write
 // shares; the rest is in rooms of its own: reading claims/ (okf-slot-files.js),
 // log.md (okf-log.js), look-ups through the derived index (okf-lookups.js,
-// okf-index.js), registries written by their changes (okf-registry.js),
-// journal replay after a reboot (okf-replay.js, okf-journal.js), erasure
+// okf-index.js), old entity registries (okf-legacy.js), journal replay
+// after a reboot (okf-replay.js, okf-journal.js), erasure
 // (okf-erase.js), file formats (okf-format.js) and file primitives (okf-fs.js).
+//
+// An entity slot's key rows (`commit.index.entity`, answered by findEntities)
+// are kept in its slot file's front matter, so they are written, journaled
+// and replaced with the slot itself; index/by-id/keys finds the files by key.
 import { promises as fs } from './okf-direct-fs.js';
 import path from 'node:path';
 import { CredenceError } from '../errors.js';
@@ -42,10 +43,10 @@ import { LOG_HEADER, checkRef, compareKeys, fileNameOf, invalid, refOfFileName, 
 import { randomToken, readText, replaceFile, sweepDebris, withLock } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
-import { OkfIndex, freshIds, idBucket } from './okf-index.js';
+import { OkfIndex, freshIds, freshKeys, idBucket } from './okf-index.js';
+import { dropRegistryFiles, isLegacyRegistry, readRegistry } from './okf-legacy.js';
 import { BundleLog } from './okf-log.js';
 import { Lookups } from './okf-lookups.js';
-import { RegistryFiles, REGISTRY, registryTag } from './okf-registry.js';
 import { replaySlot } from './okf-replay.js';
 import { SlotFiles, stampOf } from './okf-slot-files.js';
 import { indexOf } from './slot-index.js';
@@ -53,11 +54,10 @@ import { indexOf } from './slot-index.js';
 const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /**
- * The `.gitignore` a new bundle gets: the markdown (claims/, entities/,
- * log.md) is the source of truth; indexes, journals, locks and temp files
- * are derived or per-process, rebuilt or recreated when missing.
+ * The `.gitignore` a new bundle gets: the markdown (claims/, log.md) is the
+ * source of truth; indexes, journals, locks and temp files are derived or per-process, rebuilt or recreated when missing.
  */
-export const BUNDLE_GITIGNORE = `# credence bundle: claims/, entities/ and log.md are the source of truth.
+export const BUNDLE_GITIGNORE = `# credence bundle: claims/ and log.md are the source of truth.
 # Derived or per-process files, rebuilt or recreated when missing:
 index/
 journal/
@@ -76,14 +76,11 @@ journal/
 export class OkfStore {
   #root;
   #claimsDir;
-  #entitiesDir;
   #logFile;
   #lockOptions;
   #ready = null;
   /** claims/: parsed slot files and the ids they hold */
   #slots;
-  /** entity registries written by their changes */
-  #registries;
   #log;
   #index;
   /** look-ups through the derived index */
@@ -99,7 +96,6 @@ export class OkfStore {
     }
     this.#root = scope === undefined ? path.resolve(dir) : path.resolve(dir, 'scopes', scope);
     this.#claimsDir = path.join(this.#root, 'claims');
-    this.#entitiesDir = path.join(this.#root, 'entities');
     this.#logFile = path.join(this.#root, 'log.md');
     // Lock owner files live in the bundle root (okf-fs.js: one per process, swept when it dies).
     this.#lockOptions = { timeoutMs: lockTimeoutMs, staleMs: staleLockMs, ownerDir: this.#root };
@@ -107,7 +103,6 @@ export class OkfStore {
     this.#journal = new Journal(this.#root, this.#lockOptions);
     this.#log = new BundleLog(this.#logFile, this.#index, this.#lockOptions);
     this.#slots = new SlotFiles(this.#root);
-    this.#registries = new RegistryFiles(this.#root, { slots: this.#slots, log: this.#log, journal: this.#journal });
     this.#lookups = new Lookups(this.#slots, this.#index, (ref) => this.loadSlot(ref));
   }
 
@@ -121,68 +116,29 @@ export class OkfStore {
       const entry = await this.#entryOf(ref);
       if (!entry) return null;
       const slot = structuredClone(entry.slot);
-      if (slot.entityFiles === undefined) return slot;
-      // null: a file newer than the slot file read, a commit landed meanwhile; read both again.
-      const registry = await this.#registries.read(ref, slot);
-      if (registry) return registry;
+      if (!isLegacyRegistry(slot)) return slot;
+      // null: a file newer than the slot file read (an older version's writer landed a commit); read both again.
+      const registry = await readRegistry(this.#root, ref.predicate, slot, (name) => path.join(this.#root, 'entities', name));
+      if (registry) {
+        this.#slots.rememberItems(ref, registry);
+        return registry;
+      }
       if (attempt >= 200) throw new CredenceError(`OkfStore: registry ${JSON.stringify(ref.predicate)} kept changing while it was read (${attempt} tries)`, { code: 'CONCURRENCY' });
       await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 20)));
     }
   }
 
-  /**
-   * The slot's current version and its file's stamp (inode, size, change
-   * times): a new file per commit, so a tag never returns for other content.
-   * null when the slot is empty.
-   */
-  async slotTag(ref) {
-    const entry = await this.#entryOf(ref);
-    if (!entry || entry.stamp === null) return null;
-    // A registry's names its generation too (loadRegistryChanges answers only within one).
-    return ref.subject === REGISTRY ? registryTag(entry) : `${entry.slot.version}:${entry.stamp}`;
-  }
-
-  /**
-   * This store keeps a registry's claims and conflicts (its names and
-   * `same_entity` questions) in chunk files by position too: a registry
-   * commit then carries only those that changed (see `registryRows` in the
-   * ClaimStore docs).
-   */
-  get registryRows() {
-    return true;
-  }
-
-  /**
-   * An entity registry written by its changes (see `commitRegistry` in the
-   * ClaimStore docs): each changed entity to its file in entities/, the
-   * registry's slot file without entities, in the order okf-registry.js
-   * describes. Resolves to the new tag, or false.
-   */
-  async commitRegistry(commit) {
-    const { header, markers, write } = this.#registries.prepare(commit);
-    let tag = false;
-    const won = await this.#casSlot({ ...commit, slot: header }, write, (stamp) => {
-      tag = `${header.version}:${header.generation}:${header.itemGeneration ?? ''}:${stamp ?? `unstamped-${randomToken()}`}`;
-    }, markers);
-    return won ? tag : false;
-  }
-
   async commitSlot(commit) {
-    return this.#casSlot(commit, async ({ ref, slot, name, file, current }) => {
+    return this.#casSlot(commit, async ({ ref, slot, name, file, current, entity }) => {
       const commitId = randomToken();
       const block = renderLogBlock(ref, slot.version, commitId, commit.log);
       await this.#log.append(name, block, slot.version, commitId, !current);
-      const text = renderSlotFile(ref.subject, ref.predicate, slot);
+      const text = renderSlotFile(ref.subject, ref.predicate, slot, entity);
       await replaceFile(file, text);
       // Acknowledged (and the slot's lock released) only once the journal holds it durably.
       await this.#journal.append({ f: name, k: ref.key, v: slot.version, c: commitId, slot: text, log: block });
       return text;
     });
-  }
-
-  /** The entities (and registry claims and conflicts) changed since `since` (see `loadRegistryChanges` in the ClaimStore docs). */
-  async loadRegistryChanges(ref, since) {
-    return this.#registries.changesSince(ref, since, () => this.#entryOf(ref));
   }
 
   /**
@@ -191,7 +147,7 @@ export class OkfStore {
    */
   async eraseSlot(commit, log) {
     if (!Array.isArray(log)) throw invalid('log', 'must be an array of log entries');
-    return this.#casSlot(commit, ({ ref, slot, file }) =>
+    return this.#casSlot(commit, ({ ref, slot, file, entity }) =>
       withLock(`${this.#logFile}.lock`, this.#lockOptions, async () => {
         // Journals hold earlier texts of the slot: made redundant and emptied, in every process,
         // before the erasure starts (this slot's lock keeps new ones out).
@@ -205,7 +161,7 @@ export class OkfStore {
         const blocks = [...byVersion].map(([v, entries]) => renderLogBlock(ref, v, randomToken(), entries));
         blocks.push(renderLogBlock(ref, slot.version, randomToken(), commit.log));
         const logText = rewriteLog((await readText(this.#logFile)) ?? LOG_HEADER, ref.key, blocks, this.#logFile);
-        const text = renderSlotFile(ref.subject, ref.predicate, slot);
+        const text = renderSlotFile(ref.subject, ref.predicate, slot, entity);
         await eraseFiles(this.#root, file, text, this.#logFile, logText);
         // Every block after the rewritten ones moved: noted offsets are void (reads fall back to log.md).
         await this.#index.dropLogOffsets();
@@ -218,11 +174,13 @@ export class OkfStore {
    * The compare-and-swap both writes share: under the slot's lock, `write`
    * runs only if the slot is still at `commit.expectedVersion`, and resolves
    * to the slot file's new text. Index markers bracket it so they stay a
-   * superset of the truth (okf-index.js).
+   * superset of the truth (okf-index.js). `write` gets the entity key rows
+   * the file keeps: the commit's `index.entity`, else the slot's until now.
    */
-  async #casSlot(commit, write, stamped = () => {}, markersOf = null) {
+  async #casSlot(commit, write) {
     const ref = checkRef(commit.ref);
     const { expectedVersion, slot } = commit;
+    const rows = entityRowsOf(commit);
     await this.#ensureBundle();
     await this.#recover();
     const name = fileNameOf(ref.subject, ref.predicate);
@@ -238,16 +196,18 @@ export class OkfStore {
         for (const id of ids) {
           if (await this.#lookups.holderOf(id, name)) return false;
         }
-        const { index, before, fresh } = markersOf?.(current) ?? {
-          index: indexOf(commit), before: current ? indexOf({ slot: current.slot }) : null, fresh: freshIds(current?.slot, slot),
-        };
+        const entity = rows ?? current?.entity ?? null;
+        const index = indexOf(commit);
+        const before = current ? indexOf({ slot: current.slot }) : null;
+        const fresh = { ...freshIds(current?.slot, slot), keys: freshKeys(current?.entity, entity) };
         await this.#index.addMarkers(name, index, before, fresh, current ? null : ref.subject);
-        const text = await write({ ref, slot, name, file, current });
+        const text = await write({ ref, slot, name, file, current, entity });
         // Stamped now, under the lock (no one else can have replaced it), so the next read skips it.
         const written = await fs.stat(file, { bigint: true }).catch(() => null);
-        this.#slots.remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot) });
-        stamped(written && stampOf(written));
+        this.#slots.remember(name, { text, stamp: written && stampOf(written), ref: { ...ref }, slot: structuredClone(slot), entity });
         await this.#index.dropMarkers(name, before, index);
+        // An old registry committed (emptied) as an ordinary slot: its entity and chunk files go.
+        if (isLegacyRegistry(current?.slot)) await dropRegistryFiles(this.#root, ref.predicate);
         return true;
       });
     });
@@ -280,6 +240,19 @@ export class OkfStore {
     await this.#recover();
     await this.#lookups.ready();
     return (await this.#lookups.holderOf(String(writeId)))?.ref ?? null;
+  }
+
+  /**
+   * The key rows (`{ key, entity, name }`) of every entity of `query.type`
+   * whose key is one of `query.keys`, as the last commit of each entity slot
+   * left them (see `findEntities` in the ClaimStore docs).
+   */
+  async findEntities(query) {
+    const { type, keys } = query ?? {};
+    if (typeof type !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw invalid('query', 'must be { type: string, keys: string[] }');
+    await this.#recover();
+    await this.#lookups.ready();
+    return this.#lookups.entities(type, keys);
   }
 
   async listSlots(filter = {}) {
@@ -356,7 +329,6 @@ export class OkfStore {
         return false;
       });
       if (created) await this.#index.markComplete();
-      await fs.mkdir(path.join(this.#root, 'entities'), { recursive: true });
       await fs.writeFile(this.#logFile, LOG_HEADER, { flag: 'wx' }).catch((err) => {
         if (err.code !== 'EEXIST') throw err;
       });
@@ -368,11 +340,20 @@ export class OkfStore {
       await sweepDebris(this.#root);
       await sweepDebris(this.#claimsDir);
       await sweepDebris(path.join(this.#root, 'journal'));
-      await sweepDebris(this.#entitiesDir);
     })().catch((err) => {
       this.#ready = null;
       throw err;
     });
     return this.#ready;
   }
+}
+
+/** A commit's entity key rows (`commit.index.entity`), checked and copied; undefined when it has none. */
+function entityRowsOf(commit) {
+  const entity = commit.index?.entity;
+  if (entity === undefined || entity === null) return undefined;
+  const ok = typeof entity.type === 'string' && entity.type !== '' && typeof entity.id === 'string' && entity.id !== '' && Array.isArray(entity.keys)
+    && entity.keys.every((k) => typeof k?.key === 'string' && k.key !== '' && typeof k.name === 'string');
+  if (!ok) throw invalid('commit.index.entity', 'must be { type, id, keys: { key: non-empty string, name: string }[] }');
+  return { type: entity.type, id: entity.id, keys: entity.keys.map(({ key, name }) => ({ key, name })) };
 }
