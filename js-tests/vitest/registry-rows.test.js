@@ -1,22 +1,19 @@
-// PostgresStore, IndexedDbStore and OkfStore keep an entity registry's claims
-// and conflicts (its names and `same_entity` questions) as rows, records or
-// chunk files by position (`registryRows`), so a new name commits what
-// changed, not every open question. Checked on PGlite, fake-indexeddb and a
-// bundle directory: the stored slot holds no
+// PostgresStore and IndexedDbStore keep an entity registry's claims
+// and conflicts (its names and `same_entity` questions) as rows or
+// records by position (`registryRows`), so a new name commits what
+// changed, not every open question. Checked on PGlite and fake-indexeddb
+// (OkfStore no longer has registries, issue #44): the stored slot holds no
 // claims, a fresh store object loads the registry exactly as the writer holds
 // it, a second writer reads the first one's questions as changes, a registry
 // moves between the whole document and rows both ways, and rows an earlier
 // registry of the same key left behind are not taken for its own.
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { readFileSync, rmSync } from 'node:fs';
-import path from 'node:path';
-import YAML from 'yaml';
-import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
+import { IndexedDbStore, Memory, PostgresStore } from 'credence';
 import { delegating } from 'credence/conformance';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
-const { root, db } = tempRootAndPglite('credence-registry-rows-');
+const { db } = tempRootAndPglite('credence-registry-rows-');
 const idb = new IDBFactory();
 const REGISTRY = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
 const WORDS = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
@@ -45,16 +42,6 @@ function idbTx(name, stores, mode, body) {
 // document, whether it keeps the items as rows (`rows(doc)`), and `dropRegistry` (its slot
 // record and log gone, its rows left behind).
 const kinds = {
-  OkfStore: () => {
-    const dir = path.join(root, `rows${++n}`);
-    const file = path.join(dir, 'claims', '%1Fentities~org.md');
-    return {
-      again: () => new OkfStore(dir),
-      doc: () => YAML.parse(readFileSync(file, 'utf8').split(/^---$/m)[1]),
-      rows: (doc) => doc.format === 'credence-okf/3',
-      dropRegistry: () => rmSync(file),
-    };
-  },
   'PostgresStore (PGlite)': () => {
     const scope = `rows${++n}`;
     return {

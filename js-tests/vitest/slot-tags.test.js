@@ -1,27 +1,21 @@
 // slotTag (ClaimStore, optional): a tag of a slot's current content. With it
 // the engine keeps entity registries between writes and reloads one only when
-// its tag moved. Checked on OkfStore, PostgresStore (PGlite) and IndexedDbStore
-// (fake-indexeddb): tags move with
+// its tag moved. Checked on PostgresStore (PGlite) and IndexedDbStore
+// (fake-indexeddb; OkfStore no longer has slotTag, issue #44): tags move with
 // every commit and never come back for other content (a wiped store reuses
 // versions), and a registry read from the cache is never stale.
 import { describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
+import { IndexedDbStore, Memory, PostgresStore } from 'credence';
 import { claim, commit, delegating, ref, slot } from 'credence/conformance';
 import { tempRootAndPglite } from '../lib/temp-stores.mjs';
 
-const { root, db } = tempRootAndPglite('credence-tags-');
+const { db } = tempRootAndPglite('credence-tags-');
 
 let n = 0;
 const idb = new IDBFactory();
 // Each: a store, `wipe` (everything it holds gone) and `reopen` (another store object on the same data).
 const stores = {
-  OkfStore: () => {
-    const dir = path.join(root, `b${++n}`);
-    return { store: new OkfStore(dir), wipe: () => rmSync(dir, { recursive: true, force: true }), reopen: () => new OkfStore(dir) };
-  },
   'PostgresStore (PGlite)': () => {
     const scope = `s${++n}`;
     const store = new PostgresStore(db, { scope });

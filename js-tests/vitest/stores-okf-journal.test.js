@@ -79,50 +79,5 @@ describe('OkfStore — the redo journal', () => {
     await vi.waitFor(() => expect(existsSync(orphan)).toBe(false));
     expect((await new OkfStore(dir).loadSlot(likes)).version).toBe(3);
   });
-
-  it('after a reboot, replays the entity files of registry commits the disk lost', async () => {
-    const dir = bundle();
-    const memory = new Memory({ store: new OkfStore(dir) });
-    await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme Corp' });
-    const registryFile = path.join(dir, 'claims', '%1Fentities~org.md');
-    const lost = readFileSync(registryFile);
-    await memory.remember({ subject: 'bo', predicate: 'works_at', object: 'Globex' });
-    await memory.remember({ subject: 'cy', predicate: 'works_at', object: 'Initech' });
-    await memory.remember({ subject: 'di', predicate: 'works_at', object: 'ACME, Inc.' });
-    // The power loss: the registry's slot file as of the first write, the later entity files gone.
-    const orphan = orphanJournal(dir, 'an-earlier-boot');
-    writeFileSync(registryFile, lost);
-    for (const f of ['org%3Aglobex.md', 'org%3Ainitech.md']) rmSync(path.join(dir, 'entities', f));
-    const fresh = new Memory({ store: new OkfStore(dir) });
-    const acme = await fresh.entity('Acme Corp', { type: 'org' });
-    expect(acme.entity.aliases).toEqual(['Acme Corp', 'ACME, Inc.']);
-    expect((await fresh.entity('Globex', { type: 'org' }))?.entity.id).toBe('org:globex');
-    expect((await fresh.entity('Initech', { type: 'org' }))?.entity.id).toBe('org:initech');
-    expect(readdirSync(path.join(dir, 'entities')).sort()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md', 'org%3Ainitech.md']);
-    expect(existsSync(orphan)).toBe(false);
-  });
-  it('after a reboot, replays the chunk files of a registry\'s questions the disk lost', async () => {
-    const dir = bundle();
-    const memory = new Memory({ store: new OkfStore(dir) });
-    await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Alpha Bravo' });
-    await memory.remember({ subject: 'bo', predicate: 'works_at', object: 'Alpha Charlie' });
-    const registryFile = path.join(dir, 'claims', '%1Fentities~org.md');
-    const lost = readFileSync(registryFile);
-    await memory.remember({ subject: 'cy', predicate: 'works_at', object: 'Alpha Delta' });
-    await memory.remember({ subject: 'di', predicate: 'works_at', object: 'Bravo Delta' });
-    const asked = (await memory.conflicts({ status: 'open' })).map((c) => c.id).sort();
-    expect(asked.length).toBeGreaterThan(3);
-    // The power loss: the registry's slot file as of the second write, its chunk files gone.
-    const orphan = orphanJournal(dir, 'an-earlier-boot');
-    writeFileSync(registryFile, lost);
-    const chunks = readdirSync(path.join(dir, 'entities')).filter((f) => /^org\.(claims|conflicts)\.\d+\.md$/.test(f));
-    expect(chunks.sort()).toEqual(['org.claims.0.md', 'org.conflicts.0.md']);
-    for (const f of chunks) rmSync(path.join(dir, 'entities', f));
-    const fresh = new Memory({ store: new OkfStore(dir) });
-    expect((await fresh.conflicts({ status: 'open' })).map((c) => c.id).sort()).toEqual(asked);
-    const registry = await new OkfStore(dir).loadSlot({ key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' });
-    expect(registry.conflicts.map((c) => c.id).sort()).toEqual(asked);
-    expect(existsSync(orphan)).toBe(false);
-  });
 });
 

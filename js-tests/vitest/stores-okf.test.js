@@ -1,7 +1,7 @@
 // OkfStore: the conformance suite, then what only a markdown bundle has —
 // readable files, a fresh reader, broken files, atomic writes.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, readdirSync, existsSync, statSync, linkSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -55,14 +55,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const reader = path.join(here, '..', 'workers', 'okf-dump.mjs');
 
 describe('OkfStore — the bundle on disk', () => {
-  it('writes claims/*.md with front matter and a readable body, entities/ and log.md', async () => {
+  it('writes claims/*.md with front matter and a readable body, and log.md', async () => {
     const dir = bundle();
     const memory = new Memory({ store: new OkfStore(dir) });
     await memory.remember({ predicate: 'located_in', object: 'NYC', validFrom: '2024-01-01' });
     await memory.remember({ predicate: 'located_in', object: 'San Francisco', validFrom: '2025-06-01' });
     await memory.remember({ subject: 'Alice', predicate: 'likes', object: 'green tea' });
     expect(readdirSync(path.join(dir, 'claims')).sort()).toEqual(['^alice~likes.md', 'user~located_in.md']);
-    expect(readdirSync(path.join(dir, 'entities'))).toEqual([]); // no entity-typed write yet
+    expect(existsSync(path.join(dir, 'entities'))).toBe(false); // only old bundles have one (entities are slots in claims/)
     const text = readFileSync(path.join(dir, 'claims', 'user~located_in.md'), 'utf8');
     const [, front, body] = text.split(/^---$/m);
     const data = YAML.parse(front);
@@ -74,156 +74,6 @@ describe('OkfStore — the bundle on disk', () => {
     expect(log.startsWith('# credence log')).toBe(true);
     expect(log).toMatch(/### .* · user · located_in · v2\n\n- \*\*supersede\*\*: /);
     expect(log.match(/<!-- credence:log /g)).toHaveLength(3);
-  });
-
-  it('writes an entity per file in entities/, a new name touching only its own; a writer killed before them loses nothing', async () => {
-    const dir = bundle();
-    const memory = new Memory({ store: new OkfStore(dir) });
-    for (const [who, org] of [['ana', 'Acme Corp'], ['bo', 'Globex'], ['cy', 'ACME, Inc.']]) await memory.remember({ subject: who, predicate: 'works_at', object: org });
-    const files = () => readdirSync(path.join(dir, 'entities')).sort();
-    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md']);
-    const acme = readFileSync(path.join(dir, 'entities', 'org%3Aacme.md'), 'utf8');
-    const [, front, body] = acme.split(/^---$/m);
-    expect(YAML.parse(front)).toMatchObject({ registry: 'org', at: 0, entity: { id: 'org:acme', type: 'org', name: 'Acme Corp', aliases: ['Acme Corp', 'ACME, Inc.'] } });
-    expect(body).toContain('# Acme Corp (`org:acme`)');
-    // The registry's own file keeps no entity list, only the count and the last commit's changes.
-    const registry = YAML.parse(readFileSync(path.join(dir, 'claims', '%1Fentities~org.md'), 'utf8').split(/^---$/m)[1]);
-    expect(registry.entities).toBeUndefined();
-    expect(registry.entityFiles).toBe(2);
-    // A new name writes its own file; Globex's is not rewritten.
-    const globexFile = () => statSync(path.join(dir, 'entities', 'org%3Aglobex.md'), { bigint: true });
-    const before = globexFile();
-    await memory.remember({ subject: 'di', predicate: 'works_at', object: 'Initech' });
-    expect([globexFile().ino, globexFile().mtimeNs]).toEqual([before.ino, before.mtimeNs]);
-    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md', 'org%3Ainitech.md']);
-    // Killed after the registry file, before its entity file: a fresh reader takes the entity from
-    // the registry file, and the next commit writes the file.
-    rmSync(path.join(dir, 'entities', 'org%3Ainitech.md'));
-    const fresh = new Memory({ store: new OkfStore(dir) });
-    expect((await fresh.entity('Initech', { type: 'org' }))?.entity.id).toBe('org:initech');
-    await fresh.remember({ subject: 'ed', predicate: 'works_at', object: 'Hooli' });
-    expect(files()).toEqual(['org%3Aacme.md', 'org%3Aglobex.md', 'org%3Ahooli.md', 'org%3Ainitech.md']);
-    // A missing file that no commit can restore is named, not silently dropped.
-    rmSync(path.join(dir, 'entities', 'org%3Aglobex.md'));
-    await expect(new Memory({ store: new OkfStore(dir) }).entity('Globex', { type: 'org' })).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA', message: expect.stringContaining('no file for entity 1') });
-    // A type long enough that its entity file names are cut and hashed: still found by a fresh reader.
-    const type = 'k'.repeat(300);
-    const long = bundle();
-    const writer = new Memory({ store: new OkfStore(long) });
-    for (const name of ['Acme Widgets', 'Globex']) await writer.remember({ subject: name, subjectType: type, predicate: 'located_in', object: 'Oslo' });
-    expect(readdirSync(path.join(long, 'entities')).every((f) => /~~[0-9a-f]{16}\.md$/.test(f))).toBe(true);
-    expect((await new Memory({ store: new OkfStore(long) }).entity('Globex', { type }))?.entity.name).toBe('Globex');
-  });
-
-  it('keeps a registry whole across a writer stopped at any entity file: moving a whole registry over, and changes another writer left unwritten', async () => {
-    const dir = bundle();
-    const entityFile = (id) => path.join(dir, 'entities', `${id.replace(':', '%3A')}.md`);
-    // A file that cannot be replaced (a directory in its place) stops a commit there, as a kill would.
-    const block = (id) => {
-      rmSync(entityFile(id), { force: true });
-      mkdirSync(path.join(entityFile(id), 'x'), { recursive: true });
-      return () => rmSync(entityFile(id), { recursive: true, force: true });
-    };
-    const names = async (store, type = 'org') => (await store.loadSlot({ key: `\u001fentities\u001f${type}`, subject: '\u001fentities', predicate: type })).entities.map((e) => [e.id, e.aliases]);
-    // A registry stored whole (as commitSlot writes it), then moved over by a new name.
-    const whole = new OkfStore(dir);
-    const r = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
-    const ent = (slug, aliases) => ({ id: `org:${slug}`, type: 'org', name: aliases[0], aliases });
-    expect(await whole.commitSlot({ ...commit(r, 0, slot(1, [])), slot: { ...slot(1, []), entities: [ent('acme', ['Acme']), ent('globex', ['Globex'])] } })).toBe(true);
-    let unblock = block('org:acme');
-    await expect(new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ana', predicate: 'works_at', object: 'Initech' })).rejects.toThrow();
-    unblock();
-    // Stopped while writing the files of the whole registry: nothing of the write landed.
-    expect(await names(new OkfStore(dir))).toEqual([['org:acme', ['Acme']], ['org:globex', ['Globex']]]);
-    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ana', predicate: 'works_at', object: 'Initech' });
-    expect(await names(new OkfStore(dir))).toEqual([['org:acme', ['Acme']], ['org:globex', ['Globex']], ['org:initech', ['Initech']]]);
-    // One writer stops after its registry file, before Acme's file; another writer's commit
-    // stops there too: both changes still load, from the registry file alone. (Each writer has
-    // read the registry before the block: a writer keeps what it read while the tag stays.)
-    for (const [who, org] of [['bo', 'ACME'], ['cy', 'Hooli']]) {
-      const writer = new Memory({ store: new OkfStore(dir) });
-      await writer.entity('Globex', { type: 'org' });
-      unblock = block('org:acme');
-      await expect(writer.remember({ subject: who, predicate: 'works_at', object: org })).rejects.toThrow();
-      unblock();
-    }
-    const expected = [['org:acme', ['Acme', 'ACME']], ['org:globex', ['Globex']], ['org:initech', ['Initech']], ['org:hooli', ['Hooli']]];
-    expect(await names(new OkfStore(dir))).toEqual(expected);
-    // The next commit writes them all; the files alone then hold the registry.
-    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'di', predicate: 'works_at', object: 'Umbrella' });
-    const registry = YAML.parse(readFileSync(path.join(dir, 'claims', '%1Fentities~org.md'), 'utf8').split(/^---$/m)[1]);
-    // Format 3: its names and questions are in chunk files too (entities/org.claims.0.md, ...).
-    expect(registry.format).toBe('credence-okf/3');
-    // Its registry file still names what it found unwritten (written after it); the files now hold them.
-    expect(registry.pending.map((p) => p.entity.id)).toEqual(['org:acme', 'org:hooli', 'org:umbrella']);
-    for (const id of ['org:hooli', 'org:umbrella']) expect(existsSync(entityFile(id))).toBe(true);
-    expect(YAML.parse(readFileSync(entityFile('org:acme'), 'utf8').split(/^---$/m)[1]).entity.aliases).toEqual(['Acme', 'ACME']);
-    expect(await names(new OkfStore(dir))).toEqual([...expected, ['org:umbrella', ['Umbrella']]]);
-    // Written whole again, then by its changes: files of the earlier generation never count.
-    const now = await new OkfStore(dir).loadSlot(r);
-    const renamed = { ...now, version: now.version + 1, entities: now.entities.map((e) => (e.id === 'org:acme' ? { ...e, aliases: ['Acme'] } : e)) };
-    expect(await new OkfStore(dir).commitSlot({ ...commit(r, now.version, slot(now.version + 1, [])), slot: renamed })).toBe(true);
-    await new Memory({ store: new OkfStore(dir) }).remember({ subject: 'ed', predicate: 'works_at', object: 'Stark Industries' });
-    expect((await names(new OkfStore(dir)))[0]).toEqual(['org:acme', ['Acme']]);
-  });
-
-  it('keeps a registry\'s questions whole across a writer stopped at a chunk file, and the next commit writes it', async () => {
-    const dir = bundle();
-    const r = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
-    const chunk = (kind, c) => path.join(dir, 'entities', `org.${kind}.${c}.md`);
-    const front = (file) => YAML.parse(readFileSync(file, 'utf8').split(/^---$/m)[1]);
-    const writer = new Memory({ store: new OkfStore(dir) });
-    await writer.remember({ subject: 'a', predicate: 'works_at', object: 'Alpha Bravo' });
-    await writer.remember({ subject: 'b', predicate: 'works_at', object: 'Alpha Charlie' });
-    expect((await writer.conflicts({ status: 'open' })).length).toBe(1);
-    // A directory in the place of the conflicts' chunk file stops the next commit after its slot
-    // file (its writer read the registry before: a writer keeps what it read while the tag stays).
-    const stopped = new Memory({ store: new OkfStore(dir) });
-    await stopped.entity('Alpha Bravo', { type: 'org' });
-    rmSync(chunk('conflicts', 0), { force: true });
-    mkdirSync(path.join(chunk('conflicts', 0), 'x'), { recursive: true });
-    await expect(stopped.remember({ subject: 'c', predicate: 'works_at', object: 'Alpha Delta' })).rejects.toThrow();
-    rmSync(chunk('conflicts', 0), { recursive: true, force: true });
-    // Its questions load from the slot file's pending entries alone.
-    const loaded = await new OkfStore(dir).loadSlot(r);
-    expect(loaded.conflicts.length).toBeGreaterThan(1);
-    expect(front(path.join(dir, 'claims', '%1Fentities~org.md')).pendingItems.filter((p) => p.kind === 'conflicts').length).toBe(loaded.conflicts.length);
-    const memory = new Memory({ store: new OkfStore(dir) });
-    expect((await memory.conflicts({ status: 'open' })).map((c) => c.id).sort()).toEqual(loaded.conflicts.map((c) => c.id).sort());
-    // The next commit writes the chunk file; it alone then holds them.
-    await memory.remember({ subject: 'd', predicate: 'works_at', object: 'Echo Foxtrot' });
-    expect(front(chunk('conflicts', 0)).items.map((c) => c.id)).toEqual(loaded.conflicts.map((c) => c.id));
-    const again = await new OkfStore(dir).loadSlot(r);
-    expect(again.conflicts).toEqual(loaded.conflicts);
-    expect(again.claims.length).toBeGreaterThanOrEqual(loaded.claims.length);
-    // A question settled through another store object is seen, and its marker moves.
-    await new Memory({ store: new OkfStore(dir) }).settle(loaded.conflicts[0].id, 'different');
-    expect((await memory.conflicts({ status: 'settled' })).map((c) => c.id)).toEqual([loaded.conflicts[0].id]);
-    expect((await memory.conflicts({ status: 'open' })).length).toBe(loaded.conflicts.length - 1);
-    // index/ deleted: rebuilt with the questions of the chunk files.
-    rmSync(path.join(dir, 'index'), { recursive: true, force: true });
-    const rebuilt = new Memory({ store: new OkfStore(dir) });
-    expect((await rebuilt.conflicts({ status: 'open' })).length).toBe(loaded.conflicts.length - 1);
-    expect((await rebuilt.conflicts({ status: 'settled' })).map((c) => c.id)).toEqual([loaded.conflicts[0].id]);
-  });
-
-  it('reloads a registry another writer moved by reading only the entity files it changed', async () => {
-    const dir = bundle();
-    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
-    const writer = new Memory({ store: new OkfStore(dir) });
-    for (const org of ['Acme', 'Globex', 'Initech']) await writer.remember({ subject: org, predicate: 'works_at', object: org });
-    const reader = new OkfStore(dir);
-    expect((await reader.loadSlot(ref)).entities.map((e) => e.name)).toEqual(['Acme', 'Globex', 'Initech']);
-    await writer.remember({ subject: 'x', predicate: 'works_at', object: 'Hooli' });
-    await writer.remember({ subject: 'y', predicate: 'works_at', object: 'ACME' });
-    // An entity file nobody changed, made unreadable: the reader does not open it again.
-    writeFileSync(path.join(dir, 'entities', 'org%3Aglobex.md'), 'not an entity file');
-    const names = (slot) => slot.entities.map((e) => [e.name, e.aliases]);
-    expect(names(await reader.loadSlot(ref))).toEqual([['Acme', ['Acme', 'ACME']], ['Globex', ['Globex']], ['Initech', ['Initech']], ['Hooli', ['Hooli']]]);
-    await expect(new OkfStore(dir).loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
-    // More changes than the registry file lists (128): the reader reads every file again.
-    await writer.rememberMany(Array.from({ length: 520 }, (_, i) => ({ subject: `s${i}`, predicate: 'works_at', object: `Company ${i}x${i}q` })));
-    await expect(reader.loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA' });
   });
 
   it('indexes claim ids in a few bucket files, not one file per claim, and a fresh reader finds every id through them', async () => {
