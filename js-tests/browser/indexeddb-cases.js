@@ -267,32 +267,30 @@ export function indexedDbCases({ api, indexedDB, IDBKeyRange = globalThis.IDBKey
       eq((await one.recall('user', { predicate: 'likes' })).length, 1, 'written once');
     }],
 
-    ['entity registries are written one entity record per change, read whole by another Memory', async () => {
+    ['an entity slot commit replaces its key rows as one record; findEntities reads them from another store', async () => {
       const name = freshName();
-      const writer = new Memory({ store: store(name) });
-      for (const [who, org] of [['ana', 'Acme Corp'], ['bo', 'Globex'], ['cy', 'ACME, Inc.'], ['di', 'Initech']]) {
-        await writer.remember({ subject: who, predicate: 'works_at', object: org });
-      }
-      const r = ref('\u001fentities', 'org');
-      const slot = await store(name).loadSlot(r);
-      eq(slot.entities.map((e) => [e.id, e.aliases]), [['org:acme', ['Acme Corp', 'ACME, Inc.']], ['org:globex', ['Globex']], ['org:initech', ['Initech']]], 'registry read whole');
+      const r = ref('\u001fentity', 'org:acme');
+      const keyed = (keys) => ({ type: 'org', id: 'org:acme', keys: keys.map(([key, n]) => ({ key, name: n })) });
+      const first = { ...commitOf(r, 0, []), index: { conflicts: [], unreviewed: false, entity: keyed([['acme', 'Acme Corp'], ['acme corp', 'Acme Corp'], ['\u00e9 \ud83c\udf89', 'Acme Corp']]) } };
+      eq(await store(name).commitSlot(first), true, 'first commit');
+      const reader = store(name);
+      const found = await reader.findEntities({ type: 'org', keys: ['acme', '\u00e9 \ud83c\udf89', 'nobody'] });
+      eq(found.map((x) => [x.key, x.entity, x.name]).sort(), [['acme', 'org:acme', 'Acme Corp'], ['\u00e9 \ud83c\udf89', 'org:acme', 'Acme Corp']], 'found by key');
+      eq(await reader.findEntities({ type: 'person', keys: ['acme'] }), [], 'another type finds nothing');
       const records = await new Promise((resolve, reject) => {
         const req = indexedDB.open(name);
         req.onsuccess = () => {
           const db = req.result;
-          const all = db.transaction(['slots', 'entities'], 'readonly');
-          const out = {};
-          all.objectStore('entities').getAll().onsuccess = (e) => (out.entities = e.target.result);
-          all.objectStore('slots').get(['default', r.key]).onsuccess = (e) => (out.slot = e.target.result);
-          all.oncomplete = () => { db.close(); resolve(out); };
+          const all = db.transaction('entityKeys', 'readonly').objectStore('entityKeys').getAll();
+          all.onsuccess = () => { db.close(); resolve(all.result); };
           all.onerror = () => reject(all.error);
         };
         req.onerror = () => reject(req.error);
       });
-      eq(records.entities.map((x) => [x.at, x.entity.id]), [[0, 'org:acme'], [1, 'org:globex'], [2, 'org:initech']], 'one record per entity, by position');
-      eq([records.slot.entityRows, records.slot.slot.entities], [3, undefined], 'the slot record counts them and holds none');
-      const reader = new Memory({ store: store(name) });
-      eq((await reader.entity('ACME, Inc.', { type: 'org' }))?.entity.id, 'org:acme', 'a second Memory resolves the alias');
+      eq(records.map((x) => [x.id, x.keys.length]), [['org:acme', 3]], 'one record per entity');
+      const second = { ...commitOf(r, 1, []), index: { conflicts: [], unreviewed: false, entity: keyed([['acme inc', 'ACME, Inc.']]) } };
+      eq(await store(name).commitSlot(second), true, 'second commit');
+      eq((await reader.findEntities({ type: 'org', keys: ['acme', 'acme inc'] })).map((x) => x.key), ['acme inc'], 'rows replaced');
     }],
 
     ['erase leaves no trace of the text in any record of any object store', async () => {
@@ -322,7 +320,7 @@ export function indexedDbCases({ api, indexedDB, IDBKeyRange = globalThis.IDBKey
       const done = await memory.erase({ subject: 'user', predicate: 'home_address' }, { reason: 'asked', by: 'dpo' });
       eq(done.tombstones.length, 2, 'two tombstones');
       const after = await everyRecord();
-      eq(after.names.sort(), ['claims', 'conflicts', 'entities', 'log', 'slots', 'writes'], 'object stores read');
+      eq(after.names.sort(), ['claims', 'conflicts', 'entityKeys', 'log', 'slots', 'writes'], 'object stores read');
       for (const gone of [SECRET, '7 Loud Street', 'crm-export-7']) ok(!after.text.includes(gone), `${gone} gone from every object store`);
       ok(after.text.includes('green tea'), 'other facts kept');
       eq((await memory.why(first.claim.id)).tombstone.by, 'dpo', 'why shows the tombstone');

@@ -17,7 +17,7 @@ afterAll(() => db.close());
 /** Every row of every table of the schema for one scope, as text. */
 async function tableBytes(scope) {
   const out = [];
-  for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log', 'memory_entities']) {
+  for (const table of ['memory_slots', 'memory_claims', 'memory_conflicts', 'memory_claim_log', 'memory_entities', 'memory_entity_keys']) {
     const { rows } = await db.query(`SELECT t::text AS row FROM ${table} t WHERE scope = $1`, [scope]);
     out.push(...rows.map((r) => r.row));
   }
@@ -35,7 +35,7 @@ runStoreConformance('PostgresStore on PGlite', async ({ scope }) => ({
 
 describe('PostgresStore on PGlite — schema and options', () => {
   it('exports idempotent DDL naming the required tables', () => {
-    for (const table of ['memory_claims', 'memory_claim_log', 'memory_entities', 'memory_slots', 'memory_conflicts']) {
+    for (const table of ['memory_claims', 'memory_claim_log', 'memory_entities', 'memory_slots', 'memory_conflicts', 'memory_entity_keys']) {
       expect(POSTGRES_SCHEMA).toContain(`CREATE TABLE IF NOT EXISTS ${table} (`);
     }
     expect(POSTGRES_SCHEMA).not.toMatch(/CREATE (TABLE|INDEX) (?!IF NOT EXISTS)/);
@@ -75,68 +75,34 @@ describe('PostgresStore on PGlite — schema and options', () => {
     expect((await row(oslo.claim.id)).x).not.toBe(before.x); // a new observation rewrites it
   });
 
-  it('loads a registry kept as rows only as committed: rows another registry left, a deleted row, a schema not upgraded', async () => {
-    const store = new PostgresStore(db, { scope: 'rows' });
-    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
-    const ent = (slug) => ({ id: `org:${slug}`, type: 'org', name: slug, aliases: [slug] });
-    const base = { ref, changedClaims: [], changedConflicts: [], log: [] };
-    const loaded = async () => (await store.loadSlot(ref)).entities.map((e) => e.id);
-    expect(await store.commitRegistry({ ...base, expectedVersion: 0, slot: { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0 }, entities: ['a', 'b', 'c'].map((x, at) => ({ at, entity: ent(x) })), entityCount: 3 })).toBeTypeOf('string');
-    // Written whole with other entities (a caller's own commit), then by its changes again.
-    expect(await store.commitSlot({ ...base, expectedVersion: 1, slot: { version: 2, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [ent('x'), ent('y')] } })).toBe(true);
-    expect(await store.commitRegistry({ ...base, expectedVersion: 2, slot: { version: 3, claims: [], conflicts: [], writes: [], reviewed: 0 }, entities: [{ at: 2, entity: ent('z') }], entityCount: 3 })).toBeTypeOf('string');
-    expect(await loaded()).toEqual(['org:x', 'org:y', 'org:z']);
-    // A row deleted by hand: refused, naming the registry, not read as a shorter one.
-    await db.query("DELETE FROM memory_entities WHERE scope = 'rows' AND id = 'org:z'");
-    await expect(store.loadSlot(ref)).rejects.toMatchObject({ code: 'MALFORMED_STORE_DATA', message: expect.stringContaining('"org"') });
-    // Tables from before registry rows (no registry/pos columns): told to run the schema again.
-    const tables = { slots: 'old_slots', claims: 'old_claims', conflicts: 'old_conflicts', log: 'old_log', entities: 'old_entities' };
-    await db.exec(PostgresStore.schema(tables));
-    await db.exec('ALTER TABLE old_entities DROP COLUMN pos');
-    const old = new PostgresStore(db, { scope: 'rows', tables });
-    await expect(new Memory({ store: old }).remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' })).rejects.toMatchObject({ message: expect.stringContaining('after every upgrade') });
-  });
-
-  it('keeps memory_entities in step with the entity registries (SPEC §8, §9)', async () => {
-    const memory = new Memory({ store: new PostgresStore(db, { scope: 'ents' }) });
-    // The registry as the store loads it (its entities come from these rows when it was committed by its changes).
+  it('keeps memory_entities and memory_entity_keys in step with each entity slot (SPEC §8, §9)', async () => {
     const store = new PostgresStore(db, { scope: 'ents' });
-    const ref = { key: `\u001fentities\u001forg`, subject: '\u001fentities', predicate: 'org' };
-    await memory.remember({ subject: 'alice', predicate: 'works_at', object: 'Acme Corp' });
-    await memory.remember({ subject: 'bob', predicate: 'works_at', object: 'Globex' });
-    await memory.remember({ subject: 'carol', predicate: 'works_at', object: 'ACME, Inc.' });
-    const { rows } = await db.query("SELECT id, type, name, aliases, data FROM memory_entities WHERE scope = 'ents' ORDER BY id");
-    const registry = await store.loadSlot(ref);
-    // The slot row counts them (an older version refuses that rather than reading no entities).
-    expect((await db.query("SELECT slot FROM memory_slots WHERE scope = 'ents' AND predicate = 'org'")).rows[0].slot.entities).toEqual({ rows: 2 });
-    expect(rows.map((r) => r.data)).toEqual([...registry.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
-    expect(rows.map((r) => [r.type, r.name])).toEqual([['org', 'Acme Corp'], ['org', 'Globex']]);
-    expect(rows[0].aliases).toContain('ACME, Inc.');
-    // A commit rewrites only the entities it changed (the engine names them), and
-    // every change lands: a merge, its undo, a new name, a new entity.
-    const inStep = async () => {
-      const now = (await db.query("SELECT data FROM memory_entities WHERE scope = 'ents' ORDER BY id")).rows.map((r) => r.data);
-      const reg = await store.loadSlot(ref);
-      expect(now).toEqual([...reg.entities].sort((a, b) => (a.id < b.id ? -1 : 1)));
-      return reg;
-    };
-    const xmin = async (id) => (await db.query("SELECT xmin::text AS x FROM memory_entities WHERE scope = 'ents' AND id = $1", [id])).rows[0].x;
-    const [acme, globex] = rows.map((r) => r.id);
-    const globexRow = await xmin(globex);
-    await memory.remember({ subject: 'dan', predicate: 'works_at', object: 'Initech' });
-    expect(await xmin(globex)).toBe(globexRow);
-    const merge = await memory.mergeEntities(acme, globex);
-    expect((await inStep()).entities.find((e) => e.id === globex).mergedInto).toBe(acme);
-    await memory.undoEntityMerge(merge.id);
-    expect((await inStep()).entities.find((e) => e.id === globex).mergedInto).toBeUndefined();
-    await memory.remember({ subject: 'erin', predicate: 'works_at', object: 'Globex Corporation' });
-    expect((await inStep()).entities).toHaveLength(3);
-    // A commit that does not name its entity changes (a caller's own): every entity
-    // is compared, and one the registry no longer holds loses its row.
-    const slot = await store.loadSlot(ref);
-    const kept = { ...slot, version: slot.version + 1, entities: slot.entities.filter((e) => e.id !== 'org:initech') };
-    expect(await store.commitSlot({ ref, expectedVersion: slot.version, slot: kept, changedClaims: [], changedConflicts: [], log: [] })).toBe(true);
-    expect((await inStep()).entities.map((e) => e.id)).not.toContain('org:initech');
+    const ref = { key: '\u001fentity\u001forg:acme', subject: '\u001fentity', predicate: 'org:acme' };
+    const ent = (aliases) => ({ id: 'org:acme', type: 'org', name: 'Acme Corp', aliases });
+    const commit = (expected, entities, keys) => ({
+      ref, expectedVersion: expected, changedClaims: [], changedConflicts: [], log: [],
+      slot: { version: expected + 1, claims: [], conflicts: [], writes: [], reviewed: 0, entities },
+      index: { conflicts: [], unreviewed: false, entity: { type: 'org', id: 'org:acme', keys: keys.map(([key, name]) => ({ key, name })) } },
+    });
+    const entities = async () => (await db.query("SELECT id, type, name, aliases, data, xmin::text AS x FROM memory_entities WHERE scope = 'ents'")).rows;
+    const keys = async () => (await db.query("SELECT type, key, entity, name FROM memory_entity_keys WHERE scope = 'ents' ORDER BY key")).rows.map((r) => [r.type, r.key, r.entity, r.name]);
+    expect(await store.commitSlot(commit(0, [ent(['Acme Corp'])], [['acme corp', 'Acme Corp']]))).toBe(true);
+    const [row] = await entities();
+    expect(row).toMatchObject({ id: 'org:acme', type: 'org', name: 'Acme Corp', aliases: ['Acme Corp'], data: ent(['Acme Corp']) });
+    expect(await keys()).toEqual([['org', 'acme corp', 'org:acme', 'Acme Corp']]);
+    // Same entity, other keys: the entity row is not rewritten, the key rows are replaced.
+    expect(await store.commitSlot(commit(1, [ent(['Acme Corp'])], [['acme', 'Acme Corp'], ['acme corp', 'Acme Corp']]))).toBe(true);
+    expect((await entities())[0].x).toBe(row.x);
+    expect(await keys()).toEqual([['org', 'acme', 'org:acme', 'Acme Corp'], ['org', 'acme corp', 'org:acme', 'Acme Corp']]);
+    expect(await store.commitSlot(commit(2, [ent(['Acme Corp', 'ACME, Inc.'])], [['acme inc', 'ACME, Inc.']]))).toBe(true);
+    expect((await entities())[0].aliases).toEqual(['Acme Corp', 'ACME, Inc.']);
+    expect(await keys()).toEqual([['org', 'acme inc', 'org:acme', 'ACME, Inc.']]);
+    // A registry slot of an older version (subject "\u001fentities") leaves both tables alone; an emptied entity slot empties them.
+    const registry = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
+    expect(await store.commitSlot({ ref: registry, expectedVersion: 0, changedClaims: [], changedConflicts: [], log: [], slot: { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [] } })).toBe(true);
+    expect((await entities()).map((r) => r.id)).toEqual(['org:acme']);
+    expect(await store.commitSlot(commit(3, [], []))).toBe(true);
+    expect([await entities(), await keys()]).toEqual([[], []]);
   });
 
   it('refuses bad options with CredenceError naming the field', () => {

@@ -114,11 +114,9 @@ export function verifying(store) {
  * `without` is left out (e.g. `eraseSlot`, to test a store that lacks it).
  */
 export function delegating(inner, over = {}, { without = [] } = {}) {
-  const methods = ['loadSlot', 'loadSlotToWrite', 'slotTag', 'commitSlot', 'commitRegistry', 'loadRegistryChanges', 'findClaim', 'findConflict', 'findWrite', 'listSlots', 'readLog', 'eraseSlot', 'listConflicts', 'dirtySlots'];
+  const methods = ['loadSlot', 'loadSlotToWrite', 'commitSlot', 'findClaim', 'findConflict', 'findWrite', 'listSlots', 'readLog', 'eraseSlot', 'listConflicts', 'dirtySlots', 'findEntities'];
   const out = {};
   for (const m of methods) if (!without.includes(m) && typeof inner[m] === 'function') out[m] = (...args) => inner[m](...args);
-  // A flag, not a method: the store keeps a registry's claims and conflicts as rows.
-  if (inner.registryRows === true && !without.includes('registryRows')) out.registryRows = true;
   return Object.assign(out, over);
 }
 

@@ -15,6 +15,7 @@ import { ConcurrencyError, Memory } from 'credence';
 import {
   AWKWARD, claim, commit, conflict, entry, none, normalize, objectCounts, ref, rememberSurely, slot, verifying, versionOf,
 } from './fixtures.js';
+import { entityCases } from './entity-cases.js';
 import { indexCases } from './index-cases.js';
 
 /**
@@ -149,74 +150,6 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24, tim
       });
     });
 
-    it('commitRegistry (when the store has it): a registry written by its changes loads whole, in position order', async () => {
-      const { store, reopen } = await fresh();
-      if (typeof store.commitRegistry !== 'function') return;
-      const r = ref('\u001fentities', 'org');
-      const ent = (i, over = {}) => ({ id: `org:e${i}`, type: 'org', name: AWKWARD[i % AWKWARD.length].slice(0, 40), aliases: [`E${i}`], ...over });
-      const byChanges = (expected, version, changed, entityCount) => ({
-        ...commit(r, expected, slot(version, [])),
-        entities: changed.map(([at, entity]) => ({ at, entity })),
-        entityCount,
-      });
-      const entitiesIn = async (s) => normalize((await s.loadSlot(r)).entities);
-      const first = await store.commitRegistry(byChanges(0, 1, [[0, ent(0)], [1, ent(1)], [2, ent(2)]], 3));
-      expect(typeof first).toBe('string');
-      expect(await store.slotTag(r)).toBe(first);
-      for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(normalize([ent(0), ent(1), ent(2)]));
-      // One entity changed, one appended: only those are sent.
-      const second = await store.commitRegistry(byChanges(1, 2, [[1, ent(1, { aliases: ['E1', 'E one'], mergedInto: 'org:e0' })], [3, ent(3)]], 4));
-      expect(second).not.toBe(first);
-      expect(await store.slotTag(r)).toBe(second);
-      const now = normalize([ent(0), ent(1, { aliases: ['E1', 'E one'], mergedInto: 'org:e0' }), ent(2), ent(3)]);
-      for (const s of [store, reopen()]) {
-        expect(await entitiesIn(s)).toEqual(now);
-        expect(versionOf(await s.loadSlot(r))).toBe(2);
-      }
-      // A lost race writes nothing, its entities included.
-      expect(await store.commitRegistry(byChanges(1, 2, [[4, ent(4)]], 5))).toBe(false);
-      expect(await store.slotTag(r)).toBe(second);
-      for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(now);
-      // Written whole by commitSlot, the registry loads as written; by its changes again, the same.
-      const whole = { ...slot(3, []), entities: [...now, normalize(ent(4))] };
-      expect(await store.commitSlot(commit(r, 2, whole))).toBe(true);
-      for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual(whole.entities);
-      expect(typeof (await store.commitRegistry(byChanges(3, 4, [[5, ent(5)]], 6)))).toBe('string');
-      for (const s of [store, reopen()]) expect(await entitiesIn(s)).toEqual([...whole.entities, normalize(ent(5))]);
-      expect(normalize(await store.readLog(r)).map((e) => e.version)).toEqual([1, 2, 3, 4]);
-    });
-
-    it('loadRegistryChanges (when the store has it): the entities changed since a version, within one lifetime of the registry', async () => {
-      const { store, reopen } = await fresh();
-      if (typeof store.loadRegistryChanges !== 'function') return;
-      const r = ref('\u001fentities', 'org');
-      const ent = (i, over = {}) => ({ id: `org:e${i}`, type: 'org', name: `E${i}`, aliases: [`E${i}`], ...over });
-      const byChanges = (expected, version, changed, entityCount) => ({
-        ...commit(r, expected, slot(version, [])),
-        entities: changed.map(([at, entity]) => ({ at, entity })),
-        entityCount,
-      });
-      const first = await store.commitRegistry(byChanges(0, 1, [[0, ent(0)], [1, ent(1)], [2, ent(2)]], 3));
-      const second = await store.commitRegistry(byChanges(1, 2, [[1, ent(1, { aliases: ['E1', 'E one'] })], [3, ent(3)]], 4));
-      for (const s of [store, reopen()]) {
-        const changes = await s.loadRegistryChanges(r, { version: 1, tag: first });
-        expect(changes.slot.version).toBe(2);
-        expect(changes.slot.entities ?? []).toEqual([]);
-        expect(changes.entityCount).toBe(4);
-        expect(changes.tag).toBe(second);
-        expect(normalize([...changes.entities].sort((a, b) => a.at - b.at))).toEqual(normalize([{ at: 1, entity: ent(1, { aliases: ['E1', 'E one'] }) }, { at: 3, entity: ent(3) }]));
-        expect((await s.loadRegistryChanges(r, { version: 2, tag: second })).entities).toEqual([]);
-        expect(await s.loadRegistryChanges(r, { version: 1, tag: 'not-a-tag-of-this-store' })).toBeNull();
-      }
-      // Written whole, and then by its changes again (another lifetime): an earlier reader reads it whole.
-      const whole = { ...slot(3, []), entities: [ent(0), ent(1), ent(2), ent(3)] };
-      expect(await store.commitSlot(commit(r, 2, whole))).toBe(true);
-      expect(await store.loadRegistryChanges(r, { version: 2, tag: second })).toBeNull();
-      const later = await store.commitRegistry(byChanges(3, 4, [[4, ent(4)]], 5));
-      expect(await store.loadRegistryChanges(r, { version: 2, tag: second })).toBeNull();
-      expect((await store.loadRegistryChanges(r, { version: 4, tag: later })).entities).toEqual([]);
-    });
-
     it('loadSlotToWrite (when the store has it): a version the slot had, and a stale one never commits', async () => {
       const { store, reopen } = await fresh();
       if (typeof store.loadSlotToWrite !== 'function') return;
@@ -243,6 +176,7 @@ export function runStoreConformance(name, setup, { writers = 4, writes = 24, tim
     });
 
     indexCases(fresh, t);
+    entityCases(fresh, t);
 
     describe('engine on this store', () => {
       it(`loses nothing with ${writers} Memory instances writing one slot at once`, async () => {

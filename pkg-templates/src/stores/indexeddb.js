@@ -3,8 +3,9 @@
 //
 // Its layout, versions and upgrade steps: indexeddb-schema.js.
 //
-// Invariant: `commitSlot` reads the version and writes the slot, the id indexes
-// and the log in ONE readwrite transaction over every object store.
+// Invariant: `commitSlot` reads the version and writes the slot, the id indexes,
+// the entity's key rows and the log in ONE readwrite transaction over every
+// object store.
 // IndexedDB runs overlapping readwrite transactions one after another, across
 // connections and tabs, so a commit either sees the version it expects and
 // applies completely, or sees another writer's version and writes nothing.
@@ -12,11 +13,9 @@
 import { CredenceError } from '../errors.js';
 import { knownOptions } from '../options.js';
 import { HeldSlots } from './held-slots.js';
-import { DB_VERSION, STORES, conflictRecord, itemsKey, slotFieldsOf, upgrade } from './indexeddb-schema.js';
+import { DB_VERSION, STORES, conflictRecord, entityKeysRecord, slotFieldsOf, upgrade } from './indexeddb-schema.js';
+import { entityKeysOf, entityQueryOf } from './entity-keys.js';
 import { changedConflictRows, indexOf } from './slot-index.js';
-import { registryItemsOf } from './registry-items.js';
-
-const REGISTRY = '\u001fentities';
 
 /** Calls `free` once no id of `ids` is held by a slot other than `key`, else `taken` (once). */
 function whenIdsFree(writes, scope, key, ids, taken, free) {
@@ -59,48 +58,16 @@ function isExpected(previous, expectedVersion, seenTag) {
 }
 
 /**
- * The generation of a registry committed by its changes (the first part of
- * its tag): kept while the registry stays records (its entities, and its
- * claims and conflicts or not), new when it becomes them.
+ * The claim, conflict and candidate-id records of a commit (conflict records
+ * the slot it replaces (`previous`) already wrote stay as they are); a
+ * dropped id's record goes only if it names this slot.
  */
-function registryGenerationOf(previous, items) {
-  const kept = previous?.entityRows !== undefined && previous.generation && (previous.claimRows !== undefined) === (items !== null);
-  return kept ? previous.generation : newTag();
-}
-
-/**
- * The slot record: the slot document, its index fields and tag. A registry
- * by its changes (`registry`: `{ generation, items }`, else null) says how
- * many entity records it has, and, with items, keeps its claims and
- * conflicts as records instead of in the document.
- */
-function putSlotRecord(slots, at, commit, index, tag, registry) {
-  let rows = {};
-  let slot = commit.slot;
-  if (registry !== null) {
-    rows = { entityRows: commit.entityCount, generation: registry.generation };
-    if (registry.items) {
-      const { claims: _c, conflicts: _f, ...header } = commit.slot;
-      slot = header;
-      Object.assign(rows, { claimRows: registry.items.claimCount, conflictRows: registry.items.conflictCount });
-    }
-  }
-  slots.put({ ...at, slot, ...slotFieldsOf(at, index), tag, ...rows });
-}
-
-/** The conflict records a commit writes: those that changed (a registry keeping its conflicts as records: those it sends). */
-function conflictRowsOf(at, previous, index, items) {
-  // Conflict rows the slot it replaces already wrote stay as they are.
-  const before = previous?.slot ? indexOf({ slot: previous.slot }) : null;
-  return (items ? items.conflicts.map((p) => p.item) : changedConflictRows(before, index)).map((c) => conflictRecord(at, c));
-}
-
-/** The claim, conflict and candidate-id records of a commit; a dropped id's record goes only if it names this slot. */
-function putIdRecords(tx, at, commit, index, conflictRows) {
+function putIdRecords(tx, at, commit, index, previous) {
   const claims = tx.objectStore('claims');
   for (const id of commit.changedClaims) claims.put({ ...at, id });
   const conflicts = tx.objectStore('conflicts');
-  for (const row of conflictRows) conflicts.put(row);
+  const before = previous?.slot ? indexOf({ slot: previous.slot }) : null;
+  for (const c of changedConflictRows(before, index)) conflicts.put(conflictRecord(at, c));
   const writes = tx.objectStore('writes');
   for (const id of index.writes ?? []) writes.put({ ...at, id });
   for (const id of index.droppedWrites ?? []) {
@@ -108,6 +75,13 @@ function putIdRecords(tx, at, commit, index, conflictRows) {
     const held = writes.get([at.scope, id]);
     held.onsuccess = () => held.result?.key === at.key && writes.delete([at.scope, id]);
   }
+}
+
+/** An entity slot's commit (`entity`: its index.entity, else null): every key row of the entity replaced, one record. */
+function putEntityKeys(store, scope, entity) {
+  if (entity === null) return;
+  if (entity.keys.length === 0) store.delete([scope, entity.id]);
+  else store.put(entityKeysRecord(scope, entity));
 }
 
 function toRef(record) {
@@ -170,69 +144,13 @@ export class IndexedDbStore {
   // ---- ClaimStore ----
 
   async loadSlot(ref) {
-    const [record, rows, claimRows, conflictRows] = ref.subject === REGISTRY ? await this.#readRegistry(ref) : [await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key])), null];
+    const record = await this.#read('loadSlot', 'slots', (s) => s.get([this.#scope, ref.key]));
     if (record === undefined) return null;
     if (!record || typeof record.slot !== 'object' || record.slot === null || typeof record.slot.version !== 'number') {
       throw this.#malformed('loadSlot', `slot ${JSON.stringify(ref.key)}`);
     }
-    if (record.entityRows !== undefined) {
-      const inOrder = (list, count, what) => {
-        const held = list.filter((r) => r.at < count);
-        if (held.length !== count || held.some((r, i) => r.at !== i)) throw this.#malformed('loadSlot', `the ${what} of registry ${JSON.stringify(ref.key)}`);
-        return held;
-      };
-      const slot = { ...record.slot, entities: inOrder(rows, record.entityRows, 'entities').map((r) => r.entity) };
-      if (record.claimRows !== undefined) {
-        slot.claims = inOrder(claimRows, record.claimRows, 'claims').map((r) => r.item);
-        slot.conflicts = inOrder(conflictRows, record.conflictRows, 'conflicts').map((r) => r.item);
-      }
-      return slot;
-    }
     this.#held.hold(ref.key, record.slot, record.tag);
     return record.slot;
-  }
-
-  /**
-   * A registry whose tag moved since `since` (see `loadRegistryChanges` in
-   * the ClaimStore docs): the entity records written after `since.version`,
-   * in the same generation, read in one transaction; null when it cannot tell.
-   */
-  async loadRegistryChanges(ref, since) {
-    const generation = typeof since?.tag === 'string' ? since.tag.split('~')[0] : '';
-    if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
-    const key = [this.#scope, ref.key];
-    const [record, rows, claimRows, conflictRows] = await this.#withDb('loadRegistryChanges', (db) => {
-      const tx = db.transaction(['slots', 'entities'], 'readonly');
-      const byVer = tx.objectStore('entities').index('byVer');
-      const after = (k) => request(byVer.getAll(this.#range([this.#scope, k, since.version], [this.#scope, k, []], true, false)));
-      return Promise.all([request(tx.objectStore('slots').get(key)), after(ref.key), after(itemsKey(ref.key, 'claims')), after(itemsKey(ref.key, 'conflicts'))]);
-    });
-    if (!record || record.entityRows === undefined || record.generation !== generation || record.slot?.version < since.version) return null;
-    const entities = rows.filter((r) => r.at < record.entityRows).map((r) => ({ at: r.at, entity: r.entity }));
-    const answer = { slot: record.slot, entities, entityCount: record.entityRows, tag: record.tag };
-    if (record.claimRows === undefined) return answer;
-    const items = (list, count) => list.filter((r) => r.at < count).map((r) => ({ at: r.at, item: r.item }));
-    return { ...answer, claims: items(claimRows, record.claimRows), claimCount: record.claimRows, conflicts: items(conflictRows, record.conflictRows), conflictCount: record.conflictRows };
-  }
-
-  /**
-   * This store keeps a registry's claims and conflicts (its names and
-   * `same_entity` questions) as records by position too, beside its entities:
-   * a registry commit then carries only those that changed (see
-   * `registryRows` in the ClaimStore docs).
-   */
-  get registryRows() {
-    return true;
-  }
-
-  /** A registry's slot record and its entity, claim and conflict records (by position), read in one transaction. */
-  #readRegistry(ref) {
-    const key = [this.#scope, ref.key];
-    return this.#withDb('loadSlot', (db) => {
-      const tx = db.transaction(['slots', 'entities'], 'readonly');
-      const records = (k) => request(tx.objectStore('entities').getAll(this.#range([this.#scope, k], [this.#scope, k, []])));
-      return Promise.all([request(tx.objectStore('slots').get(key)), records(ref.key), records(itemsKey(ref.key, 'claims')), records(itemsKey(ref.key, 'conflicts'))]);
-    });
   }
 
   /**
@@ -246,39 +164,8 @@ export class IndexedDbStore {
     return this.#held.answer(ref, (r) => this.loadSlot(r));
   }
 
-  /** The tag the slot's last commit wrote, read from the byTag index (not the slot); null when empty or untagged. */
-  async slotTag(ref) {
-    // A registry is read whole: small once written by its changes (its entities are records of
-    // their own), and fake-indexeddb walks an index range in time linear in the index.
-    if (ref.subject === REGISTRY) {
-      const record = await this.#read('slotTag', 'slots', (s) => s.get([this.#scope, ref.key]));
-      return record?.tag ?? null;
-    }
-    const range = this.#keyRange.bound([this.#scope, ref.key], [this.#scope, ref.key, []]);
-    return this.#withDb('slotTag', (db) => new Promise((resolve, reject) => {
-      const req = db.transaction('slots', 'readonly').objectStore('slots').index('byTag').openKeyCursor(range);
-      req.onsuccess = () => resolve(req.result ? req.result.key[2] : null);
-      req.onerror = () => reject(req.error);
-    }));
-  }
-
   async commitSlot(commit) {
     return this.#commit('commitSlot', commit, null);
-  }
-
-  /**
-   * An entity registry committed by its changes (see `commitRegistry` in the
-   * ClaimStore docs): the slot record without entities, and one record per
-   * entity new or changed. A registry still stored whole has its entities
-   * moved to records by the same transaction. Resolves to the new tag, or false.
-   */
-  async commitRegistry(commit) {
-    if (commit?.ref?.subject !== REGISTRY || !Array.isArray(commit.entities) || !Number.isSafeInteger(commit.entityCount) || commit.entities.some((e) => !(e?.at < commit.entityCount))) {
-      throw new CredenceError('IndexedDbStore.commitRegistry: commit must be an entity registry commit with an entities list', { code: 'INVALID_INPUT', field: 'commit' });
-    }
-    const written = { tag: null, items: registryItemsOf(commit, (field, message) => new CredenceError(`IndexedDbStore.commitRegistry: ${field} ${message}`, { code: 'INVALID_INPUT', field })) };
-    const won = await this.#commit('commitRegistry', commit, null, written);
-    return won ? written.tag : false;
   }
 
   /**
@@ -293,18 +180,16 @@ export class IndexedDbStore {
   /**
    * A commit's transaction, in named steps: read the slot record; refuse
    * (write nothing) unless it is at the expected version and tag and no
-   * other slot holds a candidate id the commit records; then the registry's
-   * records, the slot record, the id and conflict records and the log.
-   * `byChanges` (commitRegistry): a registry written by its changes, whose
-   * tag (its generation — kept while it stays records, new when it becomes
-   * them — and a random part) is set on it once known.
+   * other slot holds a candidate id the commit records; then the slot
+   * record, the id and conflict records, an entity slot's key rows and the log.
    */
-  async #commit(method, commit, rewrite, byChanges = null) {
+  async #commit(method, commit, rewrite) {
     const scope = this.#scope;
     const { ref } = commit;
+    const entity = entityKeysOf(commit, (field, message) => new CredenceError(`IndexedDbStore.${method}: ${field} ${message}`, { code: 'INVALID_INPUT', field }));
     // The tag of the version this store saw, when it saw the expected one.
     const seenTag = this.#held.take(ref.key, commit.expectedVersion);
-    let tag = newTag();
+    const tag = newTag();
     const won = await this.#withDb(method, (db) => new Promise((resolve, reject) => {
       const tx = db.transaction(STORES, 'readwrite', { durability: this.#durability });
       let stale = false;
@@ -330,12 +215,9 @@ export class IndexedDbStore {
         whenIdsFree(tx.objectStore('writes'), scope, ref.key, index.writes ?? [], refuse, () => {
           try {
             const at = { scope, key: ref.key, subject: ref.subject, predicate: ref.predicate };
-            const items = byChanges?.items ?? null;
-            if (ref.subject === REGISTRY) this.#putRegistryRecords(tx.objectStore('entities'), at, previous, commit, byChanges, items);
-            const registry = byChanges === null ? null : { generation: registryGenerationOf(previous, items), items };
-            if (registry) tag = byChanges.tag = `${registry.generation}~${tag}`;
-            putSlotRecord(tx.objectStore('slots'), at, commit, index, tag, registry);
-            putIdRecords(tx, at, commit, index, conflictRowsOf(at, previous, index, items));
+            tx.objectStore('slots').put({ ...at, slot: commit.slot, ...slotFieldsOf(at, index), tag });
+            putIdRecords(tx, at, commit, index, previous);
+            putEntityKeys(tx.objectStore('entityKeys'), scope, entity);
             this.#putLog(tx.objectStore('log'), at, commit.log, rewrite, fail);
           } catch (err) {
             fail(err);
@@ -343,14 +225,8 @@ export class IndexedDbStore {
         });
       };
     }));
-    if (won && byChanges === null) this.#held.hold(ref.key, commit.slot, tag);
+    if (won) this.#held.hold(ref.key, commit.slot, tag);
     return won;
-  }
-
-  /** A registry's entity, claim and conflict records for a commit (see #putEntities, #putItems). */
-  #putRegistryRecords(store, at, previous, commit, byChanges, items) {
-    this.#putEntities(store, at, previous, byChanges === null ? null : commit.entities, commit.slot.version);
-    this.#putItems(store, at, previous, items, commit.slot.version);
   }
 
   /** The commit's log entries; an erasure (`rewrite`: the scrubbed entries) first replaces the slot's records. */
@@ -371,47 +247,6 @@ export class IndexedDbStore {
     };
   }
 
-  /**
-   * A registry's entity records for a commit: a whole commit (`changed` null)
-   * keeps its entities in the slot document and drops the records; a commit
-   * by changes writes the changed ones, and every entity of a registry
-   * stored whole until now.
-   */
-  #putEntities(entities, at, previous, changed, version) {
-    const range = this.#range([at.scope, at.key], [at.scope, at.key, []]);
-    // A registry begun anew (its slot record deleted) or written whole: no records of its own.
-    if (changed === null || !previous) {
-      if (changed === null ? previous?.entityRows !== undefined : true) entities.delete(range);
-      if (changed === null) return;
-    }
-    if (previous && previous.entityRows === undefined) {
-      (previous.slot.entities ?? []).forEach((entity, i) => entities.put({ scope: at.scope, key: at.key, at: i, entity, ver: version }));
-    }
-    for (const { at: i, entity } of changed) {
-      if (!Number.isSafeInteger(i) || i < 0) throw new CredenceError('IndexedDbStore.commitRegistry: every entity needs its position `at`', { code: 'INVALID_INPUT', field: 'entities' });
-      entities.put({ scope: at.scope, key: at.key, at: i, entity, ver: version });
-    }
-  }
-
-  /**
-   * A registry's claim and conflict records for a commit: a commit that
-   * carries them in its slot (`items` null) drops the records; one by
-   * changes writes the changed ones, and every one of a registry that held
-   * them in its document until now (records of an earlier registry of the
-   * same key are dropped first).
-   */
-  #putItems(store, at, previous, items, version) {
-    const kinds = ['claims', 'conflicts'];
-    const range = (kind) => this.#range([at.scope, itemsKey(at.key, kind)], [at.scope, itemsKey(at.key, kind), []]);
-    const put = (kind, i, item) => store.put({ scope: at.scope, key: itemsKey(at.key, kind), at: i, item, ver: version });
-    if (items === null || previous?.claimRows === undefined) {
-      if (items !== null || previous?.claimRows !== undefined) for (const kind of kinds) store.delete(range(kind));
-      if (items === null) return;
-      if (previous) for (const kind of kinds) (previous.slot[kind] ?? []).forEach((item, i) => put(kind, i, item));
-    }
-    for (const kind of kinds) for (const p of items[kind]) put(kind, p.at, p.item);
-  }
-
   async findClaim(claimId) {
     const record = await this.#read('findClaim', 'claims', (s) => s.get([this.#scope, String(claimId)]));
     return record ? toRef(record) : null;
@@ -426,6 +261,34 @@ export class IndexedDbStore {
   async findWrite(writeId) {
     const record = await this.#read('findWrite', 'writes', (s) => s.get([this.#scope, String(writeId)]));
     return record ? toRef(record) : null;
+  }
+
+  /**
+   * The key rows of entities of `type` whose key is one of `keys` (see
+   * `findEntities` in the ClaimStore docs), read in one readonly transaction:
+   * a range of the byKey index per key, index keys only (no entity record read).
+   */
+  async findEntities(query) {
+    const { type, keys } = entityQueryOf(query, (field, message) => new CredenceError(`IndexedDbStore.findEntities: ${field} ${message}`, { code: 'INVALID_INPUT', field }));
+    if (keys.length === 0) return [];
+    const scope = this.#scope;
+    return this.#withDb('findEntities', (db) => new Promise((resolve, reject) => {
+      const tx = db.transaction('entityKeys', 'readonly');
+      const byKey = tx.objectStore('entityKeys').index('byKey');
+      const rows = [];
+      for (const key of keys) {
+        // Arrays sort after strings: [scope, type, key, []] bounds every name of the key.
+        const req = byKey.openKeyCursor(this.#range([scope, type, key], [scope, type, key, []]));
+        req.onsuccess = () => {
+          const cursor = req.result;
+          if (!cursor) return;
+          rows.push({ key, entity: cursor.primaryKey[1], name: cursor.key[3] });
+          cursor.continue();
+        };
+      }
+      tx.oncomplete = () => resolve(rows);
+      tx.onabort = () => reject(tx.error ?? new Error('transaction aborted'));
+    }));
   }
 
   async listSlots(filter = {}) {
@@ -500,7 +363,7 @@ export class IndexedDbStore {
       const opening = new Promise((resolve, reject) => {
         const req = this.#factory.open(this.#name, DB_VERSION);
         req.onupgradeneeded = (event) => {
-          upgrade(req.result, req.transaction, event.oldVersion);
+          upgrade(req.result, req.transaction, event.oldVersion, this.#keyRange);
         };
         req.onsuccess = () => {
           const db = req.result;

@@ -54,9 +54,6 @@ export function schemaStatements(t) {
     `ALTER TABLE ${t.slots} ADD COLUMN IF NOT EXISTS unreviewed boolean
   GENERATED ALWAYS AS (jsonb_array_length(COALESCE(slot->'claims', '[]'::jsonb)) > COALESCE((slot->>'reviewed')::int, 0)) STORED`,
     `CREATE INDEX IF NOT EXISTS ${bare(t.slots)}_unreviewed_idx ON ${t.slots} (scope, key COLLATE "C") WHERE unreviewed`,
-    // A registry's generation (part of its tag), so reading the tag does not read the whole
-    // (TOASTed) registry document: that took 0.7 ms per tag at 1,300 open questions.
-    `ALTER TABLE ${t.slots} ADD COLUMN IF NOT EXISTS generation text GENERATED ALWAYS AS (slot->>'generation') STORED`,
     `CREATE TABLE IF NOT EXISTS ${t.log} (
   scope    text        NOT NULL,
   slot_key text        NOT NULL,
@@ -77,21 +74,6 @@ export function schemaStatements(t) {
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (scope, id)
 )`,
-    // A registry committed by its changes: its entities by (registry type, position).
-    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS registry text`,
-    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS pos integer`,
-    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_idx ON ${t.entities} (scope, registry, pos)`,
-    // ... and the registry version that wrote each, for a reader that asks what changed since its own.
-    `ALTER TABLE ${t.entities} ADD COLUMN IF NOT EXISTS ver bigint`,
-    // A registry's claims and conflicts (its names and same_entity questions) kept as rows by
-    // position, with the registry version that wrote each (commitRegistry with registry rows).
-    `ALTER TABLE ${t.claims} ADD COLUMN IF NOT EXISTS pos integer`,
-    `ALTER TABLE ${t.claims} ADD COLUMN IF NOT EXISTS ver bigint`,
-    `CREATE INDEX IF NOT EXISTS ${bare(t.claims)}_registry_idx ON ${t.claims} (scope, slot_key, ver) WHERE pos IS NOT NULL`,
-    `ALTER TABLE ${t.conflicts} ADD COLUMN IF NOT EXISTS pos integer`,
-    `ALTER TABLE ${t.conflicts} ADD COLUMN IF NOT EXISTS ver bigint`,
-    `CREATE INDEX IF NOT EXISTS ${bare(t.conflicts)}_registry_idx ON ${t.conflicts} (scope, slot_key, ver) WHERE pos IS NOT NULL`,
-    `CREATE INDEX IF NOT EXISTS ${bare(t.entities)}_registry_ver_idx ON ${t.entities} (scope, registry, ver)`,
     // Candidate ids (idempotency keys) → the slot each was written to: an id
     // changes memory once, whatever slot it is sent to again (SPEC §8).
     `CREATE TABLE IF NOT EXISTS ${t.writes} (
@@ -100,17 +82,69 @@ export function schemaStatements(t) {
   slot_key text NOT NULL,
   PRIMARY KEY (scope, id)
 )`,
+    // An entity's key rows (findEntities), replaced by each commit of its slot. No primary key:
+    // a commit deletes the entity's rows and inserts the new ones in one statement, whose parts
+    // do not see each other's rows. Keys are found by their md5 (a key may be too long for a
+    // btree entry) and compared whole.
+    `CREATE TABLE IF NOT EXISTS ${t.entityKeys} (
+  scope  text NOT NULL,
+  type   text NOT NULL,
+  key    text NOT NULL,
+  entity text NOT NULL,
+  name   text NOT NULL
+)`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entityKeys)}_key_idx ON ${t.entityKeys} (scope, type, md5(key))`,
+    `CREATE INDEX IF NOT EXISTS ${bare(t.entityKeys)}_entity_idx ON ${t.entityKeys} (scope, entity)`,
+    registryMigration(t),
   ];
 }
 
 /**
- * The row writes of a commit, each joined to the slot CAS (`won`). An entity
- * registry slot (subject chr(31) + "entities", predicate = the entity type)
- * also keeps that type's rows of the entities table in step: each entity
- * written when it changed, removed when it left the registry.
+ * The migration from entity registries kept as rows by position (versions
+ * up to main 783f0e6: `"entities": {"rows": n}` in the slot row, the entities
+ * in the entities table by registry and pos, a registry's claims and
+ * conflicts by pos when the slot row says `claimRows`): each such registry's
+ * slot row gets them back whole, in position order, and the columns that
+ * kept them (registry, pos, ver; the slots' generated `generation`) go. Runs
+ * once, under an advisory lock, when the entities table still has `pos`;
+ * a no-op after. Processes of the older version must be stopped first: they
+ * write those columns.
  */
-function commitRows(t, changed, removed, writes, dropped) {
-  return `${slotRows(t)}, ${entityRows(t, changed, removed)}, ${writeRows(t, writes, dropped)}`;
+function registryMigration(t) {
+  const has = (table, column) => `EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${table}') AND attname = '${column}' AND NOT attisdropped)`;
+  const rows = (table, column, key, count) => `(SELECT COALESCE(jsonb_agg(r.${column} ORDER BY r.pos), '[]'::jsonb) FROM ${table} AS r
+        WHERE r.scope = s.scope AND ${key} AND r.pos IS NOT NULL AND r.pos < (s.slot->>'${count}')::int)`;
+  return `DO $credence_registry_migration$
+BEGIN
+  IF NOT ${has(t.entities, 'pos')} THEN RETURN; END IF;
+  PERFORM pg_advisory_xact_lock(hashtext('credence registry rows ${t.slots}'));
+  IF NOT ${has(t.entities, 'pos')} THEN RETURN; END IF;
+  IF ${has(t.claims, 'pos')} THEN
+    UPDATE ${t.slots} AS s SET slot = (s.slot - 'claimRows' - 'conflictRows') || jsonb_build_object(
+        'claims', ${rows(t.claims, 'claim', 'r.slot_key = s.key', 'claimRows')},
+        'conflicts', ${rows(t.conflicts, 'conflict', 'r.slot_key = s.key', 'conflictRows')})
+      WHERE s.subject = chr(31) || 'entities' AND s.slot ? 'claimRows';
+  END IF;
+  UPDATE ${t.slots} AS s SET slot = (s.slot - 'generation') || jsonb_build_object('entities',
+      (SELECT COALESCE(jsonb_agg(r.data ORDER BY r.pos), '[]'::jsonb) FROM ${t.entities} AS r
+        WHERE r.scope = s.scope AND r.registry = s.predicate AND r.pos IS NOT NULL AND r.pos < (s.slot->'entities'->>'rows')::int))
+    WHERE s.subject = chr(31) || 'entities' AND jsonb_typeof(s.slot->'entities') = 'object';
+  ALTER TABLE ${t.entities} DROP COLUMN IF EXISTS registry, DROP COLUMN IF EXISTS pos, DROP COLUMN IF EXISTS ver;
+  ALTER TABLE ${t.claims} DROP COLUMN IF EXISTS pos, DROP COLUMN IF EXISTS ver;
+  ALTER TABLE ${t.conflicts} DROP COLUMN IF EXISTS pos, DROP COLUMN IF EXISTS ver;
+  ALTER TABLE ${t.slots} DROP COLUMN IF EXISTS generation;
+END
+$credence_registry_migration$`;
+}
+
+/**
+ * The row writes of a commit, each joined to the slot CAS (`won`). An entity
+ * slot (subject chr(31) + "entity", predicate = the entity id) also keeps its
+ * row of the entities table in step, and its key rows (`entity`: the
+ * commit's index.entity as jsonb, or null) replaced.
+ */
+function commitRows(t, writes, dropped, entity) {
+  return `${slotRows(t)}, ${entityRows(t)}, ${entityKeyRows(t, entity)}, ${writeRows(t, writes, dropped)}`;
 }
 
 /**
@@ -158,83 +192,38 @@ function slotRows(t) {
     )`;
 }
 
-/** A registry slot's entity rows when the commit holds the whole registry (see commitRows). */
-function entityRows(t, changed, removed) {
+/** An entity slot's row of the entities table, for SQL readers: written when it changed, removed when the slot holds it no more. */
+function entityRows(t) {
   return `entities_up AS (
       INSERT INTO ${t.entities} (scope, id, type, name, aliases, data)
       SELECT $1, e->>'id', e->>'type', e->>'name', COALESCE(e->'aliases', '[]'::jsonb), e
-      FROM won, jsonb_array_elements(COALESCE(${changed}::jsonb, won.slot->'entities', '[]'::jsonb)) AS e
-      WHERE $3 = chr(31) || 'entities'
+      FROM won, jsonb_array_elements(COALESCE(won.slot->'entities', '[]'::jsonb)) AS e
+      WHERE $3 = chr(31) || 'entity'
       ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name,
         aliases = EXCLUDED.aliases, data = EXCLUDED.data, updated_at = now()
       WHERE ${t.entities}.data IS DISTINCT FROM EXCLUDED.data
     ), entities_gone AS (
       DELETE FROM ${t.entities} AS d USING won
-      WHERE d.scope = $1 AND $3 = chr(31) || 'entities' AND d.id = ANY(${removed}::text[])
-    ), entities_unlisted AS (
-      DELETE FROM ${t.entities} AS d USING won
-      WHERE ${removed}::text[] IS NULL AND d.scope = $1 AND $3 = chr(31) || 'entities' AND d.type = $4
+      WHERE d.scope = $1 AND $3 = chr(31) || 'entity' AND d.id = $4
         AND NOT COALESCE(won.slot->'entities', '[]'::jsonb) @> jsonb_build_array(jsonb_build_object('id', d.id))
     )`;
 }
 
 /**
- * commitRegistry's claim and conflict rows when the registry keeps them by
- * position (`claims`/`conflicts`: jsonb arrays of { at, item }, or null for a
- * commit that carries them in the document): the changed ones, plus every
- * one of a registry that held them in its document until now (`inlineClaims`,
- * `inlineConflicts`: rows of (value, ord)); rows of this key no longer among
- * them (an earlier registry of the same key) lose their position when
- * `detach` holds.
+ * An entity slot's key rows (see commitRows): every row of the entity
+ * deleted and its keys inserted, when the commit carries them. The two parts
+ * see the same snapshot, so the delete never meets the rows just inserted.
  */
-function registryItemRows(t, claims, conflicts, inlineClaims, inlineConflicts, detach) {
-  const item = (table, kind, param, inline, columns, values, updates) => `${kind}_rows AS (
-      INSERT INTO ${table} (scope, id, slot_key, subject, predicate, ${columns}, pos, ver)
-      SELECT DISTINCT ON (u.c->>'id') $1, u.c->>'id', $2, $3, $4, ${values}, u.pos, $5
-      FROM won, (
-        SELECT x->'item' AS c, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements(${param}::jsonb) AS x
-        UNION ALL
-        SELECT i.value, (i.ord - 1)::int, 1 FROM (${inline}) AS i
-      ) AS u
-      WHERE ${param}::jsonb IS NOT NULL
-      ORDER BY u.c->>'id', u.pref
-      ON CONFLICT (scope, id) DO UPDATE SET slot_key = EXCLUDED.slot_key, subject = EXCLUDED.subject,
-        predicate = EXCLUDED.predicate, ${updates}, pos = EXCLUDED.pos, ver = EXCLUDED.ver
-    ), ${kind}_detached AS (
-      UPDATE ${table} AS d SET pos = NULL, ver = NULL FROM won
-      WHERE d.scope = $1 AND d.slot_key = $2 AND d.pos IS NOT NULL AND ${param}::jsonb IS NOT NULL AND (${detach})
-        AND NOT (d.id = ANY(SELECT x->'item'->>'id' FROM jsonb_array_elements(${param}::jsonb) AS x))
-        AND NOT (d.id = ANY(SELECT i.value->>'id' FROM (${inline}) AS i))
-    )`;
-  return `${item(t.claims, 'claim', claims, inlineClaims, 'object, status, confidence, recorded_at, claim',
-    `u.c->>'object', u.c->>'status', (u.c->>'confidence')::float8, (u.c->>'recordedAt')::timestamptz, u.c`,
-    'object = EXCLUDED.object, status = EXCLUDED.status, confidence = EXCLUDED.confidence, recorded_at = EXCLUDED.recorded_at, claim = EXCLUDED.claim')}, ${item(t.conflicts, 'conflict', conflicts, inlineConflicts, 'kind, status, opened_at, conflict',
-    `u.c->>'kind', u.c->>'status', (u.c->>'openedAt')::timestamptz, u.c`,
-    'kind = EXCLUDED.kind, status = EXCLUDED.status, opened_at = EXCLUDED.opened_at, conflict = EXCLUDED.conflict')}`;
-}
-
-/**
- * commitRegistry's entity rows: the changed entities ($11) and those of a
- * registry stored whole until now (`inline`: rows of (value, ord)), one row
- * per id (a changed entity wins over its stored copy).
- */
-function registryRows(t, inline) {
-  return `entities_rows AS (
-      INSERT INTO ${t.entities} (scope, id, type, name, aliases, data, registry, pos, ver)
-      SELECT DISTINCT ON (u.e->>'id') $1, u.e->>'id', u.e->>'type', u.e->>'name', COALESCE(u.e->'aliases', '[]'::jsonb), u.e, $4, u.pos, $5
-      FROM won, (
-        SELECT x->'entity' AS e, (x->>'at')::int AS pos, 0 AS pref FROM jsonb_array_elements($11::jsonb) AS x
-        UNION ALL
-        SELECT i.value, (i.ord - 1)::int, 1 FROM (${inline}) AS i
-      ) AS u
-      ORDER BY u.e->>'id', u.pref
-      ON CONFLICT (scope, id) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, aliases = EXCLUDED.aliases,
-        data = EXCLUDED.data, registry = EXCLUDED.registry, pos = EXCLUDED.pos, ver = EXCLUDED.ver, updated_at = now()
+function entityKeyRows(t, entity) {
+  return `entity_keys_gone AS (
+      DELETE FROM ${t.entityKeys} AS d USING won
+      WHERE d.scope = $1 AND ${entity}::jsonb IS NOT NULL AND d.entity = ${entity}::jsonb->>'id'
+    ), entity_keys_up AS (
+      INSERT INTO ${t.entityKeys} (scope, type, key, entity, name)
+      SELECT $1, ${entity}::jsonb->>'type', k->>'key', ${entity}::jsonb->>'id', k->>'name'
+      FROM won, jsonb_array_elements(COALESCE(${entity}::jsonb->'keys', '[]'::jsonb)) AS k
     )`;
 }
-
-/** An empty (value, ord) row set. */
-const NONE = 'SELECT NULL::jsonb AS value, 0::bigint AS ord WHERE false';
 
 export function sql(t) {
   return {
@@ -243,9 +232,6 @@ export function sql(t) {
     // stats that think its scope holds no rows, and the planner then took (scope, subject)
     // for scope alone and filtered every slot of the scope by key (1.5 ms at 10,000 slots).
     load: `SELECT slot, xmin::text AS xmin FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
-    // xmin: the transaction that wrote this row version, so the tag changes with every
-    // commit and never repeats for other content, even after the table is emptied.
-    tag: `SELECT version::text || ':' || xmin::text AS tag FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3`,
     // A commit is ONE statement (data-modifying CTEs run atomically, in one
     // snapshot): the compare-and-set on the slot row, then the claim,
     // conflict and log rows, each joined to the CAS's RETURNING so that a lost
@@ -254,30 +240,30 @@ export function sql(t) {
     // The changed claim and conflict rows are taken from the slot document
     // the CAS returned, by id, so they cross the wire once.
     // $1 scope, $2 key, $3 subject, $4 predicate, $5 new version, $6 slot,
-    // $7 changed claim ids, $8 changed conflict ids, $9 log entries, $10 expected version,
-    // then (after the erase's log, $11) the changed entities as a jsonb array and the
-    // removed entity ids, or nulls for a commit that did not say (every entity compared);
-    // commitUpdate's $13 is the xmin the slot was read at, or null (the version alone).
-    // $12/$14 and $13/$15 (after commitUpdate's): the candidate ids the commit records and drops.
+    // $7 changed claim ids, $8 changed conflict ids, $9 log entries; then commitInsert's
+    // $10/$11 and the others' $12/$13 are the candidate ids the commit records and drops,
+    // and $12 / $14 an entity slot's key rows (index.entity as jsonb) or null.
+    // commitUpdate's and eraseUpdate's $10 is the expected version; commitUpdate's $11 the
+    // xmin the slot was read at, or null (the version alone), eraseUpdate's the scrubbed log.
     commitInsert: `WITH won AS (
       INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
-      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE ${idsFree(t, '$12')}
+      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE ${idsFree(t, '$10')}
       ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
-    ), ${commitRows(t, '$10', '$11', '$12', '$13')}
+    ), ${commitRows(t, '$10', '$11', '$12')}
     SELECT version, xmin FROM won`,
     commitUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($13::text IS NULL OR xmin::text = $13::text)
-        AND ${idsFree(t, '$14')}
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ($11::text IS NULL OR xmin::text = $11::text)
+        AND ${idsFree(t, '$12')}
       RETURNING version, slot, xmin::text AS xmin
-    ), ${commitRows(t, '$11', '$12', '$14', '$15')}
+    ), ${commitRows(t, '$12', '$13', '$14')}
     SELECT version, xmin FROM won`,
     // Privacy erasure: the commit above, plus the slot's existing log rows
     // rewritten in place, matched by position (version, seq order) with $11.
     eraseUpdate: `WITH won AS (
       UPDATE ${t.slots} SET version = $5, slot = $6::jsonb, updated_at = now()
-      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ${idsFree(t, '$14')} RETURNING version, slot
-    ), ${commitRows(t, '$12', '$13', '$14', '$15')}, old_log AS (
+      WHERE scope = $1 AND key = $2 AND subject = $3 AND version = $10 AND ${idsFree(t, '$12')} RETURNING version, slot
+    ), ${commitRows(t, '$12', '$13', '$14')}, old_log AS (
       SELECT version, seq, row_number() OVER (ORDER BY version, seq) AS ord
       FROM ${t.log} WHERE scope = $1 AND slot_key = $2
     ), log_scrub AS (
@@ -286,90 +272,10 @@ export function sql(t) {
       WHERE l.scope = $1 AND l.slot_key = $2 AND l.version = o.version AND l.seq = o.seq
     )
     SELECT version FROM won`,
-    // An entity registry: the slot row, and its entity rows when it was committed by its changes.
-    // The entity count is taken from the document once (MATERIALIZED): a condition on the
-    // document inside the entity subquery read the whole document again for every entity row.
-    // Claims and conflicts kept as rows (`claimRows` in the document) come back in position order.
-    loadRegistry: `WITH s AS MATERIALIZED (
-        SELECT slot, xmin::text AS xmin, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n,
-               (slot->>'claimRows')::int AS nc, (slot->>'conflictRows')::int AS nf
-        FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'
-      )
-      SELECT s.slot, s.xmin, CASE WHEN s.kind = 'object' THEN (
-        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data) ORDER BY e.pos), '[]'::jsonb)
-        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.pos < s.n) END AS entities,
-      CASE WHEN s.nc IS NOT NULL THEN (
-        SELECT COALESCE(jsonb_agg(c.claim ORDER BY c.pos), '[]'::jsonb)
-        FROM ${t.claims} AS c WHERE c.scope = $1 AND c.slot_key = $2 AND c.pos IS NOT NULL AND c.pos < s.nc) END AS claims,
-      CASE WHEN s.nf IS NOT NULL THEN (
-        SELECT COALESCE(jsonb_agg(f.conflict ORDER BY f.pos), '[]'::jsonb)
-        FROM ${t.conflicts} AS f WHERE f.scope = $1 AND f.slot_key = $2 AND f.pos IS NOT NULL AND f.pos < s.nf) END AS conflicts
-      FROM s`,
-    // commitRegistry: the slot row without entities, the claim, conflict and log rows, and the
-    // changed entities ($11: [{ at, entity }]) as rows; a registry stored whole until now has
-    // every entity moved to rows by the same statement. $12 is commitUpdate's $13.
-    registryInsert: `WITH won AS (
-      INSERT INTO ${t.slots} (scope, key, subject, predicate, version, slot)
-      SELECT $1, $2, $3, $4, $5, $6::jsonb WHERE $10::bigint = 0
-      ON CONFLICT (scope, key) DO NOTHING RETURNING version, slot, xmin::text AS xmin
-    ), ${slotRows(t)}, ${registryRows(t, NONE)}, ${registryItemRows(t, '$12', '$13', NONE, NONE, 'true')}, detached AS (
-      -- Rows a registry of this type left behind (its slot row deleted): not this one's.
-      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won
-      WHERE scope = $1 AND registry = $4 AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
-    )
-    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
-    // A registry kept as rows keeps its generation; one moved over from a whole document (its
-    // entities, or its claims and conflicts: $13 null or not) takes $6's.
-    // `cur` takes what it needs from the stored document once: a condition on cur.slot itself
-    // was evaluated per entity row, each time reading the whole (TOASTed) registry document,
-    // which made a commit cost entities × document size (147 ms at 500 orgs and 1,300 open questions).
-    registryUpdate: `WITH cur AS (
-      SELECT jsonb_typeof(slot->'entities') AS kind, slot->'generation' AS generation,
-             CASE WHEN jsonb_typeof(slot->'entities') = 'array' THEN slot->'entities' ELSE '[]'::jsonb END AS whole,
-             (slot->'claimRows') IS NOT NULL AS item_rows,
-             CASE WHEN jsonb_typeof(slot->'claims') = 'array' THEN slot->'claims' ELSE '[]'::jsonb END AS whole_claims,
-             CASE WHEN jsonb_typeof(slot->'conflicts') = 'array' THEN slot->'conflicts' ELSE '[]'::jsonb END AS whole_conflicts
-      FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = $3
-    ), won AS (
-      UPDATE ${t.slots} AS s SET version = $5, updated_at = now(), slot = CASE
-          WHEN cur.kind = 'object' AND jsonb_typeof(cur.generation) = 'string' AND cur.item_rows = ($13::jsonb IS NOT NULL)
-          THEN $6::jsonb || jsonb_build_object('generation', cur.generation) ELSE $6::jsonb END
-      FROM cur
-      WHERE s.scope = $1 AND s.key = $2 AND s.subject = $3 AND s.version = $10 AND ($12::text IS NULL OR s.xmin::text = $12::text)
-      RETURNING s.version, s.slot, s.xmin::text AS xmin
-    ), ${slotRows(t)}, ${registryRows(t, `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole) WITH ORDINALITY AS o(value, ord)`)}, ${registryItemRows(t, '$13', '$14',
-      `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole_claims) WITH ORDINALITY AS o(value, ord)`,
-      `SELECT o.value, o.ord FROM cur, jsonb_array_elements(cur.whole_conflicts) WITH ORDINALITY AS o(value, ord)`,
-      'NOT (SELECT item_rows FROM cur)')}, detached AS (
-      -- Moved over from a registry stored whole: rows of entities it no longer holds are not its.
-      UPDATE ${t.entities} SET registry = NULL, pos = NULL FROM won, cur
-      WHERE scope = $1 AND registry = $4 AND cur.kind IS DISTINCT FROM 'object'
-        AND NOT (id = ANY(SELECT x->'entity'->>'id' FROM jsonb_array_elements($11::jsonb) AS x))
-        AND NOT (id = ANY(SELECT o->>'id' FROM jsonb_array_elements(cur.whole) AS o))
-    )
-    SELECT version::text || ':' || xmin || ':' || (slot->>'generation') AS tag FROM won`,
-    // A registry's tag names its generation too (loadRegistryChanges answers only within one).
-    registryTag: `SELECT version::text || ':' || xmin::text || ':' || COALESCE(generation, '') AS tag
-      FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'`,
-    // The registry now and the entity rows written after version $4, when it is kept as rows
-    // of generation $5 and not older than $4 (else entities is null: read it whole).
-    registryChanges: `WITH s AS MATERIALIZED (
-        SELECT slot, version, xmin::text AS xmin, generation, jsonb_typeof(slot->'entities') AS kind, (slot->'entities'->>'rows')::int AS n,
-               (slot->>'claimRows')::int AS nc, (slot->>'conflictRows')::int AS nf,
-               jsonb_typeof(slot->'entities') = 'object' AND generation = $5 AND version >= $4 AS known
-        FROM ${t.slots} WHERE scope = $1 AND key = $2 AND subject = chr(31) || 'entities'
-      )
-      SELECT s.slot, s.version::text || ':' || s.xmin || ':' || COALESCE(s.generation, '') AS tag,
-      CASE WHEN s.known THEN (
-        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', e.pos, 'entity', e.data)), '[]'::jsonb)
-        FROM ${t.entities} AS e WHERE e.scope = $1 AND e.registry = $3 AND e.ver > $4 AND e.pos < s.n) END AS entities,
-      CASE WHEN s.known AND s.nc IS NOT NULL THEN (
-        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', c.pos, 'item', c.claim)), '[]'::jsonb)
-        FROM ${t.claims} AS c WHERE c.scope = $1 AND c.slot_key = $2 AND c.pos IS NOT NULL AND c.ver > $4 AND c.pos < s.nc) END AS claims,
-      CASE WHEN s.known AND s.nf IS NOT NULL THEN (
-        SELECT COALESCE(jsonb_agg(jsonb_build_object('at', f.pos, 'item', f.conflict)), '[]'::jsonb)
-        FROM ${t.conflicts} AS f WHERE f.scope = $1 AND f.slot_key = $2 AND f.pos IS NOT NULL AND f.ver > $4 AND f.pos < s.nf) END AS conflicts
-      FROM s`,
+    // $2 the entity type, $3 the keys: by md5 through the index (ARRAY(...) is computed
+    // once, so the index is probed with every hash), then compared whole.
+    findEntities: `SELECT key, entity, name FROM ${t.entityKeys}
+      WHERE scope = $1 AND type = $2 AND md5(key) = ANY(ARRAY(SELECT md5(k) FROM unnest($3::text[]) AS k)) AND key = ANY($3::text[])`,
     findClaim: `SELECT slot_key AS key, subject, predicate FROM ${t.claims} WHERE scope = $1 AND id = $2`,
     findConflict: `SELECT slot_key AS key, subject, predicate FROM ${t.conflicts} WHERE scope = $1 AND id = $2`,
     findWrite: `SELECT w.slot_key AS key, s.subject, s.predicate FROM ${t.writes} AS w

@@ -16,21 +16,15 @@
 //                     was written to; a commit recording an id held by another
 //                     slot writes nothing (`false`), so an id changes memory once
 //   memory_entities   one row per entity (SPEC §9), kept in step with its
-//                     type's registry slot by the same commit, for SQL readers;
-//                     a registry committed by its changes (commitRegistry)
-//                     keeps its entities only here, by `registry` and `pos`,
-//                     and its slot row without them (`"entities": {"rows": n}`, which
-//                     an older version refuses rather than reads as no entities);
-//                     its claims and conflicts (names, same_entity questions)
-//                     likewise live only in their rows, by `pos` (`ver`: the
-//                     registry version that wrote each), the slot row saying
-//                     how many (`claimRows`, `conflictRows`)
+//                     entity slot by the same commit, for SQL readers
+//   memory_entity_keys an entity's key rows (type, key, entity, name), replaced
+//                     by each commit of its entity slot, for findEntities
 // Every row carries `scope`; every query filters on it.
 //
 // A commit is one statement, so it is atomic without BEGIN/COMMIT: a
 // compare-and-set on the slot row (INSERT ... ON CONFLICT DO NOTHING for
 // version 0, UPDATE ... WHERE version = expected otherwise) in a CTE, with the
-// claim, conflict and log rows written only when it returned a row; no row →
+// claim, conflict, log and entity key rows written only when it returned a row; no row →
 // nothing written → `false`, and the engine retries. With a pool (a
 // `connect()` and no `release()`) statements go to `pool.query` (pg.Pool
 // listens for 'error' on the client it checks out for a query, so a
@@ -41,7 +35,7 @@ import { CredenceError } from '../errors.js';
 import { HeldSlots } from './held-slots.js';
 import { knownOptions } from '../options.js';
 import { schemaStatements, sql } from './postgres-sql.js';
-import { registryItemsOf } from './registry-items.js';
+import { entityKeysOf, entityQueryOf } from './entity-keys.js';
 
 const DEFAULT_TABLES = Object.freeze({
   slots: 'memory_slots',
@@ -50,17 +44,23 @@ const DEFAULT_TABLES = Object.freeze({
   log: 'memory_claim_log',
   entities: 'memory_entities',
   writes: 'memory_writes',
+  entityKeys: 'memory_entity_keys',
 });
 
+/** An entity registry (one slot per type) of a version before entity slots: see loadSlot. */
 const REGISTRY = '\u001fentities';
-/** A registry's lifetime as rows: random, so a registry begun anew never matches an old reader. */
-const newGeneration = () => globalThis.crypto.randomUUID().replace(/-/g, '');
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
 // Lost races PostgreSQL itself reports: the transaction was rolled back.
 const RETRYABLE = new Set(['40001', '40P01']);
 
 /** The candidate ids a commit records and drops, as statement values (a hand-built commit may carry none). */
 const writeIds = (commit) => [commit.index?.writes ?? [], commit.index?.droppedWrites ?? []];
+
+/** An entity slot's key rows (index.entity) as a statement value, or null. */
+const entityKeysValue = (commit) => {
+  const entity = entityKeysOf(commit, invalid);
+  return entity === null ? null : JSON.stringify(entity);
+};
 
 /**
  * A commit that lost the race for a candidate id: another writer recorded the
@@ -93,18 +93,6 @@ function resolveTables(tables) {
 
 
 const toScript = (statements) => statements.map((s) => `${s};\n`).join('\n');
-
-/**
- * A registry commit's entity rows to write: the entities the engine says
- * changed (as JSON), and the ids it removed. Nulls when the commit does not
- * say (built by a caller of its own): then every entity is compared.
- */
-function entityChanges(commit) {
-  if (!Array.isArray(commit.changedEntities) || !Array.isArray(commit.removedEntities)) return [null, null];
-  const changed = new Set(commit.changedEntities);
-  const entities = changed.size === 0 ? [] : (commit.slot.entities ?? []).filter((e) => changed.has(e.id));
-  return [JSON.stringify(entities), commit.removedEntities];
-}
 
 /** Idempotent DDL for the default table names (safe to run at every start). */
 export const POSTGRES_SCHEMA = toScript(schemaStatements(DEFAULT_TABLES));
@@ -230,61 +218,14 @@ export class PostgresStore {
   }
 
   async loadSlot(ref) {
-    if (ref.subject === REGISTRY) return this.#loadRegistry(ref);
     const { rows } = await this.#query(this.#sql.load, [this.#scope, ref.key, ref.subject]);
     const slot = rows.length ? json(rows[0].slot) : null;
+    // A registry still kept as rows by position: the tables were not migrated.
+    if (ref.subject === REGISTRY && slot && !Array.isArray(slot.entities ?? [])) {
+      throw new CredenceError(`PostgresStore: entity registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) is kept as rows by an older version; run POSTGRES_SCHEMA (or await store.ensureSchema()) once to migrate it`, { code: 'STORE_FAILED' });
+    }
     this.#held.hold(ref.key, slot, rows[0]?.xmin);
     return slot;
-  }
-
-  /** A registry, with its entities from their rows when it was committed by its changes. */
-  async #loadRegistry(ref) {
-    const { rows } = await this.#query(this.#sql.loadRegistry, [this.#scope, ref.key, ref.predicate]);
-    if (rows.length === 0) return null;
-    const slot = json(rows[0].slot);
-    if (rows[0].entities === null || rows[0].entities === undefined) return slot;
-    const positioned = json(rows[0].entities);
-    if (positioned.length !== slot.entities.rows || positioned.some((p, i) => p.at !== i)) {
-      throw new CredenceError(`PostgresStore: the entity rows of registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) are not positions 0 to ${slot.entities.rows - 1}`, { code: 'MALFORMED_STORE_DATA' });
-    }
-    slot.entities = positioned.map((p) => p.entity);
-    delete slot.generation;
-    if (slot.claimRows !== undefined) {
-      const [claims, conflicts] = [json(rows[0].claims ?? '[]'), json(rows[0].conflicts ?? '[]')];
-      if (claims.length !== slot.claimRows || conflicts.length !== slot.conflictRows) {
-        throw new CredenceError(`PostgresStore: registry ${JSON.stringify(ref.predicate)} (scope ${JSON.stringify(this.#scope)}) holds ${slot.claimRows} claims and ${slot.conflictRows} conflicts as rows, but ${claims.length} and ${conflicts.length} rows have positions below those counts`, { code: 'MALFORMED_STORE_DATA' });
-      }
-      Object.assign(slot, { claims, conflicts });
-      delete slot.claimRows;
-      delete slot.conflictRows;
-    }
-    return slot;
-  }
-
-  /**
-   * This store keeps a registry's claims and conflicts (its names and
-   * `same_entity` questions) as rows by position too: a registry commit then
-   * carries only those that changed (see `registryRows` in the ClaimStore docs).
-   */
-  get registryRows() {
-    return true;
-  }
-
-  /**
-   * A registry whose tag moved since `since` (see `loadRegistryChanges` in the
-   * ClaimStore docs): the entity rows written after `since.version`, in the
-   * same generation; null when it is another generation or not kept as rows.
-   */
-  async loadRegistryChanges(ref, since) {
-    const generation = typeof since?.tag === 'string' ? since.tag.split(':')[2] : undefined;
-    if (ref?.subject !== REGISTRY || !generation || !Number.isSafeInteger(since.version)) return null;
-    const { rows } = await this.#query(this.#sql.registryChanges, [this.#scope, ref.key, ref.predicate, since.version, generation]);
-    if (rows.length === 0 || rows[0].entities === null || rows[0].entities === undefined) return null;
-    const { entities: count, generation: _, claimRows, conflictRows, ...slot } = json(rows[0].slot);
-    const answer = { slot, entities: json(rows[0].entities), entityCount: count.rows, tag: rows[0].tag };
-    if (claimRows === undefined) return answer;
-    if (rows[0].claims === null || rows[0].conflicts === null) return null;
-    return { ...answer, claims: json(rows[0].claims), claimCount: claimRows, conflicts: json(rows[0].conflicts), conflictCount: conflictRows };
   }
 
   /**
@@ -300,65 +241,23 @@ export class PostgresStore {
   }
 
 
-  /** The slot row's version and writing transaction (see `slotTag` in the ClaimStore docs); null when empty. */
-  async slotTag(ref) {
-    const registry = ref.subject === REGISTRY;
-    const { rows } = await this.#query(registry ? this.#sql.registryTag : this.#sql.tag, registry ? [this.#scope, ref.key] : [this.#scope, ref.key, ref.subject]);
-    return rows.length ? rows[0].tag : null;
-  }
-
   async commitSlot(commit) {
     const { ref, expectedVersion, slot } = commit;
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log),
     ];
+    const keys = entityKeysValue(commit);
     const xmin = this.#held.take(ref.key, expectedVersion);
     try {
       const won = expectedVersion === 0
-        ? await this.#query(this.#sql.commitInsert, [...values, ...entityChanges(commit), ...writeIds(commit)])
-        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, ...entityChanges(commit), xmin, ...writeIds(commit)]);
+        ? await this.#query(this.#sql.commitInsert, [...values, ...writeIds(commit), keys])
+        : await this.#query(this.#sql.commitUpdate, [...values, expectedVersion, xmin, ...writeIds(commit), keys]);
       if (won.rows.length > 0) this.#held.hold(ref.key, slot, won.rows[0].xmin);
       return won.rows.length > 0;
     } catch (err) {
       // Lost races PostgreSQL itself reports: the statement was rolled back.
       if (RETRYABLE.has(err?.code) || isIdTaken(err)) return false;
-      throw err;
-    }
-  }
-
-  /**
-   * An entity registry committed by its changes (see `commitRegistry` in
-   * the ClaimStore docs): one statement writes the slot row without
-   * entities and a row per changed entity. Resolves to the new tag, or false.
-   */
-  async commitRegistry(commit) {
-    const { ref, expectedVersion, slot } = commit;
-    if (ref?.subject !== REGISTRY || !Array.isArray(commit.entities)) {
-      throw invalid('commit', 'must be an entity registry commit with an entities list');
-    }
-    if (commit.entities.some((e) => !Number.isSafeInteger(e?.at) || e.at < 0 || e.at >= commit.entityCount || typeof e.entity?.id !== 'string')) {
-      throw invalid('commit.entities', 'must be { at: position below entityCount, entity } items');
-    }
-    const { entities: _, ...header } = slot;
-    const items = registryItemsOf(commit, invalid);
-    if (items) {
-      delete header.claims;
-      delete header.conflicts;
-      Object.assign(header, { claimRows: items.claimCount, conflictRows: items.conflictCount });
-    }
-    const values = [
-      this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify({ ...header, entities: { rows: commit.entityCount }, generation: newGeneration() }),
-      commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(commit.entities),
-    ];
-    const rows = items ? [JSON.stringify(items.claims), JSON.stringify(items.conflicts)] : [null, null];
-    try {
-      const won = expectedVersion === 0
-        ? await this.#query(this.#sql.registryInsert, [...values, ...rows])
-        : await this.#query(this.#sql.registryUpdate, [...values, null, ...rows]); // $12: registries are not held
-      return won.rows.length > 0 ? won.rows[0].tag : false;
-    } catch (err) {
-      if (RETRYABLE.has(err?.code)) return false;
       throw err;
     }
   }
@@ -377,7 +276,7 @@ export class PostgresStore {
     const values = [
       this.#scope, ref.key, ref.subject, ref.predicate, slot.version, JSON.stringify(slot),
       commit.changedClaims, commit.changedConflicts, JSON.stringify(commit.log), expectedVersion, JSON.stringify(log),
-      ...entityChanges(commit), ...writeIds(commit),
+      ...writeIds(commit), entityKeysValue(commit),
     ];
     try {
       return (await this.#query(this.#sql.eraseUpdate, values)).rows.length > 0;
@@ -401,6 +300,17 @@ export class PostgresStore {
   async findWrite(writeId) {
     const { rows } = await this.#query(this.#sql.findWrite, [this.#scope, String(writeId)]);
     return slotRef(rows[0]);
+  }
+
+  /**
+   * The key rows of entities of `type` whose key is one of `keys` (see
+   * `findEntities` in the ClaimStore docs): one query, by the keys' index.
+   */
+  async findEntities(query) {
+    const { type, keys } = entityQueryOf(query, invalid);
+    if (keys.length === 0) return [];
+    const { rows } = await this.#query(this.#sql.findEntities, [this.#scope, type, keys]);
+    return rows.map((row) => ({ key: row.key, entity: row.entity, name: row.name }));
   }
 
   async listSlots(filter = {}) {
