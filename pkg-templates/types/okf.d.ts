@@ -11,8 +11,8 @@ export interface OkfStoreOptions {
 
 /**
  * A ClaimStore in a directory of markdown files (Node only): `claims/*.md` (one
- * file per slot, YAML front matter + a readable body), `entities/*.md` and an
- * append-only `log.md`. The files are the source of truth; writes are atomic
+ * file per slot, YAML front matter + a readable body) and an append-only
+ * `log.md`. The files are the source of truth; writes are atomic
  * and safe across processes. A hand-broken file fails with a CredenceError
  * (`MALFORMED_STORE_DATA`) naming it.
  *
@@ -25,11 +25,11 @@ export declare class OkfStore implements ClaimStore {
   /** The bundle directory (absolute). */
   readonly dir: string;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
-  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
-  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;
+  /** Key rows of entities of `query.type` by key (see `ClaimStore.findEntities`), kept in each entity's slot file. */
+  findEntities(query: { type: string; keys: string[] }): Promise<EntityKeyRow[]>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
   readLog(ref: SlotRef): Promise<LogEntry[]>;
   listConflicts(query: ConflictQuery): Promise<IndexedConflict[]>;
