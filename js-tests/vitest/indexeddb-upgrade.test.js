@@ -1,6 +1,8 @@
-// IndexedDbStore database version 1 → 3 (store interface v2, then slot tags): a database
-// written before the conflict and review indexes existed gets them filled
-// from its slots on first open, and keeps working.
+// IndexedDbStore database upgrades: a version-1 database (before the conflict
+// and review indexes) gets them filled from its slots on first open, and a
+// version-4 one (registry records, slot tags) loses what version 7 dropped
+// and gains the entity key records; both keep working. Registries kept as
+// records by versions 4 to 6: legacy-registry.test.js.
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { IndexedDbStore, Memory } from 'credence';
@@ -55,21 +57,18 @@ describe('IndexedDbStore upgrade from database version 1', () => {
     const ref = { key: at.key, subject: at.subject, predicate: at.predicate };
     expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([{ id: 'cf_1', status: 'open', openedAt: T0, ref }]);
     expect(await store.dirtySlots({ limit: 10 })).toEqual([ref]);
-    // Version 3: a slot stored before has no tag until its next commit.
-    expect(await store.slotTag(ref)).toBeNull();
     const memory = new Memory({ store });
     const [open] = await memory.conflicts({ status: 'open' });
     expect([open.earlier.object, open.newer.object]).toEqual(['dark', 'light']);
     await memory.settle('cf_1', 'keep_newer');
     expect(await store.listConflicts({ status: 'open', limit: 10 })).toEqual([]);
     expect((await store.listConflicts({ status: 'settled', limit: 10 })).map((c) => c.id)).toEqual(['cf_1']);
-    expect(await store.slotTag(ref)).toMatch(/^[0-9a-f]{32}$/);
     store.close();
   });
 });
 
 describe('IndexedDbStore upgrade from database version 4', () => {
-  it('adds the byVer index, so a registry another store moved is read as its changes', async () => {
+  it('drops the registry records and the tag index, adds the entity key records, and keeps working', async () => {
     const indexedDB = new IDBFactory();
     // Version 4 as it was first written: the entities store without its byVer index.
     const open = indexedDB.open('v4-db', 4);
@@ -86,15 +85,19 @@ describe('IndexedDbStore upgrade from database version 4', () => {
       db.createObjectStore('entities', { keyPath: ['scope', 'key', 'at'] });
     };
     (await request(open)).close();
-    const ref = { key: '\u001fentities\u001forg', subject: '\u001fentities', predicate: 'org' };
-    const reader = new IndexedDbStore('v4-db', { indexedDB, IDBKeyRange });
-    const writer = new Memory({ store: new IndexedDbStore('v4-db', { indexedDB, IDBKeyRange }) });
-    await writer.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' });
-    const since = { version: (await reader.loadSlot(ref)).version, tag: await reader.slotTag(ref) };
-    await writer.remember({ subject: 'bo', predicate: 'works_at', object: 'Globex' });
-    const changes = await reader.loadRegistryChanges(ref, since);
-    expect(changes.entities.map((e) => e.entity.name)).toEqual(['Globex']);
-    expect(changes.entityCount).toBe(2);
-    reader.close();
+    const store = new IndexedDbStore('v4-db', { indexedDB, IDBKeyRange });
+    const memory = new Memory({ store });
+    await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' });
+    expect((await memory.recall('ana')).map((c) => c.object)).toEqual(['Acme']);
+    const ref = { key: '\u001fentity\u001forg:acme', subject: '\u001fentity', predicate: 'org:acme' };
+    const slot = { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [{ id: 'org:acme', type: 'org', name: 'Acme', aliases: ['Acme'] }] };
+    const entity = { type: 'org', id: 'org:acme', keys: [{ key: 'acme', name: 'Acme' }] };
+    expect(await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log: [], index: { conflicts: [], unreviewed: false, entity } })).toBe(true);
+    expect(await store.findEntities({ type: 'org', keys: ['acme'] })).toEqual([{ key: 'acme', entity: 'org:acme', name: 'Acme' }]);
+    store.close();
+    const db = await request(indexedDB.open('v4-db'));
+    expect([db.version, [...db.objectStoreNames].sort()]).toEqual([7, ['claims', 'conflicts', 'entityKeys', 'log', 'slots', 'writes']]);
+    expect([...db.transaction('slots', 'readonly').objectStore('slots').indexNames].sort()).toEqual(['byDirty', 'byScope', 'bySubject']);
+    db.close();
   });
 });
