@@ -43,6 +43,7 @@ import { LOG_HEADER, checkRef, compareKeys, fileNameOf, invalid, refOfFileName, 
 import { randomToken, readText, replaceFile, sweepDebris, withLock } from './okf-fs.js';
 import { Journal } from './okf-journal.js';
 import { eraseFiles, erasePending, finishErase, pendingSlot, rewriteLog, sweepEraseTemps } from './okf-erase.js';
+import { entityKeysOf, entityQueryOf } from './entity-keys.js';
 import { OkfIndex, freshIds, freshKeys, idBucket } from './okf-index.js';
 import { dropRegistryFiles, isLegacyRegistry, readRegistry } from './okf-legacy.js';
 import { BundleLog } from './okf-log.js';
@@ -180,7 +181,7 @@ export class OkfStore {
   async #casSlot(commit, write) {
     const ref = checkRef(commit.ref);
     const { expectedVersion, slot } = commit;
-    const rows = entityRowsOf(commit);
+    const rows = entityKeysOf(commit, invalid);
     await this.#ensureBundle();
     await this.#recover();
     const name = fileNameOf(ref.subject, ref.predicate);
@@ -196,7 +197,7 @@ export class OkfStore {
         for (const id of ids) {
           if (await this.#lookups.holderOf(id, name)) return false;
         }
-        const entity = rows ?? current?.entity ?? null;
+        const entity = rows ? { type: rows.type, id: rows.id, keys: rows.keys.map(({ key, name }) => ({ key, name })) } : current?.entity ?? null;
         const index = indexOf(commit);
         const before = current ? indexOf({ slot: current.slot }) : null;
         const fresh = { ...freshIds(current?.slot, slot), keys: freshKeys(current?.entity, entity) };
@@ -248,8 +249,7 @@ export class OkfStore {
    * left them (see `findEntities` in the ClaimStore docs).
    */
   async findEntities(query) {
-    const { type, keys } = query ?? {};
-    if (typeof type !== 'string' || !Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw invalid('query', 'must be { type: string, keys: string[] }');
+    const { type, keys } = entityQueryOf(query, invalid);
     await this.#recover();
     await this.#lookups.ready();
     return this.#lookups.entities(type, keys);
@@ -348,12 +348,3 @@ export class OkfStore {
   }
 }
 
-/** A commit's entity key rows (`commit.index.entity`), checked and copied; undefined when it has none. */
-function entityRowsOf(commit) {
-  const entity = commit.index?.entity;
-  if (entity === undefined || entity === null) return undefined;
-  const ok = typeof entity.type === 'string' && entity.type !== '' && typeof entity.id === 'string' && entity.id !== '' && Array.isArray(entity.keys)
-    && entity.keys.every((k) => typeof k?.key === 'string' && k.key !== '' && typeof k.name === 'string');
-  if (!ok) throw invalid('commit.index.entity', 'must be { type, id, keys: { key: non-empty string, name: string }[] }');
-  return { type: entity.type, id: entity.id, keys: entity.keys.map(({ key, name }) => ({ key, name })) };
-}
