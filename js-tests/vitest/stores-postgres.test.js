@@ -18,6 +18,8 @@ const tables = {
   conflicts: 'credence_test_conflicts',
   log: 'credence_test_claim_log',
   entities: 'credence_test_entities',
+  writes: 'credence_test_writes',
+  entityKeys: 'credence_test_entity_keys',
 };
 
 describe.skipIf(!url)('PostgreSQL server', () => {

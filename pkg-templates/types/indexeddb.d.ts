@@ -37,9 +37,9 @@ export declare class IndexedDbStore implements ClaimStore {
   /** Closes the connection; the next call opens it again. */
   close(): void;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
-  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
-  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
+  /** The key rows of entities of `type` whose key is one of `keys` (see `ClaimStore.findEntities`), in one readonly transaction. */
+  findEntities(query: { type: string; keys: string[] }): Promise<{ key: string; entity: string; name: string }[]>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;

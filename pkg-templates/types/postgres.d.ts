@@ -12,6 +12,9 @@ export interface PostgresTables {
   conflicts?: string;
   log?: string;
   entities?: string;
+  writes?: string;
+  /** An entity's key rows (type, key, entity, name), for `findEntities`. */
+  entityKeys?: string;
 }
 
 export interface PostgresStoreOptions {
@@ -52,14 +55,12 @@ export declare class PostgresStore implements ClaimStore {
   static schema(tables?: PostgresTables): string;
   readonly scope: string;
   readonly tables: Required<PostgresTables>;
-  /** An entity registry's names and questions are kept as rows by position (see `ClaimStore.registryRows`). */
-  readonly registryRows: true;
-  /** Runs the DDL, one statement per query. */
+  /** Runs the DDL, one statement per query (and, once, the migration of entity registries kept as rows by an older version). */
   ensureSchema(): Promise<void>;
   loadSlot(ref: SlotRef): Promise<Slot | null>;
-  /** A tag of the slot's current content (see `ClaimStore.slotTag`); null when empty. */
-  slotTag(ref: SlotRef): Promise<string | null>;
   commitSlot(commit: SlotCommit): Promise<boolean>;
+  /** The key rows of entities of `type` whose key is one of `keys` (see `ClaimStore.findEntities`), in one query. */
+  findEntities(query: { type: string; keys: string[] }): Promise<{ key: string; entity: string; name: string }[]>;
   findClaim(claimId: string): Promise<SlotRef | null>;
   findConflict(conflictId: string): Promise<SlotRef | null>;
   listSlots(filter?: { subject?: string }): Promise<SlotRef[]>;
