@@ -32,7 +32,7 @@ import { dumpInFreshProcess, startChaosWriter } from './processes.js';
 function jittered(store) {
   const turn = () => new Promise((resolve) => (Math.random() < 0.5 ? setImmediate(resolve) : queueMicrotask(resolve)));
   const wrapped = {};
-  for (const method of ['loadSlot', 'loadSlotToWrite', 'slotTag', 'commitSlot', 'commitRegistry', 'loadRegistryChanges', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots']) {
+  for (const method of ['loadSlot', 'loadSlotToWrite', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'listConflicts', 'dirtySlots', 'findEntities']) {
     if (typeof store[method] !== 'function') continue;
     wrapped[method] = async (...args) => {
       await turn();

@@ -1,5 +1,6 @@
 // PostgresStore on PGlite (PostgreSQL in wasm, one connection): the
 // conformance suite, the schema, options and tenant isolation in the tables.
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { CredenceError, Memory, POSTGRES_SCHEMA, PostgresStore } from 'credence';
@@ -40,6 +41,12 @@ describe('PostgresStore on PGlite — schema and options', () => {
     }
     expect(POSTGRES_SCHEMA).not.toMatch(/CREATE (TABLE|INDEX) (?!IF NOT EXISTS)/);
     expect(PostgresStore.schema()).toBe(POSTGRES_SCHEMA);
+  });
+
+  it('documents the registry migration as POSTGRES_SCHEMA runs it (docs/postgres.md)', () => {
+    const migration = POSTGRES_SCHEMA.slice(POSTGRES_SCHEMA.indexOf('DO $credence_registry_migration$')).trim();
+    expect(migration).toMatch(/^DO [\s\S]*\$;$/);
+    expect(readFileSync(new URL('../../docs/postgres.md', import.meta.url), 'utf8')).toContain(migration);
   });
 
   it('works with overridden table names, schema-qualified', async () => {
