@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Claim, ConflictKind, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status, ENTITY_REGISTRY, NAME_PREDICATE};
+use crate::model::{Claim, ConflictKind, ConflictStatus, LogEntry, Settlement, Slot, SlotRef, Status, NAME_PREDICATE};
 use crate::strategy::same_value;
 use crate::time::Timestamp;
 
@@ -126,7 +126,7 @@ pub fn check_slot(slot: &Slot, facts: &SlotFacts) -> Vec<Violation> {
     // A claim's own kind says it is an entry; a record from before claims
     // knew their kind reads it from the log.
     let origin = |c: &Claim| if c.kind.is_entry() { Origin::Entry } else { origins.get(c.id.as_str()).copied().unwrap_or(Origin::Valued) };
-    if facts.slot_ref.subject == ENTITY_REGISTRY {
+    if crate::model::is_entity_subject(&facts.slot_ref.subject) {
         // Names are not values of one slot: several names of several entities
         // are current at once by design; only the links and conflicts above apply.
         return out;
@@ -172,7 +172,7 @@ fn check_links(slot: &Slot, slot_ref: &SlotRef, fail: &mut impl FnMut(&str, Stri
             fail("duplicate_claim_id", format!("claim id {} appears twice", c.id), vec![c.id.clone()]);
         }
         // A registry slot holds entity names as claims about each entity id.
-        let registry = slot_ref.subject == ENTITY_REGISTRY;
+        let registry = crate::model::is_entity_subject(&slot_ref.subject);
         let misplaced = if registry { c.predicate != NAME_PREDICATE } else { c.subject != slot_ref.subject || c.predicate != slot_ref.predicate };
         if misplaced {
             fail("claim_in_wrong_slot", format!("claim {} says {}/{}", c.id, c.subject, c.predicate), vec![c.id.clone()]);

@@ -82,6 +82,13 @@ pub trait Store {
     async fn list_conflicts(&self, query: &ConflictQuery) -> Result<Vec<IndexedConflict>> {
         crate::store_scan::conflicts_by_scan(self, query).await
     }
+    /// The key rows (`entities::filed_under`) of entities of `entity_type`
+    /// whose key is one of `keys`, any order, from rows the store keeps with
+    /// each commit of an entity slot (`commit.index.entity`, replacing the
+    /// entity's rows). A store without them answers by loading every entity slot.
+    async fn find_entities(&self, entity_type: &str, keys: &[String]) -> Result<Vec<crate::entities::EntityKeyRow>> {
+        crate::store_scan::entities_by_scan(self, entity_type, keys).await
+    }
     /// v2: slots whose last commit said `index.unreviewed`, by key, after
     /// `query.after`, at most `query.limit`.
     async fn dirty_slots(&self, query: &DirtyQuery) -> Result<Vec<SlotRef>> {
@@ -168,6 +175,9 @@ impl MemoryStore {
         };
         // Derived from the slot itself: a commit built by hand (JS) may carry no index.
         inner.index.apply_slot(&commit.slot_ref, &slot, before.as_deref());
+        if let Some(entity) = crate::model::EntityIndex::of(&commit.slot_ref, &slot) {
+            inner.index.apply_entity(entity);
+        }
     }
 }
 
@@ -234,6 +244,10 @@ impl Store for MemoryStore {
 
     async fn dirty_slots(&self, query: &DirtyQuery) -> Result<Vec<SlotRef>> {
         Ok(self.inner.borrow().index.dirty(query))
+    }
+
+    async fn find_entities(&self, entity_type: &str, keys: &[String]) -> Result<Vec<crate::entities::EntityKeyRow>> {
+        Ok(self.inner.borrow().index.entities(entity_type, keys))
     }
 
     async fn read_log(&self, slot: &SlotRef) -> Result<Vec<LogEntry>> {

@@ -6,7 +6,8 @@ use std::ops::Bound;
 
 use foldhash::HashMap;
 
-use crate::model::{Chunked, ConflictQuery, ConflictStatus, DirtyQuery, IndexedConflict, Slot, SlotRef};
+use crate::entities::EntityKeyRow;
+use crate::model::{Chunked, ConflictQuery, ConflictStatus, DirtyQuery, EntityIndex, IndexedConflict, Slot, SlotRef};
 use crate::time::Timestamp;
 
 type ConflictKey = (u8, Timestamp, String);
@@ -25,9 +26,42 @@ pub struct MemoryIndex {
     conflicts: BTreeMap<ConflictKey, (ConflictStatus, SlotRef)>,
     conflict_keys: HashMap<String, ConflictKey>,
     dirty: BTreeMap<String, SlotRef>,
+    /// (type, key) → the entities filed under it, with the name it came from.
+    entity_keys: HashMap<(String, String), Vec<(String, String)>>,
+    /// Entity id → its rows, so the next commit of its slot replaces them.
+    entity_rows: HashMap<String, EntityIndex>,
 }
 
 impl MemoryIndex {
+    /// Replaces an entity's key rows with those of its slot as committed.
+    pub fn apply_entity(&mut self, entity: EntityIndex) {
+        if let Some(old) = self.entity_rows.remove(&entity.id) {
+            for k in old.keys {
+                let slot = (old.entity_type.clone(), k.key);
+                if let Some(rows) = self.entity_keys.get_mut(&slot) {
+                    rows.retain(|(id, _)| *id != old.id);
+                    if rows.is_empty() {
+                        self.entity_keys.remove(&slot);
+                    }
+                }
+            }
+        }
+        for k in &entity.keys {
+            self.entity_keys.entry((entity.entity_type.clone(), k.key.clone())).or_default().push((entity.id.clone(), k.name.clone()));
+        }
+        self.entity_rows.insert(entity.id.clone(), entity);
+    }
+
+    /// `Store::find_entities` from the rows.
+    pub fn entities(&self, entity_type: &str, keys: &[String]) -> Vec<EntityKeyRow> {
+        let mut out = Vec::new();
+        for key in keys {
+            let Some(rows) = self.entity_keys.get(&(entity_type.to_string(), key.clone())) else { continue };
+            out.extend(rows.iter().map(|(entity, name)| EntityKeyRow { key: key.clone(), entity: entity.clone(), name: name.clone() }));
+        }
+        out
+    }
+
     /// Indexes a committed slot: its conflicts (upsert by id) and whether it
     /// has unreviewed entries. Rows are read straight from the slot (no
     /// `SlotIndex` built: a registry slot holds many conflicts). `before` is

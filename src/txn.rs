@@ -28,8 +28,6 @@ pub struct SlotTxn {
     single_valued: bool,
     /// The calibration version beliefs are computed with, stamped on the log.
     calibration: Option<u64>,
-    /// A registry's entities added or changed (`mark_entity`), for the commit.
-    changed_entities: Vec<String>,
     /// The slot's claim count when the transaction began.
     claims_at_start: usize,
     /// Candidate ids recorded (`record_write`) and dropped (`drop_writes`), for the commit's index.
@@ -41,7 +39,6 @@ impl SlotTxn {
     pub fn new(slot: Slot, now: Timestamp, cause: LogCause, ids: Rc<dyn IdSource>) -> Self {
         SlotTxn {
             expected_version: slot.version,
-            changed_entities: Vec::new(),
             claims_at_start: slot.claims.len(),
             slot,
             now,
@@ -100,24 +97,9 @@ impl SlotTxn {
         self.ids.next_id(prefix)
     }
 
-    /// Notes that the registry entity `id` is new or changed in this
-    /// transaction (a store keeping a row per entity rewrites it).
-    pub fn mark_entity(&mut self, id: &str) {
-        if !self.changed_entities.iter().any(|e| e == id) {
-            self.changed_entities.push(id.to_string());
-        }
-    }
-
-    /// Registry entity `i`, to change (marked changed for the commit).
-    pub fn entity_mut(&mut self, i: usize) -> &mut crate::entities::Entity {
-        let id = self.slot.entities[i].id.clone();
-        self.mark_entity(&id);
-        &mut self.slot.entities[i]
-    }
-
-    /// Where the registry holds entities with id `id` (one, unless store data repeats an id).
-    pub fn entity_positions(&self, id: &str) -> Vec<usize> {
-        self.slot.entities.iter().enumerate().filter(|(_, e)| e.id == id).map(|(i, _)| i).collect()
+    /// The entity of an entity slot, to change; None in any other slot.
+    pub fn entity_mut(&mut self) -> Option<&mut crate::entities::Entity> {
+        self.slot.entities.get_mut(0).map(|e| &mut **e)
     }
 
     fn mark_claim(&mut self, id: &str) {
@@ -255,6 +237,13 @@ impl SlotTxn {
         Some(id)
     }
 
+    /// Adds a conflict record as it is (one moved from another slot, its id kept).
+    pub fn add_conflict_record(&mut self, record: ConflictRecord) {
+        let id = record.id.clone();
+        self.slot.conflicts.push(Shared::new(record));
+        self.mark_conflict(&id);
+    }
+
     /// Some conflict ever named the pair. Every conflict is noted on its local
     /// claims (an invariant), so only the conflicts both claims note are
     /// candidates: no scan of a registry's every question per new one. A
@@ -365,9 +354,6 @@ impl SlotTxn {
             slot: self.slot,
             changed_claims: self.changed_claims,
             changed_conflicts: self.changed_conflicts,
-            changed_entities: self.changed_entities,
-            // The engine adds entities and changes them (merges mark them), never removes one.
-            removed_entities: Vec::new(),
             log: self.log,
         }
     }

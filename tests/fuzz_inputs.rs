@@ -67,7 +67,7 @@ proptest! {
             let (hit, r) = resolve(&reg, n, ty);
             prop_assert!(r.score >= 0.0 && r.score <= 1.0);
             if hit.is_none() {
-                reg.push(credence::entities::Entity { id: format!("{ty}:{i}"), entity_type: ty.into(), name: n.clone(), aliases: vec![n.clone()], merged_into: None }.into());
+                reg.push(credence::entities::Entity { id: format!("{ty}:{i}"), entity_type: ty.into(), name: n.clone(), aliases: vec![n.clone()], merged_into: None, merged_from: Vec::new(), was_merged_into: Vec::new() }.into());
             }
         }
     }

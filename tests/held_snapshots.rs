@@ -79,6 +79,9 @@ impl Store for Holding {
     async fn dirty_slots(&self, query: &credence::model::DirtyQuery) -> Result<Vec<SlotRef>> {
         self.backend.dirty_slots(query).await
     }
+    async fn find_entities(&self, entity_type: &str, keys: &[String]) -> Result<Vec<credence::entities::EntityKeyRow>> {
+        self.backend.find_entities(entity_type, keys).await
+    }
 }
 
 fn engine(store: &Rc<Holding>, clock: &Rc<TestClock>, retries: u32) -> Engine {

@@ -1,74 +1,27 @@
-//! Entities in the engine: names resolved before the slot is chosen, and
-//! recorded in their type's registry slot once the write is kept. Merges live in
-//! `entity_merge.rs`, `same_entity` settlements in `same_entity.rs`.
+//! Entities in the engine. Each entity is a slot of its own (subject
+//! `ENTITY_SUBJECT`, its id the predicate): its names, the `same_entity`
+//! questions its arrival opened, the entities merged into it. A name is
+//! resolved before the write's slot is chosen, by asking the store for the
+//! entities that share a key with it (`Store::find_entities`, from the rows
+//! each entity commit carries), and recorded once the write is kept. Merges
+//! live in `entity_merge.rs`, `same_entity` settlements in `same_entity.rs`,
+//! the move out of a registry written before entities had slots in
+//! `entity_migrate.rs`.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::write::Planned;
 use super::Engine;
 use crate::config::Settings;
-use crate::entities::{self, Entity, NameIndex, NearMatch, Resolution, ENTITY_REGISTRY};
+use crate::entities::{self, Entity, Lookup, NearMatch, Resolution};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef, NAME_PREDICATE};
+use crate::model::{Candidate, Conflict, ConflictKind, LogCause, Slot, SlotRef, ENTITY_SUBJECT, NAME_PREDICATE};
 use crate::txn::SlotTxn;
 
-
-/// The name index of each registry as last read, so resolving a known name
-/// is one look-up instead of a pass over every entity. An entry answers for
-/// the shared snapshot it was built from (`Store::read_slot` of the in-memory
-/// store); a later snapshot that only added names (a registry commit of new
-/// names) brings it up to date (`NameIndex::follow`); any other snapshot gets
-/// an index of its own.
-#[derive(Default)]
-pub(crate) struct NameCache(RefCell<HashMap<String, CachedIndex>>);
-
-/// A registry snapshot (kept until the next one replaces it, to compare
-/// against) and the index of it.
-type CachedIndex = (Rc<Slot>, Rc<NameIndex>);
-
-impl NameCache {
-    fn of(&self, entity_type: &str, registry: &Rc<Slot>, settings: &Settings) -> Rc<NameIndex> {
-        let known = &settings.known_aliases;
-        let mut cache = self.0.borrow_mut();
-        if let Some((slot, index)) = cache.get_mut(entity_type) {
-            if Rc::ptr_eq(slot, registry) {
-                return index.clone();
-            }
-            let mut next = Rc::unwrap_or_clone(std::mem::take(index));
-            if next.follow(&slot.entities, &registry.entities, entity_type, known) {
-                *slot = registry.clone();
-                *index = Rc::new(next);
-                return index.clone();
-            }
-        }
-        let index = Rc::new(NameIndex::new(&registry.entities, entity_type, known));
-        cache.insert(entity_type.to_string(), (registry.clone(), index.clone()));
-        index
-    }
-
-    /// The index of `base` taken out of the cache, when the cache holds one
-    /// for these very entities (a registry transaction of the in-memory
-    /// store starts from the snapshot last read): a batch of new names then
-    /// indexes nothing afresh. `put` gives it back after the commit.
-    fn take(&self, entity_type: &str, base: &Slot) -> Option<NameIndex> {
-        let mut cache = self.0.borrow_mut();
-        let (slot, _) = cache.get(entity_type)?;
-        let same = crate::model::Chunked::same(&slot.entities, &base.entities);
-        same.then(|| cache.remove(entity_type)).flatten().map(|(_, index)| Rc::unwrap_or_clone(index))
-    }
-
-    /// Caches `index` as the index of the committed registry `slot`.
-    fn put(&self, entity_type: &str, slot: Rc<Slot>, index: NameIndex) {
-        if index.covers(&slot.entities) {
-            self.0.borrow_mut().insert(entity_type.to_string(), (slot, Rc::new(index)));
-        }
-    }
-}
+/// How many `merged_into` links are followed (store data may hold a cycle).
+const MAX_HOPS: usize = 64;
 
 /// An entity with, when it was looked up by name, how that name resolved.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -80,8 +33,9 @@ pub struct EntityView {
     pub resolution: Option<Resolution>,
 }
 
-pub(crate) fn registry(entity_type: &str) -> SlotRef {
-    SlotRef::new(ENTITY_REGISTRY, entity_type)
+/// The slot of entity `id`.
+pub(crate) fn entity_slot(id: &str) -> SlotRef {
+    SlotRef::new(ENTITY_SUBJECT, id)
 }
 
 /// The question a `same_entity` conflict asks, from its two name claims and
@@ -107,7 +61,7 @@ pub(crate) fn unknown(id: &str) -> Error {
     Error::new(ErrorCode::InvalidInput, format!("no entity {id:?}")).with_field("entity")
 }
 
-/// A name as a claim of the registry slot (subject = the entity id), so a
+/// A name as a claim of an entity slot (subject = the entity id), so a
 /// `same_entity` conflict can name both sides like any other conflict.
 fn name_claim(txn: &mut SlotTxn, settings: &Settings, entity_id: &str, name: &str) -> Result<String> {
     if let Some(c) = txn.slot.claim_of(entity_id, name) {
@@ -121,11 +75,10 @@ fn name_claim(txn: &mut SlotTxn, settings: &Settings, entity_id: &str, name: &st
     Ok(id)
 }
 
-/// Opens one `same_entity` conflict: earlier = the existing entity's name, newer = the new name.
-/// The record keeps only the evidence ("1 letter(s) apart, closeness 0.83");
-/// the question is rendered from the two name claims on read
-/// (`same_entity_question`), so a registry with hundreds of open questions
-/// stays small (every commit and every reload carries it).
+/// Opens one `same_entity` conflict in the new entity's slot: earlier = the
+/// existing entity's name, newer = the new name. The record keeps only the
+/// evidence ("1 letter(s) apart, closeness 0.83"); the question is rendered
+/// from the two name claims on read (`same_entity_question`).
 fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new_id: &str, name: &str) -> Result<Option<String>> {
     let earlier = name_claim(txn, settings, &near.entity_id, &near.name)?;
     let newer = name_claim(txn, settings, new_id, name)?;
@@ -137,28 +90,10 @@ fn ask_same_entity(txn: &mut SlotTxn, settings: &Settings, near: &NearMatch, new
     Ok(txn.open_conflict_noted(ConflictKind::SameEntity, &earlier, &newer, evidence, question))
 }
 
-/// The names a registry transaction recorded so far (new entities and new
-/// spellings), so each later name of a batch is resolved again only when one
-/// of them may change its planned answer (`entities::may_change`): resolving
-/// a new name reads every name of a near length.
-#[derive(Default)]
-struct Recorded {
-    forms: Vec<Rc<entities::NameForm>>,
-    ids: Vec<String>,
-}
-
-impl Recorded {
-    /// The plan of `p` (made against the registry this transaction started
-    /// from) is still the answer.
-    fn leaves(&self, p: &PendingName, known: &entities::KnownAliases) -> bool {
-        let wanted = entities::name_form(&p.name, &p.entity_type);
-        !self.ids.contains(&p.resolution.entity_id) && !self.forms.iter().any(|f| entities::may_change(f, &wanted, &p.entity_type, known))
-    }
-}
-
 /// The ids of the new entities a batch's names planned so far, by type
 /// (empty for one write at a time): a later name of the batch that is one of
-/// them names that entity, as it would once the earlier write had recorded it.
+/// them names that entity, as it would once the earlier write had recorded
+/// it, and a later new name does not take the same id.
 #[derive(Default)]
 pub(crate) struct BatchIds {
     on: bool,
@@ -181,19 +116,17 @@ impl BatchIds {
     }
 }
 
-/// Where a name resolved to a known entity: its type, id, the registry version
-/// and the entity's place in that version.
+/// Where a name resolved to a known entity: its id and the version of its
+/// slot then (a merge of it moves the version).
 #[derive(Debug, Clone)]
 pub(crate) struct ResolvedAt {
-    pub entity_type: String,
     pub entity_id: String,
-    pub registry_version: u64,
-    pub hit: usize,
+    pub version: u64,
 }
 
-/// A name a write resolved before its slot was chosen. The registry is not
-/// touched until the write is stored (`record_names`): a refused, rejected,
-/// skipped or lost write leaves no entity behind.
+/// A name a write resolved before its slot was chosen. Nothing is recorded
+/// until the write is stored (`record_names`): a refused, rejected, skipped
+/// or lost write leaves no entity behind.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingName {
     pub name: String,
@@ -203,24 +136,16 @@ pub(crate) struct PendingName {
     /// Entities whose slots may hold this name's earlier writes: those merged
     /// into the resolved one, and those it was merged into by a merge since undone.
     pub merged_from: Vec<String>,
-    /// The registry version `resolution` was computed against.
-    pub registry_version: u64,
-    /// The index of the entity it resolved to in that registry version.
-    pub hit: Option<usize>,
-    /// The name was already a spelling of the entity it resolved to: recording
-    /// it changes nothing while the registry stays at `registry_version`.
+    /// The known entity it resolved to, at its slot's version then.
+    pub hit: Option<ResolvedAt>,
+    /// The name was already a spelling of the entity it resolved to (or its id): nothing to record.
     pub known_spelling: bool,
 }
 
-/// The entities a write naming entity `i` may have landed on before (see `PendingName::merged_from`).
-fn related_entities(registry: &crate::model::Slot, index: &NameIndex, i: usize) -> Vec<String> {
-    let id = &registry.entities[i].id;
-    let merged_in = index.merged_into(i).map(|j| registry.entities[j].id.clone());
-    let undone = registry.merges.iter().filter(|m| m.undone && &m.from == id).map(|m| m.into.clone());
-    let mut out: Vec<String> = merged_in.chain(undone).collect();
-    crate::sort::sort(&mut out);
-    out.dedup();
-    out
+/// A name looked up: the entity it names (at its root, with its slot), and how.
+struct Found {
+    hit: Option<(String, Rc<Slot>)>,
+    resolution: Resolution,
 }
 
 fn checked_type(entity_type: &str) -> Result<String> {
@@ -231,171 +156,240 @@ fn checked_type(entity_type: &str) -> Result<String> {
     Ok(entity_type)
 }
 
+/// The entity an entity slot holds.
+fn entity_in(slot: &Slot) -> Option<&Entity> {
+    slot.entities.get(0).map(|e| &**e)
+}
+
+/// A readable id for a new entity, `type:slug`, and the next one to try
+/// when it is taken (`-2`, `-3`, …).
+fn id_candidates(name: &str, entity_type: &str) -> impl Iterator<Item = String> {
+    let base = entities::new_id(|_| false, name, entity_type);
+    std::iter::once(base.clone()).chain((2..).map(move |n| format!("{base}-{n}")))
+}
+
 impl Engine {
+    /// The slot of entity `id`, when it holds one.
+    pub(crate) async fn entity_at(&self, id: &str) -> Result<Option<Rc<Slot>>> {
+        let slot = self.store.read_slot(&entity_slot(id)).await?;
+        Ok(entity_in(&slot).is_some().then_some(slot))
+    }
+
+    /// Entity `id` and the entity its `merged_into` links lead to (itself
+    /// when not merged), with its slot; None when there is no such entity.
+    pub(crate) async fn root_of(&self, id: &str) -> Result<Option<(String, Rc<Slot>)>> {
+        let Some(mut slot) = self.entity_at(id).await? else { return Ok(None) };
+        let mut root = id.to_string();
+        for _ in 0..MAX_HOPS {
+            let Some(next) = entity_in(&slot).and_then(|e| e.merged_into.clone()) else { break };
+            match self.entity_at(&next).await? {
+                Some(s) => (root, slot) = (next, s),
+                None => break,
+            }
+        }
+        Ok(Some((root, slot)))
+    }
+
+    /// Resolves `name` among the entities of `entity_type`: by id, by key
+    /// (the name's, then its declared alias group's), else its near matches.
+    async fn look_up(&self, name: &str, entity_type: &str) -> Result<Found> {
+        self.migrate_registry(entity_type).await?;
+        let id_like = name.strip_prefix(entity_type).and_then(|r| r.strip_prefix(':')).is_some_and(|r| !r.is_empty());
+        if id_like {
+            if let Some((root, slot)) = self.root_of(name).await? {
+                let resolution = Resolution::new(name, root.clone(), "id", 1.0, Vec::new());
+                return Ok(Found { hit: Some((root, slot)), resolution });
+            }
+        }
+        let lookup = Lookup::new(name, entity_type, &self.settings.known_aliases);
+        let keys = lookup.key_round();
+        if !keys.is_empty() {
+            let rows = self.store.find_entities(entity_type, &keys).await?;
+            if let Some((ids, rule)) = entities::key_hits(&lookup, &rows) {
+                let mut roots = Vec::new();
+                for id in &ids {
+                    if let Some(root) = self.root_of(id).await? {
+                        roots.push(root);
+                    }
+                }
+                // Several entities share the key only after merges (or a lost race): the first root by id.
+                if let Some((root, slot)) = roots.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
+                    let resolution = Resolution::new(name, root.clone(), rule, 1.0, Vec::new());
+                    return Ok(Found { hit: Some((root, slot)), resolution });
+                }
+            }
+        }
+        let rows = if lookup.near.is_empty() { Vec::new() } else { self.store.find_entities(entity_type, &lookup.near).await? };
+        let mut near = Vec::new();
+        for mut m in entities::near_candidates(&lookup, &rows, entity_type) {
+            if let Some((root, _)) = self.root_of(&m.entity_id).await? {
+                m.entity_id = root;
+                near.push(m);
+            }
+        }
+        Ok(Found { hit: None, resolution: entities::near_resolution(name, near) })
+    }
+
     /// Resolves `name` to an entity of `entity_type` without writing; for a
     /// name no entity has, `entity_id` is empty.
     pub async fn resolve_name(&self, name: &str, entity_type: &str) -> Result<Resolution> {
         let entity_type = checked_type(entity_type)?;
-        let slot = self.store.read_slot(&registry(&entity_type)).await?;
-        Ok(self.names.of(&entity_type, &slot, &self.settings).resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases).1)
+        Ok(self.look_up(name, &entity_type).await?.resolution)
+    }
+
+    /// The entities whose slots may hold writes of entity `root` (see `PendingName::merged_from`).
+    async fn related_entities(&self, root: &Entity) -> Result<Vec<String>> {
+        let mut out: Vec<String> = root.was_merged_into.clone();
+        let mut todo: Vec<String> = root.merged_from.clone();
+        while let Some(id) = todo.pop() {
+            if out.contains(&id) || id == root.id || out.len() > MAX_HOPS {
+                continue;
+            }
+            if let Some(slot) = self.entity_at(&id).await? {
+                todo.extend(entity_in(&slot).map(|e| e.merged_from.clone()).unwrap_or_default());
+            }
+            out.push(id);
+        }
+        crate::sort::sort(&mut out);
+        out.dedup();
+        Ok(out)
+    }
+
+    /// A free id for a new entity named `name`. One a batch planned for an
+    /// earlier name is that name's slug, so the same key: the same entity.
+    async fn free_id(&self, name: &str, entity_type: &str) -> Result<String> {
+        for id in id_candidates(name, entity_type) {
+            if self.entity_at(&id).await?.is_none() {
+                return Ok(id);
+            }
+        }
+        unreachable!("id candidates never end")
     }
 
     /// Plans a name for a write: the entity it resolves to, or the id a new
     /// entity will get. Ids are derived from the name's key, so a write whose
-    /// registry commit was lost (a crash in between) is found again by the
+    /// entity commit was lost (a crash in between) is found again by the
     /// next write of the same name.
     async fn plan_name(&self, name: &str, entity_type: &str, batch: &mut BatchIds) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
-        let slot = self.store.read_slot(&registry(&entity_type)).await?;
-        let by_id = entities::by_id(&slot.entities, name, &entity_type);
-        let named_by_id = by_id.is_some();
-        let index = self.names.of(&entity_type, &slot, &self.settings);
-        // The id of a new entity an earlier name of the batch will create: that
-        // entity, as one write at a time would find it (recorded by `record_in`).
-        let batch_id = by_id.is_none() && batch.planned(&entity_type, name);
-        let (hit, mut resolution) = match by_id {
-            Some((i, r)) => (Some(i), r),
-            None if batch_id => (None, entities::by_new_id(name)),
-            None => index.resolve(&slot.entities, name, &entity_type, &self.settings.known_aliases),
+        // The id of a new entity an earlier name of the batch will create: that entity.
+        if batch.planned(&entity_type, name) && self.entity_at(name).await?.is_none() {
+            let resolution = entities::by_new_id(name);
+            return Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from: Vec::new(), hit: None, known_spelling: true });
+        }
+        let Found { hit, mut resolution } = self.look_up(name, &entity_type).await?;
+        let Some((root, slot)) = hit else {
+            resolution.entity_id = self.free_id(name, &entity_type).await?;
+            batch.plan(&entity_type, &resolution.entity_id);
+            return Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from: Vec::new(), hit: None, known_spelling: false });
         };
-        let merged_from = match hit {
-            Some(i) => related_entities(&slot, &index, i),
-            None if batch_id => Vec::new(),
-            None => {
-                resolution.entity_id = entities::new_id(|id| index.id_taken(id), name, &entity_type);
-                batch.plan(&entity_type, &resolution.entity_id);
-                Vec::new()
-            }
-        };
-        let known_spelling = named_by_id || hit.is_some_and(|i| slot.entities[i].aliases.iter().any(|a| a == name));
-        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, registry_version: slot.version, hit, known_spelling })
+        let entity = entity_in(&slot).ok_or_else(|| unknown(&root))?;
+        let known_spelling = resolution.rule == "id" || entity.aliases.iter().any(|a| a == name);
+        let merged_from = self.related_entities(entity).await?;
+        let hit = Some(ResolvedAt { entity_id: root, version: slot.version });
+        Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, hit, known_spelling })
     }
 
-    /// Records the names of a stored write in their registries: a new entity
-    /// (with a `same_entity` conflict per near match) or a new spelling of a
-    /// known one. Resolution runs again against the registry as committed, so
-    /// concurrent writers of one name end up with one entity.
+    /// Records the names of a stored write: a new entity (with a
+    /// `same_entity` conflict per near match) or a new spelling of a known
+    /// one. A new name is looked up again first, so concurrent writers of
+    /// one name end up with one entity.
     pub(crate) async fn record_names(&self, pending: &[PendingName]) -> Result<Vec<Resolution>> {
         let mut out = self.record_names_of(&[pending]).await?;
         Ok(out.pop().unwrap_or_default())
     }
 
-    /// `record_names` for the writes of a batch, in order: one registry
-    /// commit per entity type for all their new names and spellings.
+    /// `record_names` for the writes of a batch, in order: each name sees
+    /// the names recorded before it.
     pub(crate) async fn record_names_of(&self, writes: &[&[PendingName]]) -> Result<Vec<Vec<Resolution>>> {
-        let mut out: Vec<Vec<Option<Resolution>>> = writes.iter().map(|w| vec![None; w.len()]).collect();
-        let mut to_commit: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
-        for (w, names) in writes.iter().enumerate() {
-            for (n, p) in names.iter().enumerate() {
-                match self.already_known(p).await? {
-                    Some(r) => out[w][n] = Some(r),
-                    None => to_commit.entry(p.entity_type.as_str()).or_default().push((w, n)),
-                }
+        let mut out = Vec::with_capacity(writes.len());
+        for names in writes {
+            let mut resolutions = Vec::with_capacity(names.len());
+            for p in names.iter() {
+                resolutions.push(self.record_name(p).await?);
             }
+            out.push(resolutions);
         }
-        for (entity_type, names) in to_commit {
-            let cause = |p: &PendingName| LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
-            let ((resolutions, index), committed) = self
-                .commit_with_retry(&registry(entity_type), cause(&writes[names[0].0][names[0].1]), |txn| {
-                    // One name index per attempt, kept in step with each name
-                    // recorded: the cached one when it indexes these entities.
-                    let mut index = self.names.take(entity_type, &txn.slot);
-                    let mut recorded = Recorded::default();
-                    let resolutions = names
-                        .iter()
-                        .map(|&(w, n)| {
-                            let p = &writes[w][n];
-                            txn.cause = cause(p);
-                            self.record_in(txn, p, &mut index, &mut recorded)
-                        })
-                        .collect::<Result<Vec<_>>>()?;
-                    Ok((resolutions, index))
-                })
-                .await?;
-            if let Some(index) = index {
-                self.names.put(entity_type, committed, index);
-            }
-            for (&(w, n), r) in names.iter().zip(resolutions) {
-                out[w][n] = Some(r);
-            }
-        }
-        Ok(out.into_iter().map(|w| w.into_iter().flatten().collect()).collect())
+        Ok(out)
     }
 
-    /// Most names are spellings the registry already knows, and recording
-    /// them would change nothing: answered from the shared slot (no copy of
-    /// the registry, no commit), reusing the planned resolution when the
-    /// registry has not moved since.
-    async fn already_known(&self, p: &PendingName) -> Result<Option<Resolution>> {
-        let shared = self.store.read_slot(&registry(&p.entity_type)).await?;
-        // An entity's id is no spelling to record.
-        if let Some((_, r)) = entities::by_id(&shared.entities, &p.name, &p.entity_type) {
-            return Ok(Some(r));
+    async fn record_name(&self, p: &PendingName) -> Result<Resolution> {
+        if p.known_spelling {
+            return Ok(p.resolution.clone());
         }
-        // The registry has not moved since the plan: the plan's answer stands.
-        if shared.version == p.registry_version {
-            return Ok(p.known_spelling.then(|| p.resolution.clone()));
+        if let Some(at) = &p.hit {
+            return self.add_spelling(&at.entity_id, p, p.resolution.clone()).await;
         }
-        let (hit, resolution) = self.names.of(&p.entity_type, &shared, &self.settings).resolve(&shared.entities, &p.name, &p.entity_type, &self.settings.known_aliases);
-        Ok(hit.filter(|&i| shared.entities[i].aliases.contains(&p.name)).map(|_| resolution))
-    }
-
-    /// One name into its registry's transaction. `index` is the name index of
-    /// the transaction's registry (built on first need, then kept in step),
-    /// so a batch of new names does not re-index the registry per name.
-    fn record_in(&self, txn: &mut SlotTxn, p: &PendingName, index: &mut Option<NameIndex>, recorded: &mut Recorded) -> Result<Resolution> {
-        let (name, entity_type, planned_id) = (p.name.as_str(), p.entity_type.as_str(), p.resolution.entity_id.as_str());
-        let known = &self.settings.known_aliases;
-        // A name that is an entity's id (one an earlier name of this batch created) changes nothing.
-        if let Some((_, r)) = entities::by_id(&txn.slot.entities, name, entity_type) {
-            return Ok(r);
+        // Another writer (or an earlier name of this batch) may have recorded it since the plan.
+        let Found { hit, resolution } = self.look_up(&p.name, &p.entity_type).await?;
+        if let Some((root, _)) = hit {
+            return self.add_spelling(&root, p, resolution).await;
         }
-        // The registry as planned against, and nothing recorded in this
-        // transaction since that could change the answer (a batch's names):
-        // the plan's resolution stands.
-        let (hit, mut r) = if txn.slot.version == p.registry_version && (txn.is_empty() || recorded.leaves(p, known)) {
-            (p.hit, p.resolution.clone())
-        } else {
-            index
-                .get_or_insert_with(|| NameIndex::new(&txn.slot.entities, entity_type, known))
-                .resolve(&txn.slot.entities, name, entity_type, known)
-        };
-        match hit {
-            Some(i) => {
-                if !txn.slot.entities[i].aliases.iter().any(|a| a == name) {
-                    recorded.forms.push(entities::name_form(name, txn.slot.entities[i].name_type(entity_type)));
-                    txn.entity_mut(i).aliases.push(name.to_string());
-                    if let Some(index) = index.as_mut() {
-                        index.alias_added(&txn.slot.entities, i, entity_type, known);
+        let mut tried = Vec::new();
+        let mut id = p.resolution.entity_id.clone();
+        loop {
+            match self.create_entity(&id, p, &resolution).await? {
+                Ok(r) => return Ok(r),
+                // Taken by another name with the same slug since the plan: the next free id.
+                Err(taken) => {
+                    tried.push(taken);
+                    id = id_candidates(&p.name, &p.entity_type).find(|c| !tried.contains(c)).unwrap_or_default();
+                    if tried.len() > self.settings.retries as usize {
+                        return Err(Error::new(ErrorCode::Concurrency, format!("could not record {:?}: its ids were taken meanwhile", p.name)));
                     }
-                    txn.log_change("entity_alias", &[], None, None, format!("{name:?} is {} ({})", r.entity_id, r.rule));
                 }
             }
-            None => {
-                // The id the write already used; taken only if another name with
-                // the same slug won a race. No index means the plan stands (the
-                // registry as planned, nothing recorded since), and the plan
-                // chose a free id.
-                let id = match index.as_ref() {
-                    Some(ix) if ix.id_taken(planned_id) => entities::new_id(|id| ix.id_taken(id), name, entity_type),
-                    _ => planned_id.to_string(),
-                };
-                txn.slot.entities.push(Entity { id: id.clone(), entity_type: entity_type.to_string(), name: name.into(), aliases: vec![name.into()], merged_into: None }.into());
-                txn.mark_entity(&id);
-                recorded.forms.push(entities::name_form(name, entity_type));
-                recorded.ids.push(id.clone());
-                if let Some(index) = index.as_mut() {
-                    index.entity_added(&txn.slot.entities, entity_type, known);
+        }
+    }
+
+    /// Adds `p.name` to the spellings of entity `id` (nothing when it is one already).
+    async fn add_spelling(&self, id: &str, p: &PendingName, mut resolution: Resolution) -> Result<Resolution> {
+        let cause = LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
+        self.commit_with_retry(&entity_slot(id), cause, |txn| {
+            let Some(e) = txn.entity_mut() else { return Err(unknown(id)) };
+            if !e.aliases.contains(&p.name) {
+                e.aliases.push(p.name.clone());
+                txn.log_change("entity_alias", &[], None, None, format!("{:?} is {id} ({})", p.name, resolution.rule));
+            }
+            Ok(())
+        })
+        .await?;
+        resolution.entity_id = id.to_string();
+        Ok(resolution)
+    }
+
+    /// Creates entity `id` for `p.name`, asking about each near match.
+    /// `Ok(Err(id))`: the id was taken meanwhile by a name of another key.
+    async fn create_entity(&self, id: &str, p: &PendingName, found: &Resolution) -> Result<std::result::Result<Resolution, String>> {
+        let cause = LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
+        let key = entities::name_key(&p.name, &p.entity_type);
+        let (r, _) = self
+            .commit_with_retry(&entity_slot(id), cause, |txn| {
+                let mut r = found.clone();
+                if let Some(e) = txn.entity_mut() {
+                    // The same key recorded by another writer in between: a spelling of it.
+                    if !e.aliases.iter().any(|a| entities::name_key(a, &p.entity_type) == key) {
+                        return Ok(Err(id.to_string()));
+                    }
+                    if !e.aliases.contains(&p.name) {
+                        e.aliases.push(p.name.clone());
+                        txn.log_change("entity_alias", &[], None, None, format!("{:?} is {id} (alias)", p.name));
+                    }
+                    r.entity_id = id.to_string();
+                    return Ok(Ok(r));
                 }
-                txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {name:?} ({})", r.rule));
-                for near in &r.near_matches {
-                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, &id, name)? {
+                let entity = Entity { id: id.to_string(), entity_type: p.entity_type.clone(), name: p.name.clone(), aliases: vec![p.name.clone()], merged_into: None, merged_from: Vec::new(), was_merged_into: Vec::new() };
+                txn.slot.entities.push(entity.into());
+                txn.log_change("entity_new", &[], None, None, format!("new entity {id} for {:?} ({})", p.name, r.rule));
+                for near in &found.near_matches {
+                    if let Some(cf) = ask_same_entity(txn, &self.settings, near, id, &p.name)? {
                         r.conflict_ids.push(cf);
                     }
                 }
-                r.entity_id = id;
-            }
-        }
+                r.entity_id = id.to_string();
+                Ok(Ok(r))
+            })
+            .await?;
         Ok(r)
     }
 
@@ -403,8 +397,7 @@ impl Engine {
     pub(crate) async fn conflicts_of(&self, resolutions: &[Resolution]) -> Result<Vec<Conflict>> {
         let mut out = Vec::new();
         for r in resolutions.iter().filter(|r| !r.conflict_ids.is_empty()) {
-            let Some(t) = type_of(&r.entity_id) else { continue };
-            let slot_ref = registry(t);
+            let slot_ref = entity_slot(&r.entity_id);
             let slot = self.store.read_slot(&slot_ref).await?;
             out.extend(r.conflict_ids.iter().filter_map(|id| slot.conflict(id)).filter_map(|c| super::read::conflict_view(&slot, &slot_ref, c)));
         }
@@ -419,7 +412,7 @@ impl Engine {
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
             planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
-            planned.subject_entity = p.hit.map(|hit| ResolvedAt { entity_type: p.entity_type.clone(), entity_id: p.resolution.entity_id.clone(), registry_version: p.registry_version, hit });
+            planned.subject_entity = p.hit.clone();
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
@@ -430,18 +423,17 @@ impl Engine {
         Ok(out)
     }
 
-    /// True when the known entity a write's subject resolved to has been merged
-    /// into another since (its slots moved: the write must resolve its name
-    /// again, or it would land in a slot nobody reads). Free while the
-    /// registry stays at the version the name was resolved against.
+    /// True when the known entity a write's subject resolved to has been
+    /// merged into another since (its slots moved: the write must resolve its
+    /// name again, or it would land in a slot nobody reads). One read of the
+    /// entity's slot; free of any other when its version has not moved.
     pub(crate) async fn merged_since(&self, planned: &Planned) -> Result<bool> {
         let Some(at) = &planned.subject_entity else { return Ok(false) };
-        let slot = self.store.read_slot(&registry(&at.entity_type)).await?;
-        if slot.version == at.registry_version {
+        let slot = self.store.read_slot(&entity_slot(&at.entity_id)).await?;
+        if slot.version == at.version {
             return Ok(false);
         }
-        let entity = slot.entities.get(at.hit).filter(|e| e.id == at.entity_id).or_else(|| slot.entities.iter().find(|e| e.id == at.entity_id));
-        Ok(entity.is_some_and(|e| e.merged_into.is_some()))
+        Ok(entity_in(&slot).is_some_and(|e| e.merged_into.is_some()))
     }
 
     /// Looks an entity up by id (`org:acme`) or by name (with `entity_type`).
@@ -449,11 +441,14 @@ impl Engine {
         let Some(t) = entity_type.or_else(|| type_of(id_or_name)) else {
             return Err(Error::invalid("type", "is required to look an entity up by name"));
         };
-        let slot = self.store.read_slot(&registry(t)).await?;
-        if let Some(e) = slot.entities.iter().find(|e| e.id == id_or_name) {
-            return Ok(Some(EntityView { entity: Entity::clone(e), resolution: None }));
+        let t = checked_type(t)?;
+        self.migrate_registry(&t).await?;
+        if type_of(id_or_name) == Some(t.as_str()) {
+            if let Some(slot) = self.entity_at(id_or_name).await? {
+                return Ok(entity_in(&slot).map(|e| EntityView { entity: Entity::clone(e), resolution: None }));
+            }
         }
-        let (hit, r) = self.names.of(t, &slot, &self.settings).resolve(&slot.entities, id_or_name, t, &self.settings.known_aliases);
-        Ok(hit.map(|i| EntityView { entity: Entity::clone(&slot.entities[i]), resolution: Some(r) }))
+        let Found { hit, resolution } = self.look_up(id_or_name, &t).await?;
+        Ok(hit.and_then(|(_, slot)| entity_in(&slot).map(|e| EntityView { entity: Entity::clone(e), resolution: Some(resolution) })))
     }
 }

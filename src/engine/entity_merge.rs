@@ -2,9 +2,10 @@
 //! settled "same" (`same_entity.rs`).
 //!
 //! A merge touches many slots, and a store commits one slot at a time, so it
-//! runs as a recorded operation in its registry slot:
-//! 1. the merge is recorded `pending` and the names move to `into` (new
-//!    writes of either name land on `into` from then on);
+//! runs as a recorded operation in its type's merges slot:
+//! 1. the merge is recorded `pending`, then the names move to `into` (`from`'s
+//!    slot points at `into`, whose slot takes its names: new writes of either
+//!    name land on `into` from then on);
 //! 2. per slot of `from`: what the move will change is written to the record
 //!    first, then the target slot is committed with one idempotency key per
 //!    moved claim (so "did this move happen?" is a look-up), then the source
@@ -17,12 +18,13 @@
 //! (`UNDO_STALE` otherwise, nothing written), so it never deletes an
 //! observation that arrived later.
 
-use super::entity::{registry, type_of, unknown};
+use super::entity::{entity_slot, type_of, unknown};
+use super::entity_migrate::merges_slot;
 use super::same_entity::{already_settled, settle_in, SettleWith};
 use super::Engine;
-use crate::entities::{self, ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
+use crate::entities::{ClaimMark, ClaimRevert, EntityMerge, MergeState, ENTITY_REGISTRY};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{Action, Claim, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord};
+use crate::model::{Action, Claim, ConflictStatus, LogCause, Settlement, Slot, SlotRef, Status, WriteRecord, MERGES_SUBJECT};
 use crate::strategy::{self, Applied, WriteCtx};
 use crate::txn::SlotTxn;
 
@@ -70,62 +72,136 @@ impl Engine {
     }
 
     /// A merge, or a `same_entity` settlement "same" that merges: the settlement
-    /// takes the two entities as its own commit finds them — merged meanwhile
-    /// by another writer, the names are one entity already and the question is
-    /// settled without a merge (`None`).
+    /// takes the two entities as it finds them — merged meanwhile by another
+    /// writer, the names are one entity already and the question is settled
+    /// without a merge (`None`).
     pub(super) async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<Option<EntityMerge>> {
         let t = type_of(into).ok_or_else(|| unknown(into))?;
-        let reg = registry(t);
-        let merge_id = self.ids.next_id("em");
-        let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{from} → {into}")), by: settle.as_ref().map(|s| s.by.to_string()), ..Default::default() };
-        let (started, _) = self
-            .commit_with_retry(&reg, cause, |txn| {
-                let root = |id: &str| {
-                    let i = txn.slot.entities.iter().position(|e| e.id == id).ok_or_else(|| unknown(id))?;
-                    Ok::<usize, Error>(if settle.is_some() { entities::root_of(&txn.slot.entities, i) } else { i })
+        self.migrate_registry(t).await?;
+        let entity = |found: Option<(String, std::rc::Rc<Slot>)>, id: &str| found.ok_or_else(|| unknown(id));
+        let (into, target) = if settle.is_some() { entity(self.root_of(into).await?, into)? } else { (into.to_string(), self.entity_at(into).await?.ok_or_else(|| unknown(into))?) };
+        let names = (into.to_string(), from.to_string());
+        let (from, source) = if settle.is_some() { entity(self.root_of(from).await?, from)? } else { (from.to_string(), self.entity_at(from).await?.ok_or_else(|| unknown(from))?) };
+        if let Some(s) = &settle {
+            let slot = self.store.load_slot(s.slot).await?;
+            if slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
+                return Err(already_settled(s.conflict_id));
+            }
+            if into == from {
+                let cause = LogCause { op: "settle".into(), by: Some(s.by.to_string()), ..Default::default() };
+                self.commit_with_retry(s.slot, cause, |txn| settle_in(txn, s)).await?;
+                // The merge that joined them undone meanwhile: "same" merges them again.
+                let (a, b) = (self.root_of(&names.0).await?.map(|r| r.0), self.root_of(&names.1).await?.map(|r| r.0));
+                return match (a, b) {
+                    (Some(a), Some(b)) if a != b => Box::pin(self.merge_entities_settling(&a, &b, None)).await,
+                    _ => Ok(None),
                 };
-                let (ti, si) = (root(into)?, root(from)?);
-                let (into, from) = (txn.slot.entities[ti].id.clone(), txn.slot.entities[si].id.clone());
-                if let Some(s) = &settle {
-                    if txn.slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
-                        return Err(already_settled(s.conflict_id));
-                    }
-                    if into == from {
-                        settle_in(txn, s)?;
-                        return Ok(false);
-                    }
-                }
-                let (target, source) = (&txn.slot.entities[ti], &txn.slot.entities[si]);
-                if let Some((id, i)) = [(&from, si), (&into, ti)].into_iter().find(|&(_, i)| txn.slot.entities[i].merged_into.is_some()) {
-                    let root = &txn.slot.entities[entities::root_of(&txn.slot.entities, i)].id;
-                    return Err(Error::invalid("entities", format!("{id:?} was already merged into {root:?}: name {root:?} instead")));
-                }
-                let aliases_added: Vec<String> = source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect();
-                txn.entity_mut(ti).aliases.extend(aliases_added.iter().cloned());
-                txn.entity_mut(si).merged_into = Some(into.to_string());
-                txn.mark_entity(&into);
-                txn.mark_entity(&from);
-                txn.slot.merges.push(EntityMerge {
-                    id: merge_id.clone(),
-                    into: into.clone(),
-                    from: from.clone(),
-                    aliases_added,
-                    reverts: Vec::new(),
-                    undone: false,
-                    conflict_id: settle.as_ref().map(|s| s.conflict_id.to_string()),
-                    state: MergeState::Pending,
-                    slots_done: Vec::new(),
-                    by: settle.as_ref().map(|s| s.by.to_string()),
-                }
-                .into());
-                txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({merge_id})"));
-                Ok(true)
-            })
-            .await?;
-        if !started {
-            return Ok(None);
+            }
         }
-        self.drive_merge(&reg, &merge_id).await.map(Some)
+        let (target, source) = (&target.entities[0], &source.entities[0]);
+        for (id, e) in [(&from, source), (&into, target)] {
+            if e.merged_into.is_some() {
+                let root = self.root_of(id).await?.map(|(r, _)| r).unwrap_or_default();
+                return Err(Error::invalid("entities", format!("{id:?} was already merged into {root:?}: name {root:?} instead")));
+            }
+        }
+        let merge = EntityMerge {
+            id: self.ids.next_id("em"),
+            into: into.clone(),
+            from: from.clone(),
+            aliases_added: source.aliases.iter().filter(|a| !target.aliases.contains(a)).cloned().collect(),
+            reverts: Vec::new(),
+            undone: false,
+            conflict_id: settle.as_ref().map(|s| s.conflict_id.to_string()),
+            state: MergeState::Pending,
+            slots_done: Vec::new(),
+            by: settle.as_ref().map(|s| s.by.to_string()),
+        };
+        let reg = merges_slot(t);
+        let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{from} → {into}")), by: merge.by.clone(), ..Default::default() };
+        // Recorded before either entity changes, so a crash part-way is resumed or undone from the record.
+        self.commit_with_retry(&reg, cause, |txn| {
+            txn.slot.merges.push(merge.clone().into());
+            txn.log_change("entity_merge_started", &[], None, None, format!("{from} is merging into {into} ({})", merge.id));
+            Ok(())
+        })
+        .await?;
+        if let Err(e) = self.join_entities(&merge, true).await {
+            // Merged by another writer since the entities were read: this merge never happens.
+            self.abandon_merge(&reg, &merge.id).await?;
+            if let Some(s) = &settle {
+                if self.settle_if_one(s).await? {
+                    return Ok(None);
+                }
+            }
+            return Err(e);
+        }
+        self.drive_merge(&reg, &merge.id).await.map(Some)
+    }
+
+    /// Settles a "same" question without a merge when its two names are one
+    /// entity now; false (nothing written) when they are two.
+    async fn settle_if_one(&self, s: &SettleWith<'_>) -> Result<bool> {
+        let slot = self.store.load_slot(s.slot).await?;
+        let Some(record) = slot.conflict(s.conflict_id) else { return Ok(false) };
+        let subject = |id: &str| slot.claim(id).map(|c| c.subject.clone()).unwrap_or_default();
+        let (earlier, newer) = (subject(&record.earlier_id), subject(&record.newer_id));
+        let root = |found: Option<(String, std::rc::Rc<Slot>)>| found.map(|(r, _)| r);
+        if root(self.root_of(&earlier).await?) != root(self.root_of(&newer).await?) {
+            return Ok(false);
+        }
+        let cause = LogCause { op: "settle".into(), by: Some(s.by.to_string()), ..Default::default() };
+        self.commit_with_retry(s.slot, cause, |txn| settle_in(txn, s)).await?;
+        Ok(true)
+    }
+
+    /// The names move: `from` points at `into`, which takes its names.
+    /// Idempotent (a resume repeats it); `fresh`: the merge's first join, which
+    /// refuses a `from` merged by another writer since it was read.
+    async fn join_entities(&self, merge: &EntityMerge, fresh: bool) -> Result<()> {
+        let cause = LogCause { op: "merge_entities".into(), by: merge.by.clone(), ..Default::default() };
+        self.commit_with_retry(&entity_slot(&merge.from), cause.clone(), |txn| {
+            let into = &merge.into;
+            let e = txn.entity_mut().ok_or_else(|| unknown(&merge.from))?;
+            match e.merged_into.as_deref() {
+                Some(other) if other == into && !fresh => return Ok(()),
+                Some(other) => return Err(Error::invalid("entities", format!("{:?} was already merged into {other:?}: name {other:?} instead", merge.from))),
+                None => e.merged_into = Some(into.clone()),
+            }
+            txn.log_change("entity_merge_started", &[], None, None, format!("{} is merging into {into} ({})", merge.from, merge.id));
+            Ok(())
+        })
+        .await?;
+        self.commit_with_retry(&entity_slot(&merge.into), cause, |txn| {
+            let e = txn.entity_mut().ok_or_else(|| unknown(&merge.into))?;
+            let new: Vec<String> = merge.aliases_added.iter().filter(|a| !e.aliases.contains(a)).cloned().collect();
+            let joined = e.merged_from.contains(&merge.from);
+            if new.is_empty() && joined {
+                return Ok(());
+            }
+            e.aliases.extend(new);
+            if !joined {
+                e.merged_from.push(merge.from.clone());
+            }
+            txn.log_change("entity_merge_started", &[], None, None, format!("{} is merging into {} ({})", merge.from, merge.into, merge.id));
+            Ok(())
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// A merge whose names could not move: marked undone, nothing else changed.
+    async fn abandon_merge(&self, reg: &SlotRef, merge_id: &str) -> Result<()> {
+        let cause = LogCause { op: "merge_entities".into(), ..Default::default() };
+        self.commit_with_retry(reg, cause, |txn| {
+            let m = merge_in(&mut txn.slot, merge_id)?;
+            m.state = MergeState::Undone;
+            m.undone = true;
+            txn.log_change("entity_merge_abandoned", &[], None, None, format!("entity merge {merge_id} abandoned: its entities were merged elsewhere"));
+            Ok(())
+        })
+        .await?;
+        Ok(())
     }
 
     /// Finishes a merge a crash interrupted (a `pending` one); a finished merge is returned as it is.
@@ -141,16 +217,24 @@ impl Engine {
     /// Merges a crash interrupted (`pending`, or `undoing`): resume or undo each.
     pub async fn unfinished_entity_merges(&self) -> Result<Vec<EntityMerge>> {
         let mut out = Vec::new();
-        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+        for slot_ref in self.merge_slots().await? {
             let slot = self.store.load_slot(&slot_ref).await?;
             out.extend(slot.merges.iter().filter(|m| matches!(m.state, MergeState::Pending | MergeState::Undoing)).map(|m| EntityMerge::clone(m)));
         }
         Ok(out)
     }
 
+    /// The merges slot of every entity type (registries moved first). Few,
+    /// whatever the size of the store.
+    async fn merge_slots(&self) -> Result<Vec<SlotRef>> {
+        for registry in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+            self.migrate_registry(&registry.predicate).await?;
+        }
+        self.store.list_slots(Some(MERGES_SUBJECT)).await
+    }
+
     pub(super) async fn find_merge(&self, merge_id: &str) -> Result<(SlotRef, EntityMerge)> {
-        // One registry slot per entity type: few, whatever the size of the store.
-        for slot_ref in self.store.list_slots(Some(ENTITY_REGISTRY)).await? {
+        for slot_ref in self.merge_slots().await? {
             let slot = self.store.load_slot(&slot_ref).await?;
             if let Some(m) = slot.merges.iter().find(|m| m.id == merge_id) {
                 return Ok((slot_ref, EntityMerge::clone(m)));
@@ -169,6 +253,7 @@ impl Engine {
     async fn drive_merge(&self, reg: &SlotRef, merge_id: &str) -> Result<EntityMerge> {
         self.ensure_calibration().await?;
         let merge = self.merge_record(reg, merge_id).await?;
+        self.join_entities(&merge, false).await?;
         // Listed again until no new slot shows up: a writer that resolved the
         // name before the merge began may have opened one meanwhile.
         let mut moved: Vec<String> = merge.slots_done.clone();
@@ -184,7 +269,7 @@ impl Engine {
         }
         let cause = LogCause { op: "merge_entities".into(), by: merge.by.clone(), ..Default::default() };
         let (done, _) = self
-            .commit_with_retry(reg, cause, |txn| {
+            .commit_with_retry(reg, cause.clone(), |txn| {
                 let m = merge_in(&mut txn.slot, merge_id)?;
                 // Undone (or being undone) by another writer while this one moved slots: not done.
                 if matches!(m.state, MergeState::Undoing | MergeState::Undone) || m.undone {
@@ -192,16 +277,23 @@ impl Engine {
                 }
                 m.state = MergeState::Done;
                 let done = m.clone();
-                if let Some(conflict_id) = &done.conflict_id {
-                    if txn.slot.conflict(conflict_id).is_some_and(|c| c.status == ConflictStatus::Open) {
-                        let by = done.by.clone().unwrap_or_else(|| "user".into());
-                        settle_in(txn, &SettleWith { conflict_id, settlement: Settlement::Same, by: &by })?;
-                    }
-                }
                 txn.log_change("entity_merge", &[], None, None, format!("{} merged into {} ({merge_id})", done.from, done.into));
                 Ok(done)
             })
             .await?;
+        // The question that asked for the merge, settled "same" in its own slot.
+        if let Some(conflict_id) = &done.conflict_id {
+            if let Some(slot_ref) = self.store.find_conflict(conflict_id).await? {
+                let by = done.by.clone().unwrap_or_else(|| "user".into());
+                self.commit_with_retry(&slot_ref, cause, |txn| {
+                    if txn.slot.conflict(conflict_id).is_some_and(|c| c.status == ConflictStatus::Open) {
+                        settle_in(txn, &SettleWith { slot: &slot_ref, conflict_id, settlement: Settlement::Same, by: &by })?;
+                    }
+                    Ok(())
+                })
+                .await?;
+            }
+        }
         Ok(done)
     }
 

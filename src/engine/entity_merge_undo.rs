@@ -4,7 +4,7 @@
 //! written since — checked before anything is written and again in each
 //! slot's commit, since a write may land in between (`UNDO_STALE` otherwise).
 
-use super::entity::type_of;
+use super::entity::{entity_slot, type_of};
 use super::entity_merge::merge_in;
 use super::same_entity::reopen_in;
 use super::Engine;
@@ -131,41 +131,71 @@ impl Engine {
                 return Err(e);
             }
         }
+        self.split_entities(&merge).await?;
         let (undone, _) = self
-            .commit_with_retry(&reg, cause, |txn| {
-                // Names the merge brought, and spellings of them seen since, go back.
-                let t = type_of(&merge.from).unwrap_or_default().to_string();
-                let from_keys: Vec<String> = merge.aliases_added.iter().map(|a| entities::name_key(a, &t)).collect();
-                let mut returning = Vec::new();
-                for i in txn.entity_positions(&merge.into) {
-                    let e = txn.entity_mut(i);
-                    let (back, stay): (Vec<String>, Vec<String>) = e.aliases.drain(..).partition(|a| from_keys.contains(&entities::name_key(a, &t)));
-                    e.aliases = stay;
-                    returning = back;
-                }
-                for i in txn.entity_positions(&merge.from) {
-                    let e = txn.entity_mut(i);
-                    e.merged_into = None;
-                    for a in returning.drain(..) {
-                        if !e.aliases.contains(&a) {
-                            e.aliases.push(a);
-                        }
-                    }
-                }
-                txn.mark_entity(&merge.into);
-                txn.mark_entity(&merge.from);
+            .commit_with_retry(&reg, cause.clone(), |txn| {
                 let m = merge_in(&mut txn.slot, merge_id)?;
                 m.state = MergeState::Undone;
                 m.undone = true;
                 let out = m.clone();
-                if let (true, Some(id)) = (reopen, &out.conflict_id) {
-                    reopen_in(txn, id);
-                }
                 txn.log_change("undo_merge", &[], None, None, format!("{} split from {}", merge.from, merge.into));
                 Ok(out)
             })
             .await?;
+        if let (true, Some(id)) = (reopen, &undone.conflict_id) {
+            if let Some(slot_ref) = self.store.find_conflict(id).await? {
+                self.commit_with_retry(&slot_ref, cause, |txn| {
+                    reopen_in(txn, id);
+                    Ok(())
+                })
+                .await?;
+            }
+        }
         Ok(undone)
+    }
+
+    /// The names split again: those the merge brought to `into` (and spellings
+    /// of them seen since) go back to `from`, which no longer points at `into`
+    /// but remembers it (a keyed write sent meanwhile landed there). Idempotent.
+    async fn split_entities(&self, merge: &EntityMerge) -> Result<()> {
+        let cause = LogCause { op: "undo_merge".into(), ..Default::default() };
+        let t = type_of(&merge.from).unwrap_or_default().to_string();
+        let from_keys: Vec<String> = merge.aliases_added.iter().map(|a| entities::name_key(a, &t)).collect();
+        let (returning, _) = self
+            .commit_with_retry(&entity_slot(&merge.into), cause.clone(), |txn| {
+                let Some(e) = txn.entity_mut() else { return Ok(Vec::new()) };
+                let (back, stay): (Vec<String>, Vec<String>) = e.aliases.iter().cloned().partition(|a| from_keys.contains(&entities::name_key(a, &t)));
+                let joined = e.merged_from.contains(&merge.from);
+                if back.is_empty() && !joined {
+                    return Ok(back);
+                }
+                e.aliases = stay;
+                e.merged_from.retain(|x| *x != merge.from);
+                txn.log_change("undo_merge", &[], None, None, format!("{} split from {}", merge.from, merge.into));
+                Ok(back)
+            })
+            .await?;
+        self.commit_with_retry(&entity_slot(&merge.from), cause, |txn| {
+            let Some(e) = txn.entity_mut() else { return Ok(()) };
+            if e.merged_into.as_deref() != Some(merge.into.as_str()) && returning.iter().all(|a| e.aliases.contains(a)) {
+                return Ok(());
+            }
+            if e.merged_into.as_deref() == Some(merge.into.as_str()) {
+                e.merged_into = None;
+            }
+            for a in &returning {
+                if !e.aliases.contains(a) {
+                    e.aliases.push(a.clone());
+                }
+            }
+            if !e.was_merged_into.contains(&merge.into) {
+                e.was_merged_into.push(merge.into.clone());
+            }
+            txn.log_change("undo_merge", &[], None, None, format!("{} split from {}", merge.from, merge.into));
+            Ok(())
+        })
+        .await?;
+        Ok(())
     }
 }
 

@@ -14,6 +14,7 @@ mod check;
 mod define;
 mod dependent;
 mod entity;
+mod entity_migrate;
 mod entity_merge;
 mod entity_merge_undo;
 mod erase;
@@ -55,7 +56,8 @@ pub struct Engine {
     ids: Rc<dyn IdSource>,
     merge: Option<Rc<dyn MergeHook>>,
     judge: Option<Rc<dyn Judge>>,
-    names: entity::NameCache,
+    /// Entity types whose registry (written before entities had slots of their own) was looked at.
+    migrated: entity_migrate::Migrated,
     auto_calibrate: AutoCalibrate,
     calibrate_after: u64,
     schedule: recalibrate::Schedule,
@@ -77,7 +79,7 @@ impl Engine {
             ids: hooks.ids.unwrap_or_else(|| Rc::new(RandomIds)),
             merge: hooks.merge,
             judge: hooks.judge,
-            names: entity::NameCache::default(),
+            migrated: Default::default(),
             auto_calibrate: AutoCalibrate::parse(config.calibrate.as_ref())?,
             calibrate_after: config.calibrate_after.unwrap_or(recalibrate::CALIBRATE_AFTER),
             schedule: Default::default(),

@@ -3,14 +3,16 @@
 //! "different" is remembered and never asked again; undo reopens the question.
 
 use super::{Engine, ReviewReport};
-use crate::entities::{MergeState, ENTITY_REGISTRY};
+use crate::entities::MergeState;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::Judge;
-use crate::model::{Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef};
+use crate::model::{Conflict, ConflictKind, ConflictStatus, LogCause, Settlement, SlotRef, ENTITY_SUBJECT};
 use crate::txn::SlotTxn;
 
 /// A `same_entity` settlement to record with the merge.
 pub(super) struct SettleWith<'a> {
+    /// The slot holding the conflict (the newer name's entity).
+    pub slot: &'a SlotRef,
     pub conflict_id: &'a str,
     pub settlement: Settlement,
     pub by: &'a str,
@@ -43,7 +45,7 @@ impl Engine {
         }
         let entity_of = |claim_id: &str| slot.claim(claim_id).map(|c| c.subject.clone()).ok_or_else(|| not_found(conflict_id));
         let (earlier, newer) = (entity_of(&record.earlier_id)?, entity_of(&record.newer_id)?);
-        let settle = SettleWith { conflict_id, settlement, by };
+        let settle = SettleWith { slot: slot_ref, conflict_id, settlement, by };
         // "same" always goes through the merge's own commit, which takes the
         // two names' entities to their roots as it finds them: one entity
         // already (settled, no merge), or two (perhaps again: an undo of the
@@ -65,7 +67,11 @@ impl Engine {
         if record.status != ConflictStatus::Settled {
             return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
         }
-        match slot.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
+        let (earlier, newer) = (slot.claim(&record.earlier_id).map(|c| c.subject.clone()), slot.claim(&record.newer_id).map(|c| c.subject.clone()));
+        let t = earlier.as_deref().and_then(super::entity::type_of).unwrap_or_default().to_string();
+        let merges = self.store.load_slot(&super::entity_migrate::merges_slot(&t)).await?;
+        let _ = newer;
+        match merges.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
             Some(m) => {
                 // Another writer may undo the merge between this read and ours: a lost race (retrying
                 // finds no merge to undo and reopens the question), not bad input.
@@ -95,17 +101,19 @@ impl Engine {
     /// goes to `judge.confirmPair(earlier name, newer name)`; `sameThing`
     /// settles it "same" (a merge), otherwise "different", by "judge", undoable
     /// like any settlement. One call per question, within the pass's budget.
-    /// The registries holding open questions come from the conflict index, so
-    /// a pass with none to ask loads no registry (a registry holds every
-    /// entity of its type: loading each on every pass grew with the store).
+    /// The entity slots holding open questions come from the conflict index,
+    /// so a pass with none to ask loads none.
     pub(crate) async fn judge_same_entity(&self, judge: &dyn Judge, budget: u32, report: &mut ReviewReport) -> Result<()> {
+        for registry in self.store.list_slots(Some(crate::model::ENTITY_REGISTRY)).await? {
+            self.migrate_registry(&registry.predicate).await?;
+        }
         let mut registries: Vec<SlotRef> = Vec::new();
         for c in self.indexed_conflicts(Some(ConflictStatus::Open)).await? {
-            if c.slot_ref.subject == ENTITY_REGISTRY && !registries.contains(&c.slot_ref) {
+            if c.slot_ref.subject == ENTITY_SUBJECT && !registries.contains(&c.slot_ref) {
                 registries.push(c.slot_ref);
             }
         }
-        // Registry order, as a listing of the registries gave it.
+        // Slot order, as a listing of the slots gives it.
         crate::sort::sort_by(&mut registries, |a, b| a.key.cmp(&b.key));
         for slot_ref in registries {
             let slot = self.store.load_slot(&slot_ref).await?;
@@ -142,7 +150,7 @@ impl Engine {
     }
 }
 
-/// Records a `same_entity` settlement in the registry slot's transaction.
+/// Records a `same_entity` settlement in the transaction of the slot holding it.
 pub(super) fn settle_in(txn: &mut SlotTxn, s: &SettleWith) -> Result<()> {
     let record = txn.slot.conflict(s.conflict_id).ok_or_else(|| not_found(s.conflict_id))?;
     if record.kind != ConflictKind::SameEntity || record.status != ConflictStatus::Open {

@@ -56,7 +56,15 @@ fn conflict_not_found(id: &str) -> Error {
 }
 
 impl Engine {
+    /// The slot holding conflict `id`; a question still in a registry
+    /// written before entities had slots is moved out first (it then lives
+    /// in an entity's slot).
     async fn slot_of_conflict(&self, id: &str) -> Result<SlotRef> {
+        let slot_ref = self.store.find_conflict(id).await?.ok_or_else(|| conflict_not_found(id))?;
+        if slot_ref.subject != crate::model::ENTITY_REGISTRY {
+            return Ok(slot_ref);
+        }
+        self.migrate_registry(&slot_ref.predicate).await?;
         self.store.find_conflict(id).await?.ok_or_else(|| conflict_not_found(id))
     }
 
@@ -78,7 +86,7 @@ impl Engine {
         let multi = self.spec_of(&slot_ref.predicate).is_multi();
         // An empty actor is no actor: "user", as `retract` reads it.
         let by = by.map(str::trim).filter(|b| !b.is_empty()).unwrap_or("user").to_string();
-        if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+        if crate::model::is_entity_subject(&slot_ref.subject) {
             return self.settle_same_entity(&slot_ref, conflict_id, settlement, &by).await;
         }
         if matches!(settlement, Settlement::Same | Settlement::Different) {
@@ -147,7 +155,7 @@ impl Engine {
     /// observation moved is kept: undo never removes evidence.
     pub async fn undo(&self, conflict_id: &str) -> Result<Conflict> {
         let slot_ref = self.slot_of_conflict(conflict_id).await?;
-        if slot_ref.subject == crate::entities::ENTITY_REGISTRY {
+        if crate::model::is_entity_subject(&slot_ref.subject) {
             return self.undo_same_entity(&slot_ref, conflict_id).await;
         }
         let multi = self.spec_of(&slot_ref.predicate).is_multi();

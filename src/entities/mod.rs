@@ -1,5 +1,6 @@
 //! Entity resolution (SPEC §9): one entity behind many names. Pure functions;
-//! the engine keeps the registry in one slot per entity type.
+//! the engine keeps each entity in a slot of its own, and a store finds the
+//! entities sharing a key with a name from rows it keeps beside them (`keys`).
 //!
 //! Precision first. A name resolves to an entity automatically only when its
 //! key (see `names`) equals the key of one of the entity's names, or of a
@@ -8,19 +9,18 @@
 //! its own entity, and the engine opens a `same_entity` conflict per near
 //! match so a person decides: "Iceland" is never silently "Ireland".
 
+mod keys;
 mod names;
 mod near;
-mod near_index;
+mod resolve;
 
-use std::rc::Rc;
-
-use foldhash::HashMap;
-
-use crate::model::{Chunked, Shared};
+use crate::model::Chunked;
 use serde::{Deserialize, Serialize};
 
+pub use keys::{filed_under, EntityKey, EntityKeyRow, Lookup};
 pub use names::{fold_accents, name_form, name_key, name_tokens, KnownAliases, NameForm};
 pub use near::Evidence;
+pub use resolve::{key_hits, near_candidates, near_resolution, resolve, resolve_with};
 
 /// The entities of one registry, in the order they were added.
 pub type Entities = Chunked<Entity>;
@@ -43,6 +43,15 @@ pub struct Entity {
     /// Set when a person merged this entity into another.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_into: Option<String>,
+    /// The entities merged into this one (their names and facts are here now).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub merged_from: Vec<String>,
+    /// Entities this one was merged into by merges since undone: a keyed
+    /// write sent while merged landed there, and is found there again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub was_merged_into: Vec<String>,
 }
 
 impl Entity {
@@ -86,7 +95,7 @@ pub struct Resolution {
 }
 
 impl Resolution {
-    fn new(name: &str, entity_id: String, rule: &str, score: f64, near_matches: Vec<NearMatch>) -> Self {
+    pub(crate) fn new(name: &str, entity_id: String, rule: &str, score: f64, near_matches: Vec<NearMatch>) -> Self {
         Resolution { name: name.into(), entity_id, rule: rule.into(), score, near_matches, conflict_ids: Vec::new() }
     }
 }
@@ -125,213 +134,6 @@ fn root_by(entities: &Entities, mut i: usize, position: impl Fn(&str) -> Option<
         }
     }
     i
-}
-
-/// `resolve_with` and no declared aliases.
-pub fn resolve(entities: &Entities, name: &str, entity_type: &str) -> (Option<usize>, Resolution) {
-    resolve_with(entities, name, entity_type, &KnownAliases::default())
-}
-
-/// Finds the entity a name denotes among `entities` (one type), following
-/// merges. Returns its index, or `None` when a new entity is needed; then the
-/// resolution lists the near matches a person should be asked about.
-pub fn resolve_with(entities: &Entities, name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
-    NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known)
-}
-
-/// The names of one registry snapshot by key, so a name the registry knows
-/// resolves with one look-up; only a name it does not know is compared with
-/// every name (the near matches). Valid for the `entities` it was built from.
-#[derive(Default, Clone)]
-pub struct NameIndex {
-    /// Name key → the first entity with a name of that key.
-    exact: HashMap<String, usize>,
-    /// Declared-alias canonical key → the first entity with a name in that group.
-    canonical: HashMap<String, usize>,
-    /// Each entity's names, tokenized, in `aliases` order.
-    forms: Vec<Vec<Rc<NameForm>>>,
-    /// Each entity's root (`root_of`).
-    roots: Vec<usize>,
-    /// Which entities a name the index does not know may be near.
-    near: near_index::NearIndex,
-    /// Every entity's id → its first position: a new id is checked free,
-    /// and a `merged_into` link followed, with one look-up.
-    ids: HashMap<String, usize>,
-    /// The entities merged into another.
-    merged: Vec<usize>,
-    /// The merged entities whose root still names another (a link to an id
-    /// no entity has, or a cycle): the only roots a new entity may move.
-    unrooted: Vec<usize>,
-}
-
-impl NameIndex {
-    pub fn new(entities: &Entities, entity_type: &str, known: &KnownAliases) -> Self {
-        let mut index = NameIndex { forms: Vec::with_capacity(entities.len()), ..Default::default() };
-        for i in 0..entities.len() {
-            index.add_entity(entities, i, entity_type, known);
-        }
-        index.roots = (0..entities.len()).map(|i| index.root_in(entities, i)).collect();
-        index.unrooted = index.merged.iter().copied().filter(|&j| entities[index.roots[j]].merged_into.is_some()).collect();
-        index
-    }
-
-    /// `root_of` with the links followed through `ids` (the same first
-    /// position `root_of` finds by a pass over the entities, and the same
-    /// bound on the walk): a registry of thousands of merges is not walked
-    /// once per merged entity.
-    fn root_in(&self, entities: &Entities, i: usize) -> usize {
-        root_by(entities, i, |id| self.ids.get(id).copied())
-    }
-
-    /// Indexes entity `i` (the next one): its names, id and whether it is merged.
-    fn add_entity(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
-        let e = &entities[i];
-        let forms: Vec<Rc<NameForm>> = e.aliases.iter().map(|a| name_form(a, e.name_type(entity_type))).collect();
-        for form in &forms {
-            self.note_form(i, form, entity_type, known);
-        }
-        self.forms.push(forms);
-        self.ids.entry(e.id.clone()).or_insert(i);
-        if e.merged_into.is_some() {
-            self.merged.push(i);
-        }
-    }
-
-    /// Whether this index was built for (or kept in step with) `entities`
-    /// (as far as a count can tell; `resolve` checks the same).
-    pub fn covers(&self, entities: &Entities) -> bool {
-        self.forms.len() == entities.len()
-    }
-
-    /// The entities merged, directly or through others, into entity `i`.
-    pub fn merged_into(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.merged.iter().copied().filter(move |&j| j != i && self.roots[j] == i)
-    }
-
-    /// Whether an entity of the indexed registry has this id.
-    pub fn id_taken(&self, id: &str) -> bool {
-        self.ids.contains_key(id)
-    }
-
-    /// Indexes one name of entity `i`: the first entity with a key keeps it,
-    /// exactly as `new` over the changed entities would.
-    fn note_form(&mut self, i: usize, form: &NameForm, entity_type: &str, known: &KnownAliases) {
-        if form.key.is_empty() {
-            return;
-        }
-        let first = |held: &mut usize| *held = (*held).min(i);
-        self.exact.entry(form.key.clone()).and_modify(first).or_insert(i);
-        self.canonical.entry(known.canonical(entity_type, &form.key).to_string()).and_modify(first).or_insert(i);
-        self.near.add(form, i, entity_type);
-    }
-
-    /// Keeps the index in step with `entities` after `aliases.push(name)` on entity `i`.
-    pub fn alias_added(&mut self, entities: &Entities, i: usize, entity_type: &str, known: &KnownAliases) {
-        let e = &entities[i];
-        let Some(name) = e.aliases.get(self.forms[i].len()) else { return };
-        let form = name_form(name, e.name_type(entity_type));
-        self.note_form(i, &form, entity_type, known);
-        self.forms[i].push(form);
-    }
-
-    /// Brings an index built from `before` up to `after` when `after` only
-    /// added to it (names appended to entities, new entities at the end:
-    /// what recording names does); `false`, changing nothing, for any other
-    /// change (a merge, an undo, an erasure). Cheaper than `new` by far: the
-    /// common registry commit adds one name to hundreds of entities.
-    pub fn follow(&mut self, before: &Entities, after: &Entities, entity_type: &str, known: &KnownAliases) -> bool {
-        // Items of chunks both versions share are the same: only the rest is compared.
-        let shared = Chunked::shared_prefix(before, after);
-        let only_added = before.len() == self.forms.len()
-            && after.len() >= before.len()
-            && before.iter().zip(after.iter()).skip(shared).all(|(b, a)| {
-                Shared::same(a, b)
-                    || a.id == b.id && a.entity_type == b.entity_type && a.merged_into == b.merged_into && a.aliases.get(..b.aliases.len()) == Some(&b.aliases[..])
-            });
-        if !only_added {
-            return false;
-        }
-        for (i, (b, a)) in before.iter().zip(after.iter()).enumerate().skip(shared) {
-            for _ in b.aliases.len()..a.aliases.len() {
-                self.alias_added(after, i, entity_type, known);
-            }
-        }
-        for _ in before.len()..after.len() {
-            self.entity_added(after, entity_type, known);
-        }
-        true
-    }
-
-    /// Keeps the index in step with `entities` after a new entity was
-    /// pushed: indexes the first entity it does not index yet.
-    pub fn entity_added(&mut self, entities: &Entities, entity_type: &str, known: &KnownAliases) {
-        let i = self.forms.len();
-        self.add_entity(entities, i, entity_type, known);
-        self.roots.push(self.root_in(entities, i));
-        if entities[i].merged_into.is_some() && entities[self.roots[i]].merged_into.is_some() {
-            self.unrooted.push(i);
-        }
-        // Only a root that still names another may move: its link may name
-        // the new entity (store data is not trusted), and the walk is bounded
-        // by the number of entities (a cycle). Every other root stays.
-        let unrooted = std::mem::take(&mut self.unrooted);
-        for &j in &unrooted {
-            self.roots[j] = self.root_in(entities, j);
-        }
-        self.unrooted = unrooted.into_iter().filter(|&j| entities[self.roots[j]].merged_into.is_some()).collect();
-    }
-
-    /// `resolve_with` against the entities this index was built from.
-    pub fn resolve(&self, entities: &Entities, name: &str, entity_type: &str, known: &KnownAliases) -> (Option<usize>, Resolution) {
-        if entities.len() != self.forms.len() {
-            // Not the entities this index was built from: answer from theirs.
-            return NameIndex::new(entities, entity_type, known).resolve(entities, name, entity_type, known);
-        }
-        let wanted = name_form(name, entity_type);
-        if !wanted.key.is_empty() {
-            if let Some(&i) = self.exact.get(&wanted.key) {
-                let i = self.roots[i];
-                return (Some(i), Resolution::new(name, entities[i].id.clone(), "alias", 1.0, vec![]));
-            }
-            if let Some(&i) = self.canonical.get(known.canonical(entity_type, &wanted.key)) {
-                let i = self.roots[i];
-                return (Some(i), Resolution::new(name, entities[i].id.clone(), "known_alias", 1.0, vec![]));
-            }
-        }
-        // Near matches, best alias per entity, merged entities counted as their
-        // root; only the entities the near index names can have any.
-        let mut near: Vec<NearMatch> = Vec::new();
-        for i in self.near.candidates(&wanted, entity_type) {
-            let (e, root) = (&entities[i], self.roots[i]);
-            let best = e
-                .aliases
-                .iter()
-                .zip(&self.forms[i])
-                .filter_map(|(alias, t)| near::evidence(&wanted, t, entity_type).map(|ev| (alias, ev)))
-                .reduce(|best, x| if x.1.score > best.1.score { x } else { best }); // ties: the earliest name
-            let Some((alias, ev)) = best else { continue };
-            let candidate = NearMatch { entity_id: entities[root].id.clone(), name: alias.clone(), score: ev.score, why: ev.why };
-            match near.iter_mut().find(|m| m.entity_id == candidate.entity_id) {
-                Some(m) if m.score < candidate.score => *m = candidate,
-                Some(_) => {}
-                None => near.push(candidate),
-            }
-        }
-        crate::sort::sort_by(&mut near, |a, b| b.score.total_cmp(&a.score).then_with(|| a.entity_id.cmp(&b.entity_id)));
-        near.truncate(MAX_NEAR_MATCHES);
-        let (rule, score) = match near.first() {
-            Some(m) => ("near", m.score),
-            None => ("new", 0.0),
-        };
-        (None, Resolution::new(name, String::new(), rule, score, near))
-    }
-}
-
-/// Whether a name `added` to a registry may change how `wanted` resolves
-/// against it: the same key, the same declared-alias group, or evidence that
-/// they look alike (`NameIndex::resolve` reads nothing else of a name).
-pub fn may_change(added: &NameForm, wanted: &NameForm, entity_type: &str, known: &KnownAliases) -> bool {
-    added.key == wanted.key || known.canonical(entity_type, &added.key) == known.canonical(entity_type, &wanted.key) || near::evidence(wanted, added, entity_type).is_some()
 }
 
 /// A readable, unique id for a new entity: `type:slug`, suffixed on collision.
@@ -443,16 +245,14 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::
     Option::<T>::deserialize(d).map(Some)
 }
 
-// proptest is a native dev-dependency.
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod index_matches_scan;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Shared;
 
     fn entity(id: &str, ty: &str, names: &[&str]) -> Shared<Entity> {
-        Entity { id: id.into(), entity_type: ty.into(), name: names[0].into(), aliases: names.iter().map(|s| s.to_string()).collect(), merged_into: None }.into()
+        Entity { id: id.into(), entity_type: ty.into(), name: names[0].into(), aliases: names.iter().map(|s| s.to_string()).collect(), merged_into: None, merged_from: Vec::new(), was_merged_into: Vec::new() }.into()
     }
 
     #[test]

@@ -243,6 +243,15 @@ impl KnownAliases {
         Ok(KnownAliases { by_type })
     }
 
+    /// Every key of `key`'s declared alias group (just `key` when it has none).
+    pub fn group(&self, entity_type: &str, key: &str) -> Vec<String> {
+        let Some(table) = self.by_type.get(entity_type) else { return vec![key.to_string()] };
+        let Some(canonical) = table.get(key) else { return vec![key.to_string()] };
+        let mut keys: Vec<String> = table.iter().filter(|(_, c)| *c == canonical).map(|(k, _)| k.clone()).collect();
+        crate::sort::sort(&mut keys);
+        keys
+    }
+
     /// The key a name compares by: its alias group's, when it has one.
     pub fn canonical<'k>(&'k self, entity_type: &str, key: &'k str) -> &'k str {
         self.by_type.get(entity_type).and_then(|t| t.get(key)).map(String::as_str).unwrap_or(key)

@@ -44,11 +44,41 @@ pub struct SlotIndex {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub dropped_writes: Vec<String>,
+    /// Only in the commit of an entity slot: the keys its entity is filed
+    /// under. A store replaces every key row of the entity with these, in
+    /// the same atomic step, and answers `find_entities` from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub entity: Option<EntityIndex>,
+}
+
+/// An entity's key rows (`entities::filed_under`), as a commit of its slot carries them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct EntityIndex {
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    pub id: String,
+    pub keys: Vec<crate::entities::EntityKey>,
+}
+
+impl EntityIndex {
+    /// The rows of the entity an entity slot holds (none, when it holds none: erased).
+    pub fn of(slot_ref: &SlotRef, slot: &Slot) -> Option<EntityIndex> {
+        if slot_ref.subject != super::ENTITY_SUBJECT {
+            return None;
+        }
+        let entity_type = slot_ref.predicate.split_once(':').map_or("", |(t, _)| t).to_string();
+        let keys = slot.entities.iter().flat_map(|e| crate::entities::filed_under(e, &entity_type)).collect();
+        Some(EntityIndex { entity_type, id: slot_ref.predicate.clone(), keys })
+    }
 }
 
 impl SlotIndex {
-    pub fn of(slot: &Slot) -> SlotIndex {
+    pub fn of(slot_ref: &SlotRef, slot: &Slot) -> SlotIndex {
         SlotIndex {
+            entity: EntityIndex::of(slot_ref, slot),
             conflicts: slot
                 .conflicts
                 .iter()

@@ -8,8 +8,16 @@ use crate::error::{Error, Result};
 
 pub use super::slot::KEY_SEPARATOR;
 
-/// The subject of the entity-registry slots (one per entity type).
+/// The subject of the entity-registry slots (one per entity type) that held
+/// every entity of a type before each entity had a slot of its own: read
+/// only to move what one holds into `ENTITY_SUBJECT` slots.
 pub const ENTITY_REGISTRY: &str = "\u{1f}entities";
+
+/// The subject of the entity slots: one per entity, its id the predicate.
+pub const ENTITY_SUBJECT: &str = "\u{1f}entity";
+
+/// The subject of the entity-merge records: one slot per entity type.
+pub const MERGES_SUBJECT: &str = "\u{1f}entity-merges";
 
 /// The predicate of the name claims kept in a registry slot.
 pub const NAME_PREDICATE: &str = "name";
@@ -20,6 +28,12 @@ pub const CALIBRATION_PREDICATE: &str = "record";
 
 /// The reserved subject whose one slot holds the predicate definitions.
 pub const PREDICATES_SUBJECT: &str = "\u{1f}predicates";
+
+/// A slot of entity names and `same_entity` questions: an entity's own, or a
+/// registry written before entities had slots of their own.
+pub fn is_entity_subject(subject: &str) -> bool {
+    subject == ENTITY_SUBJECT || subject == ENTITY_REGISTRY
+}
 
 /// Subjects the engine keeps for itself (entity registry, calibration): not facts about anyone.
 pub fn is_reserved_subject(subject: &str) -> bool {

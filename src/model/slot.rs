@@ -60,12 +60,12 @@ pub struct Slot {
     /// How many claims (oldest first) the review pass has looked at.
     #[serde(default)]
     pub reviewed: usize,
-    /// Only in an entity-registry slot (subject `ENTITY_REGISTRY`): its entities and merges.
-    /// Chunked: a registry transaction copies them in O(entities / 64).
+    /// Only in an entity slot (subject `ENTITY_SUBJECT`): its one entity; in a
+    /// registry written before entities had slots of their own, every entity of a type.
     #[serde(default, skip_serializing_if = "Chunked::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Entity[]"))]
     pub entities: Chunked<crate::entities::Entity>,
-    /// Chunked like `entities`: a merge record keeps every claim it changed.
+    /// Only in a merges slot (`MERGES_SUBJECT`): a merge record keeps every claim it changed.
     #[serde(default, skip_serializing_if = "Chunked::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "EntityMerge[]"))]
     pub merges: Chunked<crate::entities::EntityMerge>,
@@ -187,20 +187,10 @@ pub struct SlotCommit {
     pub slot: Slot,
     pub changed_claims: Vec<String>,
     pub changed_conflicts: Vec<String>,
-    /// In an entity registry: the entities new or changed by this commit, and
-    /// those it removed (a store keeping a row per entity rewrites only these).
-    /// Always sent by the engine; a commit built without them (a caller of
-    /// `commitSlot` of its own) leaves a store to compare every entity.
-    #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub changed_entities: Vec<String>,
-    #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub removed_entities: Vec<String>,
     pub log: Vec<LogEntry>,
     /// Index rows kept in the same atomic step (store interface v2). The
     /// engine leaves them empty; a store that keeps them derives them with
-    /// `SlotIndex::of(&commit.slot)` (the JS bridge does, for `ClaimStore`s).
+    /// `SlotIndex::of(&commit.slot_ref, &commit.slot)` (the JS bridge does, for `ClaimStore`s).
     #[serde(default)]
     pub index: super::SlotIndex,
 }

@@ -3,11 +3,7 @@
 //! `Promise.resolve`, so sync and async implementations both work and a throw
 //! becomes a `CredenceError` carrying the original as `cause`.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use async_trait::async_trait;
-use foldhash::HashMap;
 use js_sys::{Array, Function, Promise, Reflect};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -17,7 +13,8 @@ use super::convert::{from_js, to_js};
 use super::errors::js_failure;
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::{Clock, Judge, MergeHook, MergeResult, PairRef, PairVerdict};
-use crate::model::{Chunked, Claim, ConflictQuery, ConflictRecord, DirtyQuery, IndexedConflict, LogEntry, Shared, Slot, SlotCommit, SlotIndex, SlotRef};
+use crate::entities::EntityKeyRow;
+use crate::model::{Claim, ConflictQuery, DirtyQuery, IndexedConflict, LogEntry, Slot, SlotCommit, SlotIndex, SlotRef};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -48,7 +45,7 @@ fn arg<T: Serialize>(v: &T) -> Result<JsValue> {
 /// (a wrapper forwarding `commitSlot` but not `findWrite`, say).
 fn commit_arg(commit: &SlotCommit, finds_writes: bool) -> Result<JsValue> {
     let value = arg(commit)?;
-    let mut index = SlotIndex::of(&commit.slot);
+    let mut index = SlotIndex::of(&commit.slot_ref, &commit.slot);
     if finds_writes {
         index.writes = commit.index.writes.clone();
         index.dropped_writes = commit.index.dropped_writes.clone();
@@ -61,233 +58,22 @@ fn absent(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
-/// A registry entity and its position (entities are only appended, so a
-/// position never changes): what `commitRegistry` writes.
-#[derive(Serialize)]
-struct Positioned<'a> {
-    at: usize,
-    entity: &'a crate::entities::Entity,
-}
-
-/// A registry entity and its position, as a store answers them.
-#[derive(serde::Deserialize)]
-struct PositionedEntity {
-    at: usize,
-    entity: crate::entities::Entity,
-}
-
-/// What `store.loadRegistryChanges` answers. A store that keeps a registry's
-/// claims and conflicts by position (`registryRows`) answers them as changes
-/// too, with their counts; otherwise they are in `slot`, whole.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RegistryChanges {
-    slot: Slot,
-    entities: Vec<PositionedEntity>,
-    entity_count: usize,
-    #[serde(default)]
-    claims: Option<Vec<PositionedItem<Claim>>>,
-    #[serde(default)]
-    claim_count: Option<usize>,
-    #[serde(default)]
-    conflicts: Option<Vec<PositionedItem<ConflictRecord>>>,
-    #[serde(default)]
-    conflict_count: Option<usize>,
-    tag: String,
-}
-
-/// A registry claim or conflict and its position, as a store answers them.
-#[derive(serde::Deserialize)]
-struct PositionedItem<T> {
-    at: usize,
-    item: T,
-}
-
-/// A registry claim or conflict that differs from the snapshot a commit
-/// began from, and its position (claims and conflicts of a registry are only
-/// ever appended: erasure tombstones, archiving skips registries).
-#[derive(Serialize)]
-struct PositionedRef<'a, T> {
-    at: usize,
-    item: &'a T,
-}
-
-/// The items of `now` not shared with `before` (copy on write: an item a
-/// commit did not touch is the snapshot's own), every item when there is no
-/// `before` to compare with.
-fn changed_items<'a, T>(now: &'a Chunked<T>, before: Option<&Chunked<T>>) -> Vec<PositionedRef<'a, T>> {
-    // Whole chunks shared with `before` hold the same items: not looked at.
-    let from = before.map_or(0, |b| Chunked::shared_prefix(b, now));
-    now.iter_from(from)
-        .enumerate()
-        .map(|(i, item)| (i + from, item))
-        .filter(|(i, item)| before.and_then(|b| b.get(*i)).is_none_or(|was| !Shared::same(was, item)))
-        .map(|(at, item)| PositionedRef { at, item: &**item })
-        .collect()
-}
-
-/// `snapshot`'s items with `changed` applied by position; None when a
-/// position is past the end or the count does not match.
-/// The snapshot's unchanged chunks are shared, not copied.
-fn apply_items<T: Clone>(snapshot: &Chunked<T>, changed: Vec<PositionedItem<T>>, count: usize) -> Option<Chunked<T>> {
-    let mut items = if count < snapshot.len() { snapshot.iter().take(count).cloned().collect() } else { snapshot.clone() };
-    let mut changed = changed;
-    changed.sort_by_key(|p| p.at);
-    for p in changed {
-        match p.at.cmp(&items.len()) {
-            std::cmp::Ordering::Less => items[p.at] = Shared::new(p.item),
-            std::cmp::Ordering::Equal => items.push(Shared::new(p.item)),
-            std::cmp::Ordering::Greater => return None,
-        }
-    }
-    (items.len() == count).then_some(items)
-}
-
-/// The entities named by `ids`, with their positions. New entities are the
-/// last ones, so each is looked for from the end.
-fn positioned<'a>(entities: &'a crate::model::Chunked<crate::entities::Entity>, ids: &[String]) -> Vec<Positioned<'a>> {
-    ids.iter()
-        .filter_map(|id| (0..entities.len()).rev().find(|&i| entities[i].id == *id))
-        .map(|at| Positioned { at, entity: &entities[at] })
-        .collect()
-}
-
-/// A JS `ClaimStore`. Snapshots of reserved slots (entity registries, the
-/// calibration record) are kept with the store's `slotTag` they were read at,
-/// when the store has that method: a registry holds every entity of its type,
-/// so reading it afresh (and re-indexing its names) on every entity-typed write
-/// grew with the store; a tag look-up does not.
+/// A JS `ClaimStore`.
 pub struct JsStore {
     target: JsValue,
-    tagged: bool,
     /// The store has `loadSlotToWrite` (it may hold snapshots of slots).
     holds: bool,
-    /// The store has `commitRegistry` (with `slotTag`): registries are committed by their changes.
-    by_changes: bool,
-    /// ... and `loadRegistryChanges`: a registry whose tag moved is read as its changes since the snapshot.
-    reads_changes: bool,
     /// The store has `findWrite`: it indexes candidate ids store-wide.
     finds_writes: bool,
-    /// `store.registryRows === true`: it keeps a registry's claims and conflicts by position too,
-    /// so a registry commit carries only those that changed (its `same_entity` questions grow
-    /// with the names; a commit carrying them all cost every store in proportion).
-    registry_rows: bool,
-    snapshots: RefCell<HashMap<String, (String, Rc<Slot>)>>,
+    /// The store has `findEntities`: it keeps entity key rows.
+    finds_entities: bool,
 }
 
 impl JsStore {
     pub fn new(target: JsValue) -> Self {
         let has = |method: &str| Reflect::get(&target, &method.into()).is_ok_and(|f| f.is_function());
-        let (tagged, holds) = (has("slotTag"), has("loadSlotToWrite"));
-        let by_changes = tagged && has("commitRegistry");
-        let reads_changes = by_changes && has("loadRegistryChanges");
-        let registry_rows = reads_changes && Reflect::get(&target, &"registryRows".into()).is_ok_and(|v| v.as_bool() == Some(true));
-        let finds_writes = has("findWrite");
-        JsStore { target, tagged, holds, by_changes, reads_changes, finds_writes, registry_rows, snapshots: RefCell::default() }
-    }
-
-    /// The store's tag of the slot's current content; None when it gives none.
-    async fn slot_tag(&self, slot: &SlotRef) -> Result<Option<String>> {
-        let v = self.call("slotTag", &[arg(slot)?]).await?;
-        match (v.as_string(), v.as_f64()) {
-            (Some(tag), _) => Ok(Some(tag)),
-            (None, Some(n)) => Ok(Some(n.to_string())),
-            _ if absent(&v) => Ok(None),
-            _ => Err(Error::new(ErrorCode::MalformedStoreData, "store.slotTag() result: must be a string, a number, null or undefined")),
-        }
-    }
-
-    /// Entity registries (one slot per type, read by every write that names
-    /// one) are kept with their tag; other slots are read when asked for.
-    fn keeps_snapshot(&self, slot: &SlotRef) -> bool {
-        self.tagged && slot.subject == crate::entities::ENTITY_REGISTRY
-    }
-
-    /// `store.commitRegistry(commit)`: the commit without the registry's
-    /// entities, plus the entities it changed with their positions, so a new
-    /// name costs the same at any number of entities. `Some(tag)` when
-    /// written: the committed registry is then the snapshot at that tag.
-    async fn commit_registry(&self, commit: &SlotCommit) -> Result<Option<Rc<Slot>>> {
-        let mut trimmed = commit.clone();
-        trimmed.slot.entities = Default::default();
-        if self.registry_rows {
-            trimmed.slot.claims = Chunked::new();
-            trimmed.slot.conflicts = Chunked::new();
-        }
-        let value = commit_arg(&trimmed, self.finds_writes)?;
-        let changed = positioned(&commit.slot.entities, &commit.changed_entities);
-        let _ = Reflect::set(&value, &"entities".into(), &arg(&changed)?);
-        let _ = Reflect::set(&value, &"entityCount".into(), &(commit.slot.entities.len() as f64).into());
-        if self.registry_rows {
-            // Compared with the snapshot this commit began from (the same version), by pointer.
-            let held = self.snapshots.borrow().get(&commit.slot_ref.key).map(|(_, s)| s.clone());
-            let base = held.filter(|s| s.version == commit.expected_version);
-            let claims = changed_items(&commit.slot.claims, base.as_ref().map(|s| &s.claims));
-            let conflicts = changed_items(&commit.slot.conflicts, base.as_ref().map(|s| &s.conflicts));
-            let _ = Reflect::set(&value, &"claims".into(), &arg(&claims)?);
-            let _ = Reflect::set(&value, &"claimCount".into(), &(commit.slot.claims.len() as f64).into());
-            let _ = Reflect::set(&value, &"conflicts".into(), &arg(&conflicts)?);
-            let _ = Reflect::set(&value, &"conflictCount".into(), &(commit.slot.conflicts.len() as f64).into());
-        }
-        let v = self.call("commitRegistry", &[value]).await?;
-        let tag = match (v.as_string(), v.as_f64(), v.as_bool()) {
-            (Some(tag), _, _) => tag,
-            (None, Some(n), _) => n.to_string(),
-            (None, None, Some(false)) => return Ok(None),
-            _ => return Err(Error::new(ErrorCode::MalformedStoreData, "store.commitRegistry() result: must be the slot's new tag (written) or false (version moved on)")),
-        };
-        let slot = Rc::new(commit.slot.clone());
-        self.snapshots.borrow_mut().insert(commit.slot_ref.key.clone(), (tag, slot.clone()));
-        Ok(Some(slot))
-    }
-
-    /// `store.loadRegistryChanges(ref, { version, tag })`: the registry now as
-    /// its changes since `snapshot` (read at `seen`), applied to a copy that
-    /// shares every unchanged chunk of entities (so the engine's name index
-    /// follows it by the chunks that differ). None when the store cannot tell.
-    async fn registry_changes(&self, slot_ref: &SlotRef, seen: &str, snapshot: &Slot) -> Result<Option<(String, Rc<Slot>)>> {
-        let since = js_sys::Object::new();
-        let _ = Reflect::set(&since, &"version".into(), &(snapshot.version as f64).into());
-        let _ = Reflect::set(&since, &"tag".into(), &seen.into());
-        let v = self.call("loadRegistryChanges", &[arg(slot_ref)?, since.into()]).await?;
-        if absent(&v) {
-            return Ok(None);
-        }
-        let answer: RegistryChanges = self.read(v, "loadRegistryChanges")?;
-        let malformed = |what: &str| Error::new(ErrorCode::MalformedStoreData, format!("store.loadRegistryChanges() result: {what}"));
-        if answer.slot.version < snapshot.version {
-            return Err(malformed("a version older than the one asked about"));
-        }
-        let mut next = answer.slot;
-        match (answer.claims, answer.claim_count, answer.conflicts, answer.conflict_count) {
-            (Some(claims), Some(claim_count), Some(conflicts), Some(conflict_count)) => {
-                next.claims = apply_items(&snapshot.claims, claims, claim_count).ok_or_else(|| malformed("claims past the end of the registry, or not claimCount of them"))?;
-                next.conflicts = apply_items(&snapshot.conflicts, conflicts, conflict_count).ok_or_else(|| malformed("conflicts past the end of the registry, or not conflictCount of them"))?;
-            }
-            (None, None, None, None) => {}
-            _ => return Err(malformed("claims, claimCount, conflicts and conflictCount come together")),
-        }
-        next.entities = snapshot.entities.clone();
-        let mut changed = answer.entities;
-        changed.sort_by_key(|p| p.at);
-        for p in changed {
-            let len = next.entities.len();
-            match next.entities.get_mut(p.at) {
-                Some(e) => *e = p.entity.into(),
-                None if p.at == len => next.entities.push(p.entity.into()),
-                None => return Err(malformed("an entity past the end of the registry")),
-            }
-        }
-        if next.entities.len() != answer.entity_count {
-            return Err(malformed("entityCount does not match the entities"));
-        }
-        Ok(Some((answer.tag, Rc::new(next))))
-    }
-
-    /// The slot as the store holds it now.
-    async fn fetch_slot(&self, slot: &SlotRef) -> Result<Slot> {
-        let v = self.call("loadSlot", &[arg(slot)?]).await?;
-        if absent(&v) { Ok(Slot::default()) } else { checked(self.read(v, "loadSlot")?, slot, "loadSlot") }
+        let (holds, finds_writes, finds_entities) = (has("loadSlotToWrite"), has("findWrite"), has("findEntities"));
+        JsStore { target, holds, finds_writes, finds_entities }
     }
 
     async fn call(&self, method: &str, args: &[JsValue]) -> Result<JsValue> {
@@ -313,50 +99,15 @@ fn checked(loaded: Slot, slot: &SlotRef, method: &str) -> Result<Slot> {
 
 #[async_trait(?Send)]
 impl Store for JsStore {
-    /// An entity registry (every entity of its type) is copied from its
-    /// tagged snapshot while the tag has not moved: a copy in wasm costs far
-    /// less than fetching and parsing it again.
     async fn load_slot(&self, slot: &SlotRef) -> Result<Slot> {
-        if self.keeps_snapshot(slot) {
-            return Ok(Rc::unwrap_or_clone(self.read_slot(slot).await?));
-        }
-        self.fetch_slot(slot).await
-    }
-
-    /// A registry whose tag has not moved is answered from the snapshot
-    /// read at that tag. Tags never repeat for other content, so a hit is the
-    /// current content; a snapshot loaded after a tag that then moved is only
-    /// ever reloaded, never served.
-    async fn read_slot(&self, slot: &SlotRef) -> Result<Rc<Slot>> {
-        if !self.keeps_snapshot(slot) {
-            return self.fetch_slot(slot).await.map(Rc::new);
-        }
-        let Some(tag) = self.slot_tag(slot).await? else {
-            self.snapshots.borrow_mut().remove(&slot.key);
-            return self.fetch_slot(slot).await.map(Rc::new);
-        };
-        let held = self.snapshots.borrow().get(&slot.key).cloned();
-        if let Some((seen, snapshot)) = held {
-            if seen == tag {
-                return Ok(snapshot);
-            }
-            // A speed-up only: a store that cannot answer (or fails to) is read whole below.
-            if self.reads_changes {
-                if let Ok(Some((now, next))) = self.registry_changes(slot, &seen, &snapshot).await {
-                    self.snapshots.borrow_mut().insert(slot.key.clone(), (now, next.clone()));
-                    return Ok(next);
-                }
-            }
-        }
-        let loaded = Rc::new(self.fetch_slot(slot).await?);
-        self.snapshots.borrow_mut().insert(slot.key.clone(), (tag, loaded.clone()));
-        Ok(loaded)
+        let v = self.call("loadSlot", &[arg(slot)?]).await?;
+        if absent(&v) { Ok(Slot::default()) } else { checked(self.read(v, "loadSlot")?, slot, "loadSlot") }
     }
 
     /// `store.loadSlotToWrite(ref)` answers `{ slot, held }`: `held` when the
     /// slot came from a snapshot the store kept rather than from its backend.
     async fn load_slot_to_write(&self, slot: &SlotRef) -> Result<(Slot, bool)> {
-        if !self.holds || self.keeps_snapshot(slot) {
+        if !self.holds {
             return self.load_slot(slot).await.map(|s| (s, false));
         }
         let v = self.call("loadSlotToWrite", &[arg(slot)?]).await?;
@@ -368,23 +119,26 @@ impl Store for JsStore {
     }
 
     async fn commit_slot(&self, commit: &SlotCommit) -> Result<bool> {
-        if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
-            return Ok(self.commit_registry(commit).await?.is_some());
-        }
         let v = self.call("commitSlot", &[commit_arg(commit, self.finds_writes)?]).await?;
         v.as_bool().ok_or_else(|| {
             Error::new(ErrorCode::MalformedStoreData, "store.commitSlot() result: must be true (written) or false (version moved on)")
         })
     }
 
-    async fn commit_slot_owned(&self, commit: SlotCommit) -> Result<std::result::Result<Rc<Slot>, SlotCommit>> {
-        if self.by_changes && self.keeps_snapshot(&commit.slot_ref) {
-            return Ok(match self.commit_registry(&commit).await? {
-                Some(slot) => Ok(slot),
-                None => Err(commit),
-            });
+    /// `store.findEntities({ type, keys })`; a store without it is answered
+    /// by loading every entity slot (correct, and slower as the store grows).
+    async fn find_entities(&self, entity_type: &str, keys: &[String]) -> Result<Vec<EntityKeyRow>> {
+        if !self.finds_entities {
+            return crate::store_scan::entities_by_scan(self, entity_type, keys).await;
         }
-        Ok(if self.commit_slot(&commit).await? { Ok(Rc::new(commit.slot)) } else { Err(commit) })
+        let query = js_sys::Object::new();
+        let _ = Reflect::set(&query, &"type".into(), &entity_type.into());
+        let _ = Reflect::set(&query, &"keys".into(), &arg(&keys)?);
+        let v = self.call("findEntities", &[query.into()]).await?;
+        if absent(&v) {
+            return Ok(Vec::new());
+        }
+        self.read(v, "findEntities")
     }
 
     async fn find_claim(&self, claim_id: &str) -> Result<Option<SlotRef>> {

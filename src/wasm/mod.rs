@@ -80,15 +80,6 @@ export interface ClaimStore {
   listConflicts(query: ConflictQuery): Promise<IndexedConflict[]> | IndexedConflict[];
   dirtySlots(query: DirtyQuery): Promise<SlotRef[]> | SlotRef[];
   /**
-   * Optional: a tag of the slot's current content (null/undefined when it is
-   * empty), cheaper than loading it. Equal tags must mean equal content, and
-   * a tag must never come back for other content (include something unique
-   * to each commit, not only the version: a store wiped and refilled reuses
-   * versions). With it, the engine keeps entity registries (which hold every
-   * entity of a type) between writes and reloads one only when its tag moved.
-   */
-  slotTag?(ref: SlotRef): Promise<string | number | null | undefined> | string | number | null | undefined;
-  /**
    * Optional: the load of a write, which may come from a snapshot the store
    * holds (`held: true`) instead of its backend — one round trip saved per
    * write. A held snapshot must be a version the slot really had, as loaded
@@ -98,47 +89,16 @@ export interface ClaimStore {
    */
   loadSlotToWrite?(ref: SlotRef): Promise<{ slot: Slot | null | undefined; held: boolean }> | { slot: Slot | null | undefined; held: boolean };
   /**
-   * Optional, with `slotTag`, for stores that keep a record per entity: an
-   * entity registry (subject "\u001fentities", predicate the entity type)
-   * committed by what changed, so a new name costs the same at 100 entities
-   * of its type as at 100,000. `commit` is a `SlotCommit` whose `slot` has no
-   * `entities`; `commit.entities` lists the entities new or changed, each with
-   * `at`, its position in the registry (entities are only ever appended, so a
-   * position never changes), and `commit.entityCount` how many it holds. All or nothing, only at `expectedVersion`, like
-   * `commitSlot`; resolves to the slot's new tag (what `slotTag` answers
-   * from then on) when written, `false` when the version moved on. `loadSlot`
-   * still answers the whole registry, its entities in position order, and a
-   * registry written whole by `commitSlot` must load as written.
+   * Entities by key: every key row of an entity of `query.type` whose key is
+   * one of `query.keys` (any order). The rows come with each commit of an
+   * entity slot (subject "\u001fentity", predicate the entity id):
+   * `commit.index.entity = { type, id, keys: [{ key, name }] }` replaces every
+   * row of that entity, in the same atomic step as the commit. Optional: a
+   * store without it is answered by loading every entity slot (slower as
+   * the store grows).
    */
-  commitRegistry?(commit: RegistryCommit): Promise<string | false> | string | false;
-  /**
-   * Optional, with `commitRegistry`: a registry whose tag moved since the
-   * engine read it (`since`: that version and tag), as its changes — the slot
-   * now without entities, every entity changed after `since.version` with its
-   * position, how many it holds, and the tag of what it answers — so a write
-   * after another process's new name reads what changed, not every entity.
-   * `null` when it cannot tell (another lifetime of the registry, or too far
-   * behind): the engine then loads it whole.
-   */
-  loadRegistryChanges?(ref: SlotRef, since: { version: number; tag: string }): Promise<RegistryChanges | null> | RegistryChanges | null;
-  /**
-   * Optional, with `loadRegistryChanges`: `true` when the store keeps a
-   * registry's claims and conflicts (its names and `same_entity` questions)
-   * by position too. Its registry commits then carry neither in `slot`, but
-   * those changed since the version they began from in `claims`/`conflicts`
-   * (`RegistryItems`), and `loadRegistryChanges` answers them the same way.
-   */
-  readonly registryRows?: boolean;
+  findEntities?(query: { type: string; keys: string[] }): Promise<EntityKeyRow[]> | EntityKeyRow[];
 }
-
-/** A registry's claims and conflicts by their changes (stores with `registryRows`). */
-export type RegistryItems = { claims: { at: number; item: Claim }[]; claimCount: number; conflicts: { at: number; item: ConflictRecord }[]; conflictCount: number };
-
-/** An entity registry's commit by its changes (`ClaimStore.commitRegistry`). */
-export type RegistryCommit = SlotCommit & { entities: { at: number; entity: Entity }[]; entityCount: number } & Partial<RegistryItems>;
-
-/** What `ClaimStore.loadRegistryChanges` answers. */
-export type RegistryChanges = { slot: Slot; entities: { at: number; entity: Entity }[]; entityCount: number; tag: string } & Partial<RegistryItems>;
 
 /** Consolidates the active entries (oldest first) with the incoming one. */
 export type MergeHook = (
