@@ -89,11 +89,11 @@ describe('IndexedDbStore upgrade from database version 4', () => {
     const memory = new Memory({ store });
     await memory.remember({ subject: 'ana', predicate: 'works_at', object: 'Acme' });
     expect((await memory.recall('ana')).map((c) => c.object)).toEqual(['Acme']);
-    const ref = { key: '\u001fentity\u001forg:acme', subject: '\u001fentity', predicate: 'org:acme' };
-    const slot = { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [{ id: 'org:acme', type: 'org', name: 'Acme', aliases: ['Acme'] }] };
-    const entity = { type: 'org', id: 'org:acme', keys: [{ key: 'acme', name: 'Acme' }] };
+    const ref = { key: '\u001fentity\u001forg:zeta', subject: '\u001fentity', predicate: 'org:zeta' };
+    const slot = { version: 1, claims: [], conflicts: [], writes: [], reviewed: 0, entities: [{ id: 'org:zeta', type: 'org', name: 'Zeta', aliases: ['Zeta'] }] };
+    const entity = { type: 'org', id: 'org:zeta', keys: [{ key: 'zeta', name: 'Zeta' }] };
     expect(await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log: [], index: { conflicts: [], unreviewed: false, entity } })).toBe(true);
-    expect(await store.findEntities({ type: 'org', keys: ['acme'] })).toEqual([{ key: 'acme', entity: 'org:acme', name: 'Acme' }]);
+    expect(await store.findEntities({ type: 'org', keys: ['zeta'] })).toEqual([{ key: 'zeta', entity: 'org:zeta', name: 'Zeta' }]);
     store.close();
     const db = await request(indexedDB.open('v4-db'));
     expect([db.version, [...db.objectStoreNames].sort()]).toEqual([7, ['claims', 'conflicts', 'entityKeys', 'log', 'slots', 'writes']]);

@@ -76,7 +76,7 @@ export function entityCases(fresh, { describe, it, expect }) {
       expect(rowsOf(await store.findEntities({ type: 'org', keys: ['acme', 'stale', 'ahead'] }))).toEqual(before);
       if (typeof store.findWrite !== 'function') return;
       const other = ref('user', 'works_at');
-      const held = { ...commit(other, 0, { version: 1, claims: [claim('cl_w', 'Acme', { predicate: 'works_at' })], conflicts: [], writes: [], reviewed: 0 }), index: { conflicts: [], unreviewed: true, writes: ['w-1'] } };
+      const held = { ...commit(other, 0, { version: 1, claims: [claim('cl_w', 'Acme', { predicate: 'works_at' })], conflicts: [], writes: [{ id: 'w-1', claimId: 'cl_w', action: 'added' }], reviewed: 0 }), index: { conflicts: [], unreviewed: true, writes: ['w-1'] } };
       expect(await store.commitSlot(held)).toBe(true);
       expect(await store.commitSlot(entityCommit('org:acme', 1, [['taken', 'Taken']], { writes: ['w-1'] }))).toBe(false);
       expect(rowsOf(await store.findEntities({ type: 'org', keys: ['acme', 'taken'] }))).toEqual(before);
