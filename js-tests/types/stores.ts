@@ -40,11 +40,17 @@ void adapted;
 const notV2: ClaimStore = v1;
 void notV2;
 
-// Optional: entity registries committed by their changes.
-import { type RegistryCommit } from 'credence';
+// Optional: entities found by the key rows each entity commit carries.
+import { type EntityKeyRow, type SlotCommit } from 'credence';
 declare const base: ClaimStore;
-const byChanges: ClaimStore = {
+const rows = new Map<string, EntityKeyRow[]>();
+const byKeys: ClaimStore = {
   ...base,
-  commitRegistry: async (commit: RegistryCommit) => (commit.entities.every((e) => e.at < commit.entityCount && e.entity.id !== '') ? 'tag-1' : false),
+  commitSlot: async (commit: SlotCommit) => {
+    const entity = commit.index?.entity;
+    if (entity) rows.set(entity.id, entity.keys.map((k) => ({ key: k.key, entity: entity.id, name: k.name })));
+    return base.commitSlot(commit);
+  },
+  findEntities: ({ keys }) => [...rows.values()].flat().filter((r) => keys.includes(r.key)),
 };
-void byChanges;
+void byKeys;
