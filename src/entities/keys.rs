@@ -49,6 +49,11 @@ const LETTERS: char = 'l';
 /// A whole key of `WHOLE_KEY` chars, or it with one char deleted.
 const WHOLE: char = 'w';
 const WHOLE_KEY: std::ops::RangeInclusive<usize> = 4..=24;
+/// A whole key of `TWO_EDIT_KEY` chars, or it with one or two chars deleted:
+/// the keys a typo budget of two (`near::typo_budget`, 7 to 11 chars, the
+/// other name up to two longer) can reach — "Algeria" and "Nigeria".
+const WHOLE_TWO: char = 'v';
+const TWO_EDIT_KEY: std::ops::RangeInclusive<usize> = 7..=13;
 
 /// One row of an entity's index: a key and the name of the entity it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +108,14 @@ fn near_keys(form: &NameForm, person: bool, stored: bool, out: &mut Vec<String>)
     }
     if WHOLE_KEY.contains(&form.chars.len()) {
         deletions(WHOLE, &form.chars, out);
+    }
+    if TWO_EDIT_KEY.contains(&form.chars.len()) {
+        for at in 0..form.chars.len() {
+            let mut shorter = form.chars.clone();
+            shorter.remove(at);
+            deletions(WHOLE_TWO, &shorter, out);
+        }
+        out.push(tagged(WHOLE_TWO, &form.key));
     }
     // An abbreviation pairs a one-word name's letters with the other's
     // initials: each side is filed under one and looks up the other.
@@ -220,8 +233,8 @@ mod tests {
     }
 
     #[test]
-    fn one_edit_whole_key_typos_share_a_key() {
-        for (a, b) in [("Chad", "Chat"), ("Prussia", "Russia"), ("Iceland", "Ireland"), ("Globex", "Glboex")] {
+    fn whole_key_typos_within_two_edits_share_a_key() {
+        for (a, b) in [("Chad", "Chat"), ("Prussia", "Russia"), ("Iceland", "Ireland"), ("Globex", "Glboex"), ("Algeria", "Nigeria"), ("Lesotho", "Mosotho"), ("Romania", "Somalia")] {
             let rows = filed_under(&entity("org:x", &[a]), "org");
             let lookup = Lookup::new(b, "org", &KnownAliases::default());
             assert!(rows.iter().any(|r| lookup.near.contains(&r.key)), "{a} ~ {b}");
