@@ -1013,3 +1013,98 @@ fn a_question_whose_values_both_lose_to_a_merged_value_closes_as_moot() {
     assert_eq!(conflict.status, ConflictStatus::Moot);
     assert!(run(h.engine.check_invariants()).unwrap().is_empty());
 }
+
+/// A registry as versions before entity slots kept it (one slot of every
+/// org), built from what this version wrote: Acme (two spellings), Globex
+/// merged into it, Acme Bank with an open question about Acme.
+fn legacy_registry() -> (credence::model::Slot, Vec<String>) {
+    use credence::model::Shared;
+    let h = harness(EngineConfig::default());
+    h.write(about("Acme", "org", "located_in", "Oslo"));
+    h.write(about("ACME Inc", "org", "likes", "tea"));
+    h.write(about("Globex", "org", "located_in", "Lima"));
+    let bank = h.write(about("Acme Bank", "org", "located_in", "Zurich"));
+    run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
+    let mut registry = credence::model::Slot { version: 1, ..Default::default() };
+    let (mut entities, mut claims, mut conflicts): (Vec<Shared<credence::entities::Entity>>, Vec<Shared<Claim>>, Vec<Shared<credence::model::ConflictRecord>>) = (Vec::new(), Vec::new(), Vec::new());
+    for id in org_names(&h) {
+        let slot = run(h.store.inner.load_slot(&entity_ref(&id))).unwrap();
+        let mut e = (*slot.entities[0]).clone();
+        e.merged_from.clear();
+        entities.push(e.into());
+        claims.extend(slot.claims.iter().cloned());
+        conflicts.extend(slot.conflicts.iter().cloned());
+    }
+    registry.entities = entities.into();
+    registry.claims = claims.into();
+    registry.conflicts = conflicts.into();
+    registry.merges = run(h.store.inner.load_slot(&merges_ref())).unwrap().merges;
+    (registry, bank.conflicts.iter().map(|c| c.id.clone()).collect())
+}
+
+fn store_with(registry: &credence::model::Slot) -> Harness {
+    let h = harness(EngineConfig::default());
+    let slot_ref = credence::model::SlotRef::new(credence::model::ENTITY_REGISTRY, "org");
+    let commit = credence::model::SlotCommit {
+        slot_ref,
+        expected_version: 0,
+        slot: registry.clone(),
+        changed_claims: registry.claims.iter().map(|c| c.id.clone()).collect(),
+        changed_conflicts: registry.conflicts.iter().map(|c| c.id.clone()).collect(),
+        log: Vec::new(),
+        index: Default::default(),
+    };
+    assert!(run(h.store.inner.commit_slot(&commit)).unwrap());
+    h
+}
+
+/// What an engine answers about the moved registry, and each entity slot.
+fn moved(h: &Harness, questions: &[String]) -> (Vec<(String, Vec<String>, Option<String>)>, Vec<(String, ConflictStatus)>, Vec<credence::model::Slot>) {
+    let names = ["Acme", "ACME Inc", "Globex", "Acme Bank"].iter().map(|n| run(h.engine.entity(n, Some("org"))).unwrap().unwrap().entity);
+    let answers = names.map(|e| (e.id, e.aliases, e.merged_into)).collect();
+    let listed = run(h.engine.conflicts(None)).unwrap();
+    let asked = questions.iter().map(|id| (id.clone(), listed.iter().find(|c| &c.id == id).map(|c| c.status).unwrap())).collect();
+    let slots = org_names(h).iter().map(|id| run(h.store.inner.load_slot(&entity_ref(id))).unwrap()).collect();
+    (answers, asked, slots)
+}
+
+#[test]
+fn a_registry_of_a_version_before_entity_slots_moves_to_them_and_answers_as_before() {
+    let (registry, questions) = legacy_registry();
+    assert!(!questions.is_empty());
+    let h = store_with(&registry);
+    let (answers, asked, slots) = moved(&h, &questions);
+    let acme = vec!["Acme".to_string(), "ACME Inc".to_string(), "Globex".to_string()];
+    assert_eq!(answers[0], ("org:acme".to_string(), acme.clone(), None));
+    assert_eq!(answers[2], ("org:acme".to_string(), acme, None), "Globex leads to Acme, as merged");
+    assert_eq!(answers[3].0, "org:acme-bank");
+    assert!(asked.iter().all(|(_, s)| *s == ConflictStatus::Open), "{asked:?}");
+    assert_eq!(slots.len(), 3);
+    let globex = run(h.engine.entity("org:globex", None)).unwrap().unwrap().entity;
+    assert_eq!(globex.merged_into.as_deref(), Some("org:acme"));
+    assert_eq!(run(h.engine.entity("org:acme", None)).unwrap().unwrap().entity.merged_from, vec!["org:globex"]);
+    // The registry is empty now, its log one entry longer; the merge is found and undone.
+    let emptied = run(h.store.inner.load_slot(&credence::model::SlotRef::new(credence::model::ENTITY_REGISTRY, "org"))).unwrap();
+    assert!(emptied.entities.is_empty() && emptied.claims.is_empty() && emptied.conflicts.is_empty() && emptied.merges.is_empty());
+    assert!(run(h.engine.check_invariants()).unwrap().is_empty());
+    run(h.engine.undo_entity_merge(&registry.merges[0].id)).unwrap();
+    assert_eq!(run(h.engine.entity("Globex", Some("org"))).unwrap().unwrap().entity.id, "org:globex");
+    // The question settles in the slot it moved to.
+    assert_eq!(run(h.engine.settle(&questions[0], "different", None)).unwrap().status, ConflictStatus::Settled);
+}
+
+#[test]
+fn a_move_cut_short_at_any_commit_finishes_on_the_next_use_with_nothing_lost() {
+    let (registry, questions) = legacy_registry();
+    let whole = moved(&store_with(&registry), &questions);
+    for budget in 0..12 {
+        let h = store_with(&registry);
+        let (crashing, _) = crashing_engine(&h, budget);
+        let cut = run(crashing.entity("Acme", Some("org")));
+        let again = moved(&h, &questions);
+        assert_eq!((&again.0, &again.1), (&whole.0, &whole.1), "budget {budget} ({cut:?})");
+        let entities = |s: &[credence::model::Slot]| s.iter().map(|x| (x.entities[0].clone(), x.claims.len(), x.conflicts.len())).collect::<Vec<_>>();
+        assert_eq!(entities(&again.2), entities(&whole.2), "budget {budget}");
+        assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "budget {budget}");
+    }
+}
