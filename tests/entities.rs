@@ -1026,7 +1026,9 @@ fn legacy_registry() -> (credence::model::Slot, Vec<String>) {
     let bank = h.write(about("Acme Bank", "org", "located_in", "Zurich"));
     run(h.engine.merge_entities("org:acme", "org:globex")).unwrap();
     let mut registry = credence::model::Slot { version: 1, ..Default::default() };
-    let (mut entities, mut claims, mut conflicts): (Vec<Shared<credence::entities::Entity>>, Vec<Shared<Claim>>, Vec<Shared<credence::model::ConflictRecord>>) = (Vec::new(), Vec::new(), Vec::new());
+    let mut entities: Vec<Shared<credence::entities::Entity>> = Vec::new();
+    let mut claims: Vec<Shared<Claim>> = Vec::new();
+    let mut conflicts: Vec<Shared<credence::model::ConflictRecord>> = Vec::new();
     for id in org_names(&h) {
         let slot = run(h.store.inner.load_slot(&entity_ref(&id))).unwrap();
         let mut e = (*slot.entities[0]).clone();
@@ -1058,8 +1060,11 @@ fn store_with(registry: &credence::model::Slot) -> Harness {
     h
 }
 
-/// What an engine answers about the moved registry, and each entity slot.
-fn moved(h: &Harness, questions: &[String]) -> (Vec<(String, Vec<String>, Option<String>)>, Vec<(String, ConflictStatus)>, Vec<credence::model::Slot>) {
+/// Each name's entity: id, spellings, where it was merged.
+type Named = Vec<(String, Vec<String>, Option<String>)>;
+
+/// What an engine answers about the moved registry (names, questions), and each entity slot.
+fn moved(h: &Harness, questions: &[String]) -> (Named, Vec<(String, ConflictStatus)>, Vec<credence::model::Slot>) {
     let names = ["Acme", "ACME Inc", "Globex", "Acme Bank"].iter().map(|n| run(h.engine.entity(n, Some("org"))).unwrap().unwrap().entity);
     let answers = names.map(|e| (e.id, e.aliases, e.merged_into)).collect();
     let listed = run(h.engine.conflicts(None)).unwrap();
