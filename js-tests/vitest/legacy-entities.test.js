@@ -11,16 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { PGlite } from '@electric-sql/pglite';
 import { IndexedDbStore, Memory, OkfStore, PostgresStore } from 'credence';
+import { restoreIndexedDb, restorePostgres } from '../lib/legacy-fixtures.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const fixtures = path.join(here, '..', 'fixtures', 'legacy-registry');
 const json = (p) => JSON.parse(readFileSync(path.join(fixtures, p), 'utf8'));
 const SCOPE = 'tenant-a';
 const registry = (type) => ({ key: `\u001fentities\u001f${type}`, subject: '\u001fentities', predicate: type });
-const request = (req) => new Promise((resolve, reject) => {
-  req.onsuccess = () => resolve(req.result);
-  req.onerror = () => reject(req.error);
-});
 
 /** Each old registry (`slots`, by type) as Memory answers it after the move. */
 async function answersAsBefore(store, slots) {
@@ -73,24 +70,7 @@ describe('Memory over entity registries of main 783f0e6', () => {
 
   it('on an IndexedDB database', async () => {
     const indexedDB = new IDBFactory();
-    const { version, stores } = json('indexeddb/records.json');
-    const open = indexedDB.open('legacy', version);
-    open.onupgradeneeded = () => {
-      for (const [name, { keyPath, autoIncrement, indexes }] of Object.entries(stores)) {
-        const created = open.result.createObjectStore(name, { keyPath, autoIncrement });
-        for (const i of indexes) created.createIndex(i.name, i.keyPath, { multiEntry: i.multiEntry, unique: i.unique });
-      }
-    };
-    const db = await request(open);
-    const tx = db.transaction(Object.keys(stores), 'readwrite');
-    for (const [name, { keyPath, records }] of Object.entries(stores)) {
-      for (const { key, value } of records) tx.objectStore(name).put(value, keyPath === null ? key : undefined);
-    }
-    await new Promise((resolve, reject) => {
-      tx.oncomplete = resolve;
-      tx.onabort = () => reject(tx.error);
-    });
-    db.close();
+    await restoreIndexedDb(indexedDB, 'legacy');
     const store = new IndexedDbStore('legacy', { indexedDB, IDBKeyRange, scope: SCOPE });
     const expected = json('indexeddb/expected.json');
     await answersAsBefore(store, Object.fromEntries(Object.entries(expected).map(([t, { slot }]) => [t, slot])));
@@ -100,12 +80,7 @@ describe('Memory over entity registries of main 783f0e6', () => {
   it('on PostgreSQL tables (PGlite), once the schema migration ran', async () => {
     const db = new PGlite();
     try {
-      await db.exec(readFileSync(path.join(fixtures, 'postgres/schema.sql'), 'utf8'));
-      for (const [table, rows] of Object.entries(json('postgres/rows.json'))) {
-        if (rows.length === 0) continue;
-        const columns = Object.keys(rows[0]).join(', ');
-        await db.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)`, [JSON.stringify(rows)]);
-      }
+      await restorePostgres(db);
       const store = new PostgresStore(db, { scope: SCOPE });
       await store.ensureSchema();
       const expected = json('postgres/expected.json');

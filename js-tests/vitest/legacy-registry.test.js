@@ -7,14 +7,13 @@
 // the new store, and must answer loadSlot whole and readLog as the old
 // store did, then accept the emptied registry through a plain commitSlot
 // (what the engine does once it has moved every entity to its own slot).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { PGlite } from '@electric-sql/pglite';
 import { IndexedDbStore, PostgresStore } from 'credence';
+import { fixture, restoreIndexedDb, restorePostgres } from '../lib/legacy-fixtures.mjs';
 
 const SCOPE = 'tenant-a';
-const fixture = (path) => JSON.parse(readFileSync(new URL(`../fixtures/legacy-registry/${path}`, import.meta.url), 'utf8'));
 const registry = (type) => ({ key: `\u001fentities\u001f${type}`, subject: '\u001fentities', predicate: type });
 const plain = (value) => JSON.parse(JSON.stringify(value));
 const request = (req) => new Promise((resolve, reject) => {
@@ -52,32 +51,9 @@ async function checkRegistries(store, expected) {
 }
 
 describe('an IndexedDB database of main 783f0e6', () => {
-  /** The dumped database restored as it was: its version, object stores, indexes and records. */
-  async function restore(indexedDB, name) {
-    const { version, stores } = fixture('indexeddb/records.json');
-    expect(version).toBe(6);
-    const open = indexedDB.open(name, version);
-    open.onupgradeneeded = () => {
-      for (const [store, { keyPath, autoIncrement, indexes }] of Object.entries(stores)) {
-        const created = open.result.createObjectStore(store, { keyPath, autoIncrement });
-        for (const i of indexes) created.createIndex(i.name, i.keyPath, { multiEntry: i.multiEntry, unique: i.unique });
-      }
-    };
-    const db = await request(open);
-    const tx = db.transaction(Object.keys(stores), 'readwrite');
-    for (const [store, { keyPath, records }] of Object.entries(stores)) {
-      for (const { key, value } of records) tx.objectStore(store).put(value, keyPath === null ? key : undefined);
-    }
-    await new Promise((resolve, reject) => {
-      tx.oncomplete = resolve;
-      tx.onabort = () => reject(tx.error);
-    });
-    db.close();
-  }
-
   it('is upgraded to version 7: each registry an ordinary slot record, whole; its log kept; the emptied registry commits', async () => {
     const indexedDB = new IDBFactory();
-    await restore(indexedDB, 'legacy');
+    expect(await restoreIndexedDb(indexedDB, 'legacy')).toBe(6);
     const store = new IndexedDbStore('legacy', { indexedDB, IDBKeyRange, scope: SCOPE });
     await checkRegistries(store, fixture('indexeddb/expected.json'));
     store.close();
@@ -91,20 +67,10 @@ describe('an IndexedDB database of main 783f0e6', () => {
 });
 
 describe('PostgreSQL tables of main 783f0e6', () => {
-  /** The old schema and every dumped row, into a fresh PGlite. */
-  async function restore(db) {
-    await db.exec(readFileSync(new URL('../fixtures/legacy-registry/postgres/schema.sql', import.meta.url), 'utf8'));
-    for (const [table, rows] of Object.entries(fixture('postgres/rows.json'))) {
-      if (rows.length === 0) continue;
-      const columns = Object.keys(rows[0]).join(', ');
-      await db.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)`, [JSON.stringify(rows)]);
-    }
-  }
-
   it('are migrated by the schema: each registry row whole, the row columns dropped; its log kept; the emptied registry commits', async () => {
     const db = new PGlite();
     try {
-      await restore(db);
+      await restorePostgres(db);
       const store = new PostgresStore(db, { scope: SCOPE });
       // Not migrated yet: refused, saying what to run, rather than read as a registry without entities.
       await expect(store.loadSlot(registry('org'))).rejects.toMatchObject({ code: 'STORE_FAILED', message: expect.stringContaining('POSTGRES_SCHEMA') });
