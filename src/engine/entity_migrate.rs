@@ -94,10 +94,13 @@ impl Engine {
             self.move_entity(entity, share, &cause).await?;
         }
         // Names of ids no entity has (store data): kept with the first entity, never dropped.
-        for (subject, share) in shares {
-            let Some(first) = old.entities.iter().next() else { break };
-            let _ = subject;
-            self.move_share(&first.id, share, &cause).await?;
+        if let Some(first) = old.entities.iter().next() {
+            let mut orphans = Share::default();
+            for share in shares.into_values() {
+                orphans.claims.extend(share.claims);
+                orphans.conflicts.extend(share.conflicts);
+            }
+            self.move_share(&first.id, orphans, &cause).await?;
         }
         let now = self.now()?;
         let mut txn = SlotTxn::new(old.clone(), now, cause, self.ids.clone());

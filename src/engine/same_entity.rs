@@ -67,10 +67,9 @@ impl Engine {
         if record.status != ConflictStatus::Settled {
             return Err(Error::new(ErrorCode::ConflictNotSettled, format!("conflict {conflict_id:?} is not settled; nothing to undo")).with_field("conflictId"));
         }
-        let (earlier, newer) = (slot.claim(&record.earlier_id).map(|c| c.subject.clone()), slot.claim(&record.newer_id).map(|c| c.subject.clone()));
-        let t = earlier.as_deref().and_then(super::entity::type_of).unwrap_or_default().to_string();
+        // The merge the settlement made is recorded with its type's merges.
+        let t = slot.claim(&record.earlier_id).and_then(|c| super::entity::type_of(&c.subject)).unwrap_or_default().to_string();
         let merges = self.store.load_slot(&super::entity_migrate::merges_slot(&t)).await?;
-        let _ = newer;
         match merges.merges.iter().find(|m| m.conflict_id.as_deref() == Some(conflict_id) && m.state != MergeState::Undone) {
             Some(m) => {
                 // Another writer may undo the merge between this read and ours: a lost race (retrying
