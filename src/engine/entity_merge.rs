@@ -78,10 +78,9 @@ impl Engine {
     pub(super) async fn merge_entities_settling(&self, into: &str, from: &str, settle: Option<SettleWith<'_>>) -> Result<Option<EntityMerge>> {
         let t = type_of(into).ok_or_else(|| unknown(into))?;
         self.migrate_registry(t).await?;
-        let entity = |found: Option<(String, std::rc::Rc<Slot>)>, id: &str| found.ok_or_else(|| unknown(id));
-        let (into, target) = if settle.is_some() { entity(self.root_of(into).await?, into)? } else { (into.to_string(), self.entity_at(into).await?.ok_or_else(|| unknown(into))?) };
         let names = (into.to_string(), from.to_string());
-        let (from, source) = if settle.is_some() { entity(self.root_of(from).await?, from)? } else { (from.to_string(), self.entity_at(from).await?.ok_or_else(|| unknown(from))?) };
+        let (into, target) = self.merge_side(into, settle.is_some()).await?;
+        let (from, source) = self.merge_side(from, settle.is_some()).await?;
         if let Some(s) = &settle {
             let slot = self.store.load_slot(s.slot).await?;
             if slot.conflict(s.conflict_id).is_none_or(|c| c.status != ConflictStatus::Open) {
@@ -137,6 +136,12 @@ impl Engine {
             return Err(e);
         }
         self.drive_merge(&reg, &merge.id).await.map(Some)
+    }
+
+    /// Entity `id` and its slot, or (`follow`, for a settlement) the entity its merges lead to.
+    async fn merge_side(&self, id: &str, follow: bool) -> Result<(String, std::rc::Rc<Slot>)> {
+        let found = if follow { self.root_of(id).await? } else { self.entity_at(id).await?.map(|slot| (id.to_string(), slot)) };
+        found.ok_or_else(|| unknown(id))
     }
 
     /// Settles a "same" question without a merge when its two names are one
