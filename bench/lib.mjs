@@ -90,11 +90,26 @@ export function lastJson(stdout) {
   return JSON.parse(lines[lines.length - 1]);
 }
 
-/** The subject of the entity-registry slots. */
-export const REGISTRY = '\u001fentities';
+/** A distinct, pronounceable-enough word per (i, salt). */
+function word(i, salt) {
+  let x = (Math.imul(i + 1, 2654435761) ^ Math.imul(salt + 7, 40503)) >>> 0;
+  let s = '';
+  for (let k = 0; k < 9; k++) {
+    s += String.fromCharCode(97 + (x % 26));
+    x = (Math.imul(x ^ (x >>> 13), 1103515245) + 12345 + k) >>> 0;
+  }
+  return s;
+}
+
+/** Org name number `i`: two words, so that names share no word (no near matches, no same_entity questions). */
+export const orgName = (i) => `${word(i, 1)} ${word(i, 2)}`;
+
+/** The subject of the entity slots: one per entity, its id the predicate (issue #44). */
+export const ENTITY = '\u001fentity';
 
 /**
- * Whether a slot kept as JSON text (`{ ref, slot, log }`) is an entity registry: by
- * its parsed subject, as JSON writes U+001F as an escape a text search would miss.
+ * Whether a slot kept as JSON text (`{ ref, ... }`) is one memory keeps for itself
+ * (an entity's slot, the calibration record, ...): by its parsed subject, as JSON
+ * writes U+001F as an escape a text search would miss.
  */
-export const isRegistryText = (text) => JSON.parse(text).ref.subject === REGISTRY;
+export const isReservedText = (text) => JSON.parse(text).ref.subject.startsWith('\u001f');

@@ -30,7 +30,7 @@ export async function growth({ quick, tmp }) {
     rows: [
       row('3', `write cost after ${claims} claims vs on an empty store`, fmtNs(g.full.all), fmtNs(g.empty.all), fmtX(ratio), '≤ 1.2×', ratio <= 1.2,
         `slots without entities ${fmtNs(g.full.plain)} vs ${fmtNs(g.empty.plain)} (${fmtX(g.full.plain / g.empty.plain)}); ` +
-        `works_at writes, whose org names resolve against ONE registry slot of every org (${fmtInt(g.orgEntities)} entities here), ` +
+        `works_at writes, whose org names are looked up by key among ${fmtInt(g.orgEntities)} org entities (a slot each), ` +
         `${fmtNs(g.full.typed)} vs ${fmtNs(g.empty.typed)} (${fmtX(g.full.typed / g.empty.typed)}). ` +
         `Native core, ${fmtInt(nat.claims)} claims: ${fmtNs(col(nat.full, 0))} vs ${fmtNs(col(nat.empty, 0))} (${fmtX(col(nat.full, 0) / col(nat.empty, 0))}; ` +
         `without entities ${fmtX(col(nat.full, 2) / col(nat.empty, 2))}, works_at ${fmtX(col(nat.full, 1) / col(nat.empty, 1))}). ` +
@@ -70,7 +70,7 @@ export async function postgres({ quick }) {
     rows: [
       row('5', 'PostgreSQL, 8 concurrent writers: credence vs plain INSERT', `${fmtInt(p.credencePerSec)} writes/s`, `${fmtInt(p.floorPerSec)} rows/s`, fmtX(ratio), '≥ 0.5× floor', ratio >= 0.5,
         `one pg.Pool for both; ${fmtInt(writes)} writes × ${rounds} round(s), floor and credence alternating, medians. A credence write is ` +
-        `a load and a one-statement commit (slot document + every changed claim row + log rows) and, for works_at, the registry's slotTag (a reload only when another write moved it); ` +
+        `a load and a one-statement commit (slot document + every changed claim row + log rows) and, for works_at, a look-up of the org name's keys (findEntities) and loads of its entity's slot (a new name: its near keys too, and a commit of its entity slot); ` +
         `${p.attemptsPerWrite.toFixed(2)} attempts per write (lost races retried), ${p.reissued} re-issued after CONCURRENCY; Node busy ${(100 * p.nodeCpuShare).toFixed(0)}% of the time. ` +
         `rememberMany (${p.batch}/call): ${fmtInt(p.batchPerSec)} writes/s (${fmtX(p.batchPerSec / p.floorPerSec)} the floor). ` +
         `With \`prepared: true\` (named statements, opt-in): ${fmtInt(p.preparedPerSec)} writes/s (${fmtX(p.preparedPerSec / p.floorPerSec)} the floor, ${fmtX(p.preparedPerSec / p.credencePerSec)} the default).`),

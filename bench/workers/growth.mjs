@@ -9,14 +9,15 @@
 // workload) and its slots — claims, conflicts, idempotency records and log,
 // exactly as the engine made them — are copied under fresh subjects and claim
 // ids through MemoryStore.commitSlot until the store holds `target` claims.
-// The org registry (one slot per entity type, read by every works_at write)
-// is the template's: it grows with distinct org names, not with copies.
+// The slots memory keeps for itself (one per org entity, found by its keys
+// when a works_at write names it, and the calibration record) are the
+// template's, copied once: they grow with distinct org names, not with copies.
 import { Memory, MemoryStore } from 'credence';
-import { gc, isRegistryText, median, nsSince, now, REGISTRY } from '../lib.mjs';
+import { ENTITY, gc, isReservedText, median, nsSince, now } from '../lib.mjs';
 import { workload } from '../workload.mjs';
 
 const [target, templateWrites, writes, reps] = process.argv.slice(2).map(Number);
-const ENTITY_TYPED = new Set(['works_at']); // objects resolved against the org registry
+const ENTITY_TYPED = new Set(['works_at']); // objects resolved to org entities by key
 
 /** Writes `candidates` one at a time; ns per write overall and split by entity-typed predicates. */
 async function timed(memory, candidates) {
@@ -60,14 +61,15 @@ const before = process.memoryUsage();
 const store = new MemoryStore();
 let copies = 0;
 t0 = now();
-for (const text of slots.filter(isRegistryText)) {
+// The in-memory store files an entity slot's key rows from the slot itself.
+for (const text of slots.filter(isReservedText)) {
   const { ref, slot, log } = JSON.parse(text);
   await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log });
 }
 while (store.claimCount < target) {
   const k = copies++;
   for (const text of slots) {
-    if (isRegistryText(text)) continue;
+    if (isReservedText(text)) continue;
     // Fresh subjects and ids: "t_12" → "c3_12", "cl_9f…" → "cl_3x9f…".
     const copy = JSON.parse(text.replaceAll('"t_', `"c${k}_`).replaceAll('"cl_', `"cl_${k}x`).replaceAll('"cf_', `"cf_${k}x`));
     const { ref, slot, log } = copy;
@@ -96,7 +98,7 @@ for (let i = 0; i < reps; i++) {
   fullRuns.push(await timed(memory, probe(`f${i}`)));
 }
 
-const registry = await store.loadSlot({ key: `${REGISTRY}\u001forg`, subject: REGISTRY, predicate: 'org' });
+const orgEntities = (await store.listSlots({ subject: ENTITY })).filter((r) => r.predicate.startsWith('org:')).length;
 console.log(JSON.stringify({
   claims,
   copies,
@@ -108,5 +110,5 @@ console.log(JSON.stringify({
   rssPerClaim: (after.rss - before.rss) / claims,
   heapPerClaim: (after.heapUsed + after.external + after.arrayBuffers - before.heapUsed - before.external - before.arrayBuffers) / claims,
   rssMB: after.rss / 1048576,
-  orgEntities: registry?.entities?.length ?? 0,
+  orgEntities,
 }));

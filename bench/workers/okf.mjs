@@ -49,7 +49,7 @@ if (mode === 'build') {
   let claims = 0;
   for (const ref of refs) {
     const slot = await store.loadSlot(ref);
-    // Entity registries (subject "\u001fentities") hold name claims of same_entity questions, not written facts.
+    // Slots memory keeps for itself (subject "\u001f…": an entity's names and same_entity questions, the calibration record) hold no written facts.
     if (!ref.subject.startsWith('\u001f')) claims += slot?.claims.length ?? 0;
   }
   const loadNs = nsSince(t0);

@@ -1,10 +1,11 @@
-// An entity registry full of open `same_entity` questions: one `Memory`
-// writes a new org per write, the names two words drawn from 300 (a third
-// with a legal-ish suffix), so most new names share a word with earlier ones
-// and each opens ~3 questions (SPEC §9: a shared token never merges
-// silently). Prints, per block of writes, the mean cost of a write and the
-// open questions so far: how a write grows with the questions its registry
-// holds (names that share no word: bench/workers/registry.mjs).
+// Orgs with open `same_entity` questions: one `Memory` writes a new org per
+// write, the names two words drawn from 300 (a third with a legal-ish
+// suffix), so most new names share a word with earlier ones and each opens
+// ~3 questions (SPEC §9: a shared token never merges silently), kept in the
+// new org's entity slot. Prints, per block of writes, the mean cost of a write
+// and the open questions so far: how a write grows with the questions open
+// among the entities of its type (names that share no word:
+// bench/workers/registry.mjs).
 //
 //   node bench/workers/registry-questions.mjs <orgs, e.g. 3000> <block, e.g. 500> [memory|okf|indexeddb|postgres] [tmpdir]
 import os from 'node:os';

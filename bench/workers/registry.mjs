@@ -1,34 +1,27 @@
-// Section 9 (scale), the entity registry: an entity-typed write's cost as the
-// number of entities of its type grows, on one store, printed as one JSON line. Each size gets a fresh memory whose registry is filled by
-// the engine itself (rememberMany, one new org per write, names that share no
-// word), then two probes are timed, medians of `reps`:
-//   a write naming a new org (resolved against every name: near matches),
-//   a write naming a known org (the common case),
+// Section 9 (scale), entities: an entity-typed write's cost as the number of
+// entities of its type grows, on one store, printed as one JSON line. Each
+// entity is a slot of its own and the store answers a name by its keys
+// (findEntities), so a write depends on the entities of its type only through
+// that look-up. Each size gets a fresh memory filled by the engine itself
+// (rememberMany, one new org per write, names that share no word), then two
+// probes are timed, medians of `reps`:
+//   a write naming a new org (its exact and near keys looked up, its entity slot committed),
+//   a write naming a known org (the common case: the look-up and its entity's slot),
 //   and (stores other processes share) a new org written by a second store
-//   object on the same data after the first wrote one: it reloads the registry.
+//   object on the same data after the first wrote one: it finds the first's org
+//   by key like any other, nothing to reload.
 //
 //   node bench/workers/registry.mjs <sizes, e.g. 1000,10000> <reps> [memory|okf|indexeddb|postgres] [tmpdir]
 //   (postgres: on DATABASE_URL, one fresh scope per size)
+//   The file keeps its name from the per-type registry it measured before issue #44.
 import { Memory } from 'credence';
-import { median, medianOf, now, nsSince } from '../lib.mjs';
+import { median, medianOf, now, nsSince, orgName as org } from '../lib.mjs';
 import { closeStores, openStore as openKindOf } from './stores.mjs';
 
 const [sizesArg, repsArg, kind = 'memory', tmp] = process.argv.slice(2);
 const sizes = sizesArg.split(',').map(Number);
 const reps = Number(repsArg);
 const openStore = (size) => openKindOf(kind, `registry-${size}`, tmp);
-
-/** A distinct, pronounceable-enough word per (i, salt): org names that share no word. */
-function word(i, salt) {
-  let x = (Math.imul(i + 1, 2654435761) ^ Math.imul(salt + 7, 40503)) >>> 0;
-  let s = '';
-  for (let k = 0; k < 9; k++) {
-    s += String.fromCharCode(97 + (x % 26));
-    x = (Math.imul(x ^ (x >>> 13), 1103515245) + 12345 + k) >>> 0;
-  }
-  return s;
-}
-const org = (i) => `${word(i, 1)} ${word(i, 2)}`;
 
 const timeOf = (fn) => medianOf(reps, fn);
 

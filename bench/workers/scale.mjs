@@ -6,13 +6,16 @@
 //
 // Each size gets a fresh store filled by copying the slots of a template the
 // engine wrote (claims, conflicts, idempotency records, log) under fresh
-// subjects and ids through commitSlot, as section 3 does. Copies come
+// subjects and ids through commitSlot, as section 3 does. The slots memory
+// keeps for itself (one per org entity, with its key rows, and the calibration
+// record) are copied once, as they are: they grow with distinct names, not
+// with copies. Copies come
 // reviewed and with their conflicts closed, so the answers of conflicts() and
 // review() stay the same size at every store size: what grows is only what
 // the answer does not depend on.
-import { Memory, MemoryStore } from 'credence';
-import { isRegistryText, medianOf, nsSince, now } from '../lib.mjs';
-import { closeStores, openStore as openKindOf } from './stores.mjs';
+import { Memory } from 'credence';
+import { isReservedText, medianOf, nsSince, now } from '../lib.mjs';
+import { closeStores, openStore as openKindOf, templateSlots } from './stores.mjs';
 import { workload } from '../workload.mjs';
 
 const [kind, sizesArg, repsArg, tmp] = process.argv.slice(2);
@@ -23,20 +26,15 @@ const judge = { findPairs: () => [], confirmPair: () => ({ sameThing: false, new
 const openStore = (size) => openKindOf(kind, `scale-${size}`, tmp);
 
 // The template, written by the engine once.
-const template = new MemoryStore();
-await new Memory({ store: template }).rememberMany(workload(1000, { seed: 1000, prefix: 't_' }));
-const slots = [];
-for (const ref of await template.listSlots({})) {
-  slots.push(JSON.stringify({ ref, slot: await template.loadSlot(ref), log: await template.readLog(ref) }));
-}
-const plain = slots.filter((s) => !isRegistryText(s));
-const registry = slots.filter(isRegistryText);
+const slots = await templateSlots(workload(1000, { seed: 1000, prefix: 't_' }));
+const plain = slots.filter((s) => !isReservedText(s));
+const reserved = slots.filter(isReservedText);
 
 async function fill(store, target) {
   let claims = 0;
-  for (const text of registry) {
-    const { ref, slot, log } = JSON.parse(text);
-    await store.commitSlot({ ref, expectedVersion: 0, slot, changedClaims: [], changedConflicts: [], log });
+  for (const text of reserved) {
+    const { ref, slot, log, index } = JSON.parse(text);
+    await store.commitSlot({ ref, expectedVersion: 0, slot, log, index, changedClaims: slot.claims.map((c) => c.id), changedConflicts: slot.conflicts.map((c) => c.id) });
   }
   let sample = null;
   for (let k = 0; claims < target; k++) {

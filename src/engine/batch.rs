@@ -77,8 +77,8 @@ impl Engine {
             }
             committed += indices.len();
         }
-        // Names reach their registries only for the writes memory kept: all
-        // of the batch's in one commit per registry.
+        // Names reach their entity slots only for the writes memory kept, in
+        // the batch's order.
         let already = |mut e: Error| {
             e.message = format!("{} (all {} candidates were already committed, slot by slot; retry with the same candidate ids to finish idempotently)", e.message, candidates.len());
             e

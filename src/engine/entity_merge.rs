@@ -310,7 +310,7 @@ impl Engine {
         let cause = LogCause { op: "merge_entities".into(), object: Some(format!("{} → {}", merge.from, merge.into)), by: merge.by.clone(), ..Default::default() };
         // Sealed first: the slot's version moves, so a write under way whose
         // writer resolved the name before the merge began loses its race, reads
-        // the registry again and follows the merge; one that committed before
+        // the entity again and follows the merge; one that committed before
         // the seal is read below and moves with the rest.
         self.commit_with_retry(source_ref, cause.clone(), |txn| {
             txn.log_change("entity_merge_sealed", &[], None, None, format!("{} is merging into {}", merge.from, merge.into));

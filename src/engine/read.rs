@@ -53,7 +53,7 @@ pub struct Why {
 
 pub fn conflict_view(slot: &Slot, slot_ref: &SlotRef, r: &ConflictRecord) -> Option<Conflict> {
     let newer = slot.claim(&r.newer_id).or(r.changed.as_deref())?;
-    // A same_entity conflict lives in a registry slot; it reads as being about the new entity's name.
+    // A same_entity conflict lives in an entity slot; it reads as being about the new entity's name.
     let (subject, predicate) = if r.kind == crate::model::ConflictKind::SameEntity {
         (newer.subject.clone(), newer.predicate.clone())
     } else {
@@ -166,7 +166,7 @@ impl Engine {
             if s.trim().is_empty() {
                 return Err(Error::invalid("subject", "must not be empty when given"));
             }
-            // A reserved slot (an entity registry) holds no facts about anyone: a caller
+            // A reserved slot (an entity) holds no facts about anyone: a caller
             // recalling every subject `listSlots` names gets nothing for it, not an error.
             if super::is_reserved_subject(s) {
                 return Ok(Vec::new());

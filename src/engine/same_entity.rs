@@ -106,15 +106,15 @@ impl Engine {
         for registry in self.store.list_slots(Some(crate::model::ENTITY_REGISTRY)).await? {
             self.migrate_registry(&registry.predicate).await?;
         }
-        let mut registries: Vec<SlotRef> = Vec::new();
+        let mut entity_slots: Vec<SlotRef> = Vec::new();
         for c in self.indexed_conflicts(Some(ConflictStatus::Open)).await? {
-            if c.slot_ref.subject == ENTITY_SUBJECT && !registries.contains(&c.slot_ref) {
-                registries.push(c.slot_ref);
+            if c.slot_ref.subject == ENTITY_SUBJECT && !entity_slots.contains(&c.slot_ref) {
+                entity_slots.push(c.slot_ref);
             }
         }
         // Slot order, as a listing of the slots gives it.
-        crate::sort::sort_by(&mut registries, |a, b| a.key.cmp(&b.key));
-        for slot_ref in registries {
+        crate::sort::sort_by(&mut entity_slots, |a, b| a.key.cmp(&b.key));
+        for slot_ref in entity_slots {
             let slot = self.store.load_slot(&slot_ref).await?;
             let open = slot.conflicts.iter().filter(|c| c.kind == ConflictKind::SameEntity && c.status == ConflictStatus::Open);
             for record in open {

@@ -33,8 +33,8 @@ pub(crate) struct Planned {
     /// The same predicate's slots of entities merged into the subject's: a
     /// write that landed there before the merge is found there (SPEC §8).
     pub(super) merged_slots: Vec<SlotRef>,
-    /// The known entity the subject's name resolved to, where the registry
-    /// had it: a merge of it since planning sends the write to its new home.
+    /// The known entity the subject's name resolved to, at its slot's version
+    /// then: a merge of it since planning sends the write to its new home.
     pub(super) subject_entity: Option<entity::ResolvedAt>,
 }
 
@@ -158,7 +158,7 @@ impl Engine {
             // the names of this candidate are not the write's (model seed 33).
             let kept = kept && !(outcome.replayed && outcome.claim.object != planned.prepared.draft.object);
             if kept {
-                // The fact is committed; its names reach their registry in a commit of their own.
+                // The fact is committed; its names reach their entity slots in commits of their own.
                 let stood = |mut e: Error| {
                     e.message = format!("{} (the fact itself was committed, claim {}; retry the write, with the same candidate id if it has one, to record its names)", e.message, outcome.claim.id);
                     e

@@ -1,10 +1,10 @@
 //! `Chunked<T>`: a list of `Shared<T>` whose copy costs one reference count
 //! per chunk of `CHUNK` items, not one per item.
 //!
-//! An entity registry is copied by every transaction that records a name and
-//! the old version dropped after its commit; as a plain `Vec<Shared<T>>`
-//! both touched every entity's reference count (scattered allocations: at
-//! 20,000 entities that was ~45% of a native new-entity write, issue #17).
+//! A slot's claims are copied by every transaction and the old version
+//! dropped after its commit; as a plain `Vec<Shared<T>>` both touched every
+//! item's reference count (scattered allocations: in the entity registry of
+//! 20,000 entities this replaced, ~45% of a native new-entity write, issue #17).
 //! Here a copy shares the chunks, and a change copies only the chunk it
 //! touches (`push` the last one, `get_mut` the item's). Every chunk but the
 //! last is full, so item `i` is at `chunks[i / CHUNK][i % CHUNK]`.
@@ -48,8 +48,7 @@ pub fn key_hash(key: impl std::hash::Hash) -> u64 {
 
 /// Up to `CHUNK` items and, once a keyed look-up asked, their key hashes
 /// side by side: a look-up reads 16 bytes an item instead of following two
-/// pointers to compare text (a registry slot holds tens of thousands of
-/// name claims). Any change through `items_mut` drops the hashes.
+/// pointers to compare text (a long history holds thousands of claims). Any change through `items_mut` drops the hashes.
 pub struct Chunk<T> {
     items: Vec<Shared<T>>,
     hashes: OnceCell<Hashed>,

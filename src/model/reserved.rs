@@ -1,7 +1,7 @@
 //! The names memory keeps for itself: the slot-key separator, the subjects
-//! that open with it (entity registries, the calibration record, predicate
+//! that open with it (entity slots, the calibration record, predicate
 //! definitions; archive chunks are named in `crate::archive`) and the
-//! predicate of a registry's name claims. Below the engine, so the
+//! predicate of an entity slot's name claims. Below the engine, so the
 //! transaction, the invariants and the config check against them too.
 
 use crate::error::{Error, Result};
@@ -19,7 +19,7 @@ pub const ENTITY_SUBJECT: &str = "\u{1f}entity";
 /// The subject of the entity-merge records: one slot per entity type.
 pub const MERGES_SUBJECT: &str = "\u{1f}entity-merges";
 
-/// The predicate of the name claims kept in a registry slot.
+/// The predicate of the name claims kept in an entity slot.
 pub const NAME_PREDICATE: &str = "name";
 
 /// The slot that holds calibration records (one claim per version, the latest active).
@@ -35,7 +35,7 @@ pub fn is_entity_subject(subject: &str) -> bool {
     subject == ENTITY_SUBJECT || subject == ENTITY_REGISTRY
 }
 
-/// Subjects the engine keeps for itself (entity registry, calibration): not facts about anyone.
+/// Subjects the engine keeps for itself (entities, calibration): not facts about anyone.
 pub fn is_reserved_subject(subject: &str) -> bool {
     subject.starts_with(KEY_SEPARATOR)
 }

@@ -5,7 +5,7 @@ use super::{Action, Chunked, Claim, ConflictRecord, LogEntry};
 use crate::time::Timestamp;
 
 /// Joins subject and predicate in a slot's key, and opens the reserved
-/// subjects (entity registries, calibration, archives): text from a caller
+/// subjects (entities, calibration, archives): text from a caller
 /// may not hold it (`model::reserved::no_key_separator`).
 pub const KEY_SEPARATOR: char = '\u{1f}';
 
@@ -107,7 +107,7 @@ impl Slot {
     pub fn current_claims(&self) -> Vec<Claim> {
         self.claims.iter().filter(|c| c.status.is_current()).map(|c| Claim::clone(c)).collect()
     }
-    /// From the end: what a write or a registry's new question looks up was
+    /// From the end: what a write or an entity's new question looks up was
     /// most often added last (ids are unique, so the order changes no answer).
     pub fn claim(&self, id: &str) -> Option<&Claim> {
         self.claim_position(id).map(|i| &*self.claims[i])
@@ -115,7 +115,7 @@ impl Slot {
     pub fn claim_position(&self, id: &str) -> Option<usize> {
         self.claims.rposition_keyed(0, key_hash(id), |c| c.id == id)
     }
-    /// The claim saying `object` of `subject` (a registry's name claims).
+    /// The claim saying `object` of `subject` (an entity slot's name claims).
     pub fn claim_of(&self, subject: &str, object: &str) -> Option<&Claim> {
         let i = self.claims.position_keyed(1, key_hash((subject, object)), |c| c.subject == subject && c.object == object)?;
         Some(&self.claims[i])
