@@ -51,6 +51,7 @@ const candidates = workload(templateWrites, { seed: 1000, prefix: 't_' });
 let t0 = now();
 for (let i = 0; i < candidates.length; i += 1000) await writer.rememberMany(candidates.slice(i, i + 1000));
 const templateNsPerWrite = nsSince(t0) / candidates.length;
+await writer.idle(); // a background calibration, if one became due, before the slots are read
 const slots = [];
 for (const ref of await template.listSlots({})) {
   slots.push(JSON.stringify({ ref, slot: await template.loadSlot(ref), log: await template.readLog(ref) }));

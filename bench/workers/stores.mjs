@@ -67,7 +67,9 @@ export async function templateSlots(candidates) {
     if (ok) indexes.set(commit.ref.key, commit.index);
     return ok;
   };
-  await new Memory({ store }).rememberMany(candidates);
+  const memory = new Memory({ store });
+  await memory.rememberMany(candidates);
+  await memory.idle(); // a background calibration, if one became due
   const slots = [];
   for (const ref of await inner.listSlots({})) {
     slots.push(JSON.stringify({ ref, slot: await inner.loadSlot(ref), log: await inner.readLog(ref), index: indexes.get(ref.key) }));
