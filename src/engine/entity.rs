@@ -202,22 +202,9 @@ impl Engine {
             }
         }
         let lookup = Lookup::new(name, entity_type, &self.settings.known_aliases);
-        let keys = lookup.key_round();
-        if !keys.is_empty() {
-            let rows = self.store.find_entities(entity_type, &keys).await?;
-            if let Some((ids, rule)) = entities::key_hits(&lookup, &rows) {
-                let mut roots = Vec::new();
-                for id in &ids {
-                    if let Some(root) = self.root_of(id).await? {
-                        roots.push(root);
-                    }
-                }
-                // Several entities share the key only after merges (or a lost race): the first root by id.
-                if let Some((root, slot)) = roots.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
-                    let resolution = Resolution::new(name, root.clone(), rule, 1.0, Vec::new());
-                    return Ok(Found { hit: Some((root, slot)), resolution });
-                }
-            }
+        if let Some(((root, slot), rule)) = self.key_round(&lookup, entity_type).await? {
+            let resolution = Resolution::new(name, root.clone(), rule, 1.0, Vec::new());
+            return Ok(Found { hit: Some((root, slot)), resolution });
         }
         let rows = if lookup.near.is_empty() { Vec::new() } else { self.store.find_entities(entity_type, &lookup.near).await? };
         let mut near = Vec::new();
@@ -228,6 +215,31 @@ impl Engine {
             }
         }
         Ok(Found { hit: None, resolution: entities::near_resolution(name, near) })
+    }
+
+    /// The entity whose names share `lookup`'s key (or its declared alias
+    /// group's), at its root, and the rule that matched.
+    async fn key_round(&self, lookup: &Lookup, entity_type: &str) -> Result<Option<((String, Rc<Slot>), &'static str)>> {
+        let keys = lookup.key_round();
+        if keys.is_empty() {
+            return Ok(None);
+        }
+        let rows = self.store.find_entities(entity_type, &keys).await?;
+        let Some((ids, rule)) = entities::key_hits(lookup, &rows) else { return Ok(None) };
+        let mut roots = Vec::new();
+        for id in &ids {
+            if let Some(root) = self.root_of(id).await? {
+                roots.push(root);
+            }
+        }
+        // Several entities share the key only after merges (or a lost race): the first root by id.
+        Ok(roots.into_iter().min_by(|a, b| a.0.cmp(&b.0)).map(|root| (root, rule)))
+    }
+
+    /// `key_round` for a name: the root entity's id and the rule.
+    async fn key_hit(&self, name: &str, entity_type: &str) -> Result<Option<(String, &'static str)>> {
+        let lookup = Lookup::new(name, entity_type, &self.settings.known_aliases);
+        Ok(self.key_round(&lookup, entity_type).await?.map(|((root, _), rule)| (root, rule)))
     }
 
     /// Resolves `name` to an entity of `entity_type` without writing; for a
@@ -303,28 +315,43 @@ impl Engine {
     /// the names recorded before it.
     pub(crate) async fn record_names_of(&self, writes: &[&[PendingName]]) -> Result<Vec<Vec<Resolution>>> {
         let mut out = Vec::with_capacity(writes.len());
+        // A name recorded new by this call: later names of the batch look their near matches up again.
+        let mut created = false;
         for names in writes {
             let mut resolutions = Vec::with_capacity(names.len());
             for p in names.iter() {
-                resolutions.push(self.record_name(p).await?);
+                let planned_new = p.hit.is_none() && !p.known_spelling;
+                resolutions.push(self.record_name(p, created).await?);
+                created |= planned_new;
             }
             out.push(resolutions);
         }
         Ok(out)
     }
 
-    async fn record_name(&self, p: &PendingName) -> Result<Resolution> {
+    /// One name of a kept write. A new name's key is asked again (another
+    /// writer may have recorded it since the plan); its near matches stand as
+    /// planned unless `recorded_since` (a name of the same batch was recorded
+    /// new before it, and may be one).
+    async fn record_name(&self, p: &PendingName, recorded_since: bool) -> Result<Resolution> {
         if p.known_spelling {
             return Ok(p.resolution.clone());
         }
         if let Some(at) = &p.hit {
             return self.add_spelling(&at.entity_id, p, p.resolution.clone()).await;
         }
-        // Another writer (or an earlier name of this batch) may have recorded it since the plan.
-        let Found { hit, resolution } = self.look_up(&p.name, &p.entity_type).await?;
-        if let Some((root, _)) = hit {
-            return self.add_spelling(&root, p, resolution).await;
-        }
+        let resolution = if recorded_since {
+            let Found { hit, resolution } = self.look_up(&p.name, &p.entity_type).await?;
+            if let Some((root, _)) = hit {
+                return self.add_spelling(&root, p, resolution).await;
+            }
+            resolution
+        } else {
+            if let Some((root, rule)) = self.key_hit(&p.name, &p.entity_type).await? {
+                return self.add_spelling(&root, p, Resolution::new(&p.name, root.clone(), rule, 1.0, Vec::new())).await;
+            }
+            p.resolution.clone()
+        };
         let mut tried = Vec::new();
         let mut id = p.resolution.entity_id.clone();
         loop {
