@@ -17,7 +17,7 @@ afterAll(() => db.close());
 
 const statements = (script) => script.split(/;\n/).map((s) => s.trim()).filter(Boolean);
 // DO: the one-time migration of entity registries kept as rows (a no-op after).
-const isDdl = (s) => /^(CREATE|ALTER|DO)\b/.test(s);
+const isDdl = (s) => /^(CREATE|ALTER|DROP|DO)\b/.test(s);
 
 describe('PostgresStore layout is distributable by scope', () => {
   it('leads every primary key and index with scope', () => {
