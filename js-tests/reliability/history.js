@@ -135,10 +135,10 @@ export function checkHistory(dump, events) {
       const n = slot.claims.filter((c) => c.object === a.object).length;
       if (n !== 1) fail(`ack ${a.id}: object held by ${n} claims`);
     }
-    // An entity a write was acknowledged with is in its registry.
+    // An entity a write was acknowledged with has its slot.
     if (a.entity) {
-      const registry = dump.slots[`\u001fentities\u001f${a.entity.slice(0, a.entity.indexOf(':'))}`];
-      if (!(registry?.entities ?? []).some((e) => e.id === a.entity)) fail(`ack ${a.id}: entity ${a.entity} missing from its registry`);
+      const own = dump.slots[`\u001fentity\u001f${a.entity}`];
+      if (!(own?.entities ?? []).some((e) => e.id === a.entity)) fail(`ack ${a.id}: entity ${a.entity} has no slot`);
     }
     const at = writeVersions.get(a.id);
     if (!at || at.size !== 1) fail(`ack ${a.id}: logged at ${at ? [...at].join(', ') : 'no version'}`);
