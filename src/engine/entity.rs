@@ -267,11 +267,15 @@ impl Engine {
         Ok(out)
     }
 
-    /// A free id for a new entity named `name`. One a batch planned for an
-    /// earlier name is that name's slug, so the same key: the same entity.
+    /// The id for a new entity named `name`: the first of its slug's ids
+    /// that no entity has, or that an entity of the same key has — recorded by
+    /// another writer since this one looked the key up, it is this name's
+    /// entity (one a batch planned for an earlier name is that name's too).
     async fn free_id(&self, name: &str, entity_type: &str) -> Result<String> {
+        let key = entities::name_key(name, entity_type);
         for id in id_candidates(name, entity_type) {
-            if self.entity_at(&id).await?.is_none() {
+            let Some(slot) = self.entity_at(&id).await? else { return Ok(id) };
+            if entity_in(&slot).is_some_and(|e| e.aliases.iter().any(|a| entities::name_key(a, entity_type) == key)) {
                 return Ok(id);
             }
         }
