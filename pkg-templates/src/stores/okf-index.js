@@ -163,7 +163,10 @@ export class OkfIndex {
   }
 
   #idBucket(kind, id) {
-    return path.join(this.#dir, 'by-id', kind, `${idBucket(id)}.ids`);
+    // Entity keys by 4,096 buckets, not 256: a name's look-up reads a bucket
+    // per key (60 or so for a new name), and every entity files 40 or so keys.
+    const bucket = kind === 'keys' ? id.slice(0, 3) : idBucket(id);
+    return path.join(this.#dir, 'by-id', kind, `${bucket}.ids`);
   }
 
   /**
