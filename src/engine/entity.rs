@@ -279,7 +279,8 @@ impl Engine {
                 return Ok(id);
             }
         }
-        unreachable!("id candidates never end")
+        // The candidates never end; a store that answered every id as taken by another key is broken.
+        Err(Error::new(ErrorCode::MalformedStoreData, format!("no free entity id for {name:?}")))
     }
 
     /// Plans a name for a write: the entity it resolves to, or the id a new

@@ -97,7 +97,7 @@ impl Engine {
                 };
             }
         }
-        let (target, source) = (&target.entities[0], &source.entities[0]);
+        let (Some(target), Some(source)) = (target.entities.get(0), source.entities.get(0)) else { return Err(unknown(&from)) };
         for (id, e) in [(&from, source), (&into, target)] {
             if e.merged_into.is_some() {
                 let root = self.root_of(id).await?.map(|(r, _)| r).unwrap_or_default();
