@@ -26,8 +26,9 @@ pub struct MemoryIndex {
     conflicts: BTreeMap<ConflictKey, (ConflictStatus, SlotRef)>,
     conflict_keys: HashMap<String, ConflictKey>,
     dirty: BTreeMap<String, SlotRef>,
-    /// (type, key) → the entities filed under it, with the name it came from.
-    entity_keys: HashMap<(String, String), Vec<(String, String)>>,
+    /// type → key → the entities filed under it, with the name it came from
+    /// (by type first, so a look-up asks by `&str` without building keys).
+    entity_keys: HashMap<String, HashMap<String, Vec<(String, String)>>>,
     /// Entity id → its rows, so the next commit of its slot replaces them.
     entity_rows: HashMap<String, EntityIndex>,
 }
@@ -36,27 +37,36 @@ impl MemoryIndex {
     /// Replaces an entity's key rows with those of its slot as committed.
     pub fn apply_entity(&mut self, entity: EntityIndex) {
         if let Some(old) = self.entity_rows.remove(&entity.id) {
-            for k in old.keys {
-                let slot = (old.entity_type.clone(), k.key);
-                if let Some(rows) = self.entity_keys.get_mut(&slot) {
-                    rows.retain(|(id, _)| *id != old.id);
-                    if rows.is_empty() {
-                        self.entity_keys.remove(&slot);
+            if let Some(of_type) = self.entity_keys.get_mut(&old.entity_type) {
+                for k in &old.keys {
+                    if let Some(rows) = of_type.get_mut(&k.key) {
+                        rows.retain(|(id, _)| *id != old.id);
+                        if rows.is_empty() {
+                            of_type.remove(&k.key);
+                        }
                     }
                 }
             }
         }
+        let of_type = self.entity_keys.entry(entity.entity_type.clone()).or_default();
         for k in &entity.keys {
-            self.entity_keys.entry((entity.entity_type.clone(), k.key.clone())).or_default().push((entity.id.clone(), k.name.clone()));
+            let row = (entity.id.clone(), k.name.clone());
+            match of_type.get_mut(&k.key) {
+                Some(rows) => rows.push(row),
+                None => {
+                    of_type.insert(k.key.clone(), vec![row]);
+                }
+            }
         }
         self.entity_rows.insert(entity.id.clone(), entity);
     }
 
     /// `Store::find_entities` from the rows.
     pub fn entities(&self, entity_type: &str, keys: &[String]) -> Vec<EntityKeyRow> {
+        let Some(of_type) = self.entity_keys.get(entity_type) else { return Vec::new() };
         let mut out = Vec::new();
         for key in keys {
-            let Some(rows) = self.entity_keys.get(&(entity_type.to_string(), key.clone())) else { continue };
+            let Some(rows) = of_type.get(key) else { continue };
             out.extend(rows.iter().map(|(entity, name)| EntityKeyRow { key: key.clone(), entity: entity.clone(), name: name.clone() }));
         }
         out

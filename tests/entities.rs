@@ -556,6 +556,44 @@ fn a_name_another_engine_recorded_is_known_at_once() {
     assert_eq!((o.action, o.claim.subject.as_str()), (Action::Confirmed, "org:initech"));
 }
 
+/// A name an engine resolved before is written without its key look-up
+/// (`find_entities` fails here to show it), and still follows another
+/// engine's merge and its undo: the entity's slot moved version meanwhile.
+#[test]
+fn a_remembered_name_skips_its_look_up_and_follows_another_engines_merge_and_undo() {
+    use credence::{Engine, Hooks, MemoryStore};
+    let inner = Rc::new(MemoryStore::new());
+    let flaky = Rc::new(FlakyStore::new(inner.clone()));
+    let clock = TestClock::at("2026-01-01T00:00:00Z");
+    let hooks = || Hooks { clock: clock.clone(), ids: None, merge: None, judge: None };
+    let a = Engine::new(flaky.clone(), &EngineConfig::default(), hooks()).unwrap();
+    let b = Engine::new(inner.clone(), &EngineConfig::default(), hooks()).unwrap();
+    let write = |c: Candidate| run(a.remember(&c, &WriteOptions::default()));
+    write(about("Bob Smith", "person", "likes", "golf")).unwrap();
+    write(about("Robert Smith", "person", "likes", "tennis")).unwrap();
+    write(about("Robert Smith", "person", "likes", "chess")).unwrap(); // a known spelling: remembered
+    *flaky.fail.borrow_mut() = Some("find");
+    let o = write(about("Robert Smith", "person", "likes", "cards")).unwrap();
+    assert_eq!(o.claim.subject, "person:robert-smith");
+    assert_eq!(o.resolutions[0].rule, "alias", "reported as the look-up would");
+    let batch = run(a.remember_many(&[about("Robert Smith", "person", "likes", "go")], &WriteOptions::default())).unwrap();
+    assert_eq!(batch[0].claim.subject, "person:robert-smith", "a batch reads the entity instead");
+    // Another engine merges: the remembered name must not land in the merged-away slot.
+    let m = run(b.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+    assert!(write(about("Robert Smith", "person", "likes", "darts")).is_err(), "looked up again (and find_entities fails here)");
+    *flaky.fail.borrow_mut() = None;
+    let o = write(about("Robert Smith", "person", "likes", "darts")).unwrap();
+    assert_eq!(o.claim.subject, "person:bob-smith");
+    let o = write(about("Robert Smith", "person", "likes", "poker")).unwrap(); // remembered, at bob-smith
+    assert_eq!(o.claim.subject, "person:bob-smith");
+    // And another engine undoes it: the name leads back to its own entity.
+    run(b.undo_entity_merge(&m.id)).unwrap();
+    let o = write(about("Robert Smith", "person", "likes", "bridge")).unwrap();
+    assert_eq!(o.claim.subject, "person:robert-smith");
+    let o = run(a.remember_many(&[about("Robert Smith", "person", "likes", "whist")], &WriteOptions::default())).unwrap();
+    assert_eq!(o[0].claim.subject, "person:robert-smith");
+}
+
 #[test]
 fn a_question_asked_after_a_merge_survives_its_undo() {
     // Model seed 92020: the merge's copy of Globex's value displaced Acme's

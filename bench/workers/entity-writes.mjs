@@ -12,21 +12,26 @@
 //        inside a throw-away server: scripts/lib/pg-server.sh; exit 97 when
 //        none can be started)
 //
-// The store is filled by the engine: rememberMany of 500 `works_at` writes at a
-// time, `u<i> works_at <org i>`, names of two words that share no word with any
-// other (bench/lib.mjs orgName), so each write files one new org. Then
-// `rounds` rounds (after a tenth as many unrecorded), each one write of every
-// kind below in an order that rotates per round, so the machine's noise falls
-// on all kinds alike. Every write makes a new slot with one claim:
+// The store is filled by another writer (a second Memory on the same store):
+// rememberMany of 500 `works_at` writes at a time, `u<i> works_at <org i>`,
+// names of two words that share no word with any other (bench/lib.mjs
+// orgName), so each write files one new org. The timed writer then writes,
+// untimed, once about each org its `knownName` and `worksKnown` writes will
+// name (an engine remembers the names it resolved; a service sees the same
+// names again). Then `rounds` rounds (after a tenth as many unrecorded), each
+// one write of every kind below in an order that rotates per round, so the
+// machine's noise falls on all kinds alike. Every write makes a new slot with
+// one claim:
 //
 //   plain       u<j> likes "thing r"                      (no entity type)
 //   newName     <new org> likes "thing r", subjectType org (a name never seen)
-//   knownName   <org j> likes "thing r", subjectType org   (a name of the fill)
+//   knownName   <org j> likes "thing r", subjectType org   (a name this writer wrote before)
+//   knownCold   <org k> likes "thing r", subjectType org   (a name of the fill, new to this writer)
 //   plainSingle x<r> located_in "City r"                   (single-valued, no entity type)
 //   worksNew    y<r> works_at <new org>                    (objectType org)
-//   worksKnown  z<r> works_at <org j>
+//   worksKnown  z<r> works_at <org j'>                     (written before by this writer)
 //
-// The subjectType pair against `plain` is the entity's cost alone (same
+// The subjectType kinds against `plain` are the entity's cost alone (same
 // predicate, same slot); the works_at pair is set against `plainSingle`.
 // Automatic calibration is off. Printed: medians per kind, the ratios, and for
 // the JS stores (whose methods are wrapped with timers) the store calls per
@@ -94,9 +99,10 @@ if (kind !== 'memory') {
 const memory = new Memory({ store, calibrate: false });
 
 // ---- fill ---------------------------------------------------------------------
+const filler = new Memory({ store, calibrate: false });
 const t0 = now();
 for (let i = 0; i < entities; i += 500) {
-  await memory.rememberMany(Array.from({ length: Math.min(500, entities - i) }, (_, k) => ({ subject: `u${i + k}`, predicate: 'works_at', object: orgName(i + k) })));
+  await filler.rememberMany(Array.from({ length: Math.min(500, entities - i) }, (_, k) => ({ subject: `u${i + k}`, predicate: 'works_at', object: orgName(i + k) })));
   if ((i / 500) % 4 === 3) log(`filled ${i + 500} (${(nsSince(t0) / 1e9).toFixed(0)} s)`);
 }
 const fillSeconds = nsSince(t0) / 1e9;
@@ -109,11 +115,17 @@ const KINDS = {
   plain: (r) => ({ subject: `u${pick(r, 1)}`, predicate: 'likes', object: `thing ${r}` }),
   newName: (r) => ({ subject: orgName(10_000_000 + r), subjectType: 'org', predicate: 'likes', object: `thing ${r}` }),
   knownName: (r) => ({ subject: orgName(pick(r, 2)), subjectType: 'org', predicate: 'likes', object: `thing ${r}` }),
+  knownCold: (r) => ({ subject: orgName(pick(r, 5)), subjectType: 'org', predicate: 'likes', object: `thing ${r}` }),
   plainSingle: (r) => ({ subject: `x${r}`, predicate: 'located_in', object: `City ${r}` }),
   worksNew: (r) => ({ subject: `y${r}`, predicate: 'works_at', object: orgName(20_000_000 + r) }),
   worksKnown: (r) => ({ subject: `z${r}`, predicate: 'works_at', object: orgName(pick(r, 3)) }),
 };
 const names = Object.keys(KINDS);
+// The names `knownName` and `worksKnown` will write, once each by this writer (untimed).
+for (let r = 0; r < rounds + warmRounds; r++) {
+  await memory.remember({ subject: orgName(pick(r, 2)), subjectType: 'org', predicate: 'located_in', object: 'City seen' }); // another slot: `likes` stays new
+  await memory.remember({ subject: `s${r}`, predicate: 'works_at', object: orgName(pick(r, 3)) });
+}
 const times = Object.fromEntries(names.map((k) => [k, []]));
 const outside = Object.fromEntries(names.map((k) => [k, []])); // the write's time outside store calls (engine, bridge)
 const perCall = Object.fromEntries(names.map((k) => [k, {}])); // kind -> method -> { n: [], ns: [] }
@@ -148,6 +160,7 @@ const med = Object.fromEntries(names.map((k) => [k, median(times[k])]));
 const ratios = {
   newName: med.newName / med.plain,
   knownName: med.knownName / med.plain,
+  knownCold: med.knownCold / med.plain,
   worksNew: med.worksNew / med.plainSingle,
   worksKnown: med.worksKnown / med.plainSingle,
 };
@@ -167,7 +180,7 @@ if (storeCalls) {
   console.log('  store calls of each kind\'s write in the last round:');
   for (const k of names) console.log(`    ${k}: ${traces[k].map(([m, t, w]) => `${m}(${w}) ${t} ms`).join('; ')}`);
 }
-console.log(`  new name / plain ${ratios.newName.toFixed(2)}× (goal ≤ 1.5×), known name / plain ${ratios.knownName.toFixed(2)}× (goal ≤ 1.1×)`);
+console.log(`  new name / plain ${ratios.newName.toFixed(2)}× (goal ≤ 1.5×), known name / plain ${ratios.knownName.toFixed(2)}× (goal ≤ 1.1×; new to this writer ${ratios.knownCold.toFixed(2)}×)`);
 console.log(`  works_at new / located_in ${ratios.worksNew.toFixed(2)}×, works_at known / located_in ${ratios.worksKnown.toFixed(2)}×`);
 console.log(JSON.stringify({ store: kind, entities, rounds, fillSeconds, medianNs: med, ratios, rules, outsideNs, storeCalls, traces: storeCalls ? traces : null, node: process.version, load: os.loadavg() }));
 

@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+use super::name_memo::Remembered;
 use super::write::Planned;
 use super::Engine;
 use crate::config::Settings;
@@ -122,6 +123,10 @@ impl BatchIds {
 pub(crate) struct ResolvedAt {
     pub entity_id: String,
     pub version: u64,
+    /// The type and name, when taken unread from the names this engine
+    /// resolved before (`name_memo`): the write checks the version when it
+    /// reads the entity's slot.
+    pub remembered: Option<(String, String)>,
 }
 
 /// A name a write resolved before its slot was chosen. Nothing is recorded
@@ -157,6 +162,11 @@ fn checked_type(entity_type: &str) -> Result<String> {
 }
 
 /// The entity an entity slot holds.
+/// `name` reads as an id of `entity_type` (`org:acme`).
+fn id_like(name: &str, entity_type: &str) -> bool {
+    name.strip_prefix(entity_type).and_then(|r| r.strip_prefix(':')).is_some_and(|r| !r.is_empty())
+}
+
 fn entity_in(slot: &Slot) -> Option<&Entity> {
     slot.entities.get(0).map(|e| &**e)
 }
@@ -194,8 +204,7 @@ impl Engine {
     /// (the name's, then its declared alias group's), else its near matches.
     async fn look_up(&self, name: &str, entity_type: &str) -> Result<Found> {
         self.migrate_registry(entity_type).await?;
-        let id_like = name.strip_prefix(entity_type).and_then(|r| r.strip_prefix(':')).is_some_and(|r| !r.is_empty());
-        if id_like {
+        if id_like(name, entity_type) {
             if let Some((root, slot)) = self.root_of(name).await? {
                 let resolution = Resolution::new(name, root.clone(), "id", 1.0, Vec::new());
                 return Ok(Found { hit: Some((root, slot)), resolution });
@@ -206,7 +215,8 @@ impl Engine {
             let resolution = Resolution::new(name, root.clone(), rule, 1.0, Vec::new());
             return Ok(Found { hit: Some((root, slot)), resolution });
         }
-        let rows = if lookup.near.is_empty() { Vec::new() } else { self.store.find_entities(entity_type, &lookup.near).await? };
+        let near_keys = lookup.near();
+        let rows = if near_keys.is_empty() { Vec::new() } else { self.store.find_entities(entity_type, &near_keys).await? };
         let mut near = Vec::new();
         for mut m in entities::near_candidates(&lookup, &rows, entity_type) {
             if let Some((root, _)) = self.root_of(&m.entity_id).await? {
@@ -287,12 +297,15 @@ impl Engine {
     /// entity will get. Ids are derived from the name's key, so a write whose
     /// entity commit was lost (a crash in between) is found again by the
     /// next write of the same name.
-    async fn plan_name(&self, name: &str, entity_type: &str, batch: &mut BatchIds) -> Result<PendingName> {
+    async fn plan_name(&self, name: &str, entity_type: &str, batch: &mut BatchIds, unread: bool) -> Result<PendingName> {
         let entity_type = checked_type(entity_type)?;
         // The id of a new entity an earlier name of the batch will create: that entity.
         if batch.planned(&entity_type, name) && self.entity_at(name).await?.is_none() {
             let resolution = entities::by_new_id(name);
             return Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from: Vec::new(), hit: None, known_spelling: true });
+        }
+        if let Some(p) = self.remembered_name(name, &entity_type, unread).await? {
+            return Ok(p);
         }
         let Found { hit, mut resolution } = self.look_up(name, &entity_type).await?;
         let Some((root, slot)) = hit else {
@@ -303,8 +316,27 @@ impl Engine {
         let entity = entity_in(&slot).ok_or_else(|| unknown(&root))?;
         let known_spelling = resolution.rule == "id" || entity.aliases.iter().any(|a| a == name);
         let merged_from = self.related_entities(entity).await?;
-        let hit = Some(ResolvedAt { entity_id: root, version: slot.version });
+        if known_spelling {
+            let remembered = Remembered { resolution: resolution.clone(), version: slot.version, merged_from: merged_from.clone() };
+            self.names.keep(&entity_type, name, remembered);
+        }
+        let hit = Some(ResolvedAt { entity_id: root, version: slot.version, remembered: None });
         Ok(PendingName { name: name.to_string(), entity_type, resolution, merged_from, hit, known_spelling })
+    }
+
+    /// A name this engine resolved before to a known spelling, as planned
+    /// then. `unread`: the caller reads the entity's slot after the write's
+    /// own (`merged_since`) and checks its version there; else it is read
+    /// here, and a moved version means the name is looked up again.
+    async fn remembered_name(&self, name: &str, entity_type: &str, unread: bool) -> Result<Option<PendingName>> {
+        let Some(r) = self.names.get(entity_type, name) else { return Ok(None) };
+        if !unread && self.entity_at(&r.resolution.entity_id).await?.map(|s| s.version) != Some(r.version) {
+            self.names.forget(entity_type, name);
+            return Ok(None);
+        }
+        let remembered = unread.then(|| (entity_type.to_string(), name.to_string()));
+        let hit = Some(ResolvedAt { entity_id: r.resolution.entity_id.clone(), version: r.version, remembered });
+        Ok(Some(PendingName { name: name.to_string(), entity_type: entity_type.to_string(), resolution: r.resolution, merged_from: r.merged_from, hit, known_spelling: true }))
     }
 
     /// Records the names of a stored write: a new entity (with a
@@ -377,15 +409,17 @@ impl Engine {
     /// Adds `p.name` to the spellings of entity `id` (nothing when it is one already).
     async fn add_spelling(&self, id: &str, p: &PendingName, mut resolution: Resolution) -> Result<Resolution> {
         let cause = LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
-        self.commit_with_retry(&entity_slot(id), cause, |txn| {
-            let Some(e) = txn.entity_mut() else { return Err(unknown(id)) };
-            if !e.aliases.contains(&p.name) {
-                e.aliases.push(p.name.clone());
-                txn.log_change("entity_alias", &[], None, None, format!("{:?} is {id} ({})", p.name, resolution.rule));
-            }
-            Ok(())
-        })
-        .await?;
+        let (_, slot) = self
+            .commit_with_retry(&entity_slot(id), cause, |txn| {
+                let Some(e) = txn.entity_mut() else { return Err(unknown(id)) };
+                if !e.aliases.contains(&p.name) {
+                    e.aliases.push(p.name.clone());
+                    txn.log_change("entity_alias", &[], None, None, format!("{:?} is {id} ({})", p.name, resolution.rule));
+                }
+                Ok(())
+            })
+            .await?;
+        self.remember_spelling(p, &slot);
         resolution.entity_id = id.to_string();
         Ok(resolution)
     }
@@ -395,7 +429,7 @@ impl Engine {
     async fn create_entity(&self, id: &str, p: &PendingName, found: &Resolution) -> Result<std::result::Result<Resolution, String>> {
         let cause = LogCause { op: "resolve".into(), object: Some(p.name.clone()), ..Default::default() };
         let key = entities::name_key(&p.name, &p.entity_type);
-        let (r, _) = self
+        let (r, slot) = self
             .commit_with_retry(&entity_slot(id), cause, |txn| {
                 let mut r = found.clone();
                 if let Some(e) = txn.entity_mut() {
@@ -422,7 +456,23 @@ impl Engine {
                 Ok(Ok(r))
             })
             .await?;
+        if r.is_ok() {
+            self.remember_spelling(p, &slot);
+        }
         Ok(r)
+    }
+
+    /// Remembers a name just recorded as a spelling of the entity `slot`
+    /// holds, as its next look-up would find it (`alias`): unless the entity
+    /// took part in a merge, whose related slots a look-up would gather.
+    fn remember_spelling(&self, p: &PendingName, slot: &Slot) {
+        let Some(e) = entity_in(slot) else { return };
+        let merged = e.merged_into.is_some() || !e.merged_from.is_empty() || !e.was_merged_into.is_empty();
+        if merged || id_like(&p.name, &p.entity_type) || !e.aliases.contains(&p.name) || entities::name_key(&p.name, &p.entity_type).is_empty() {
+            return;
+        }
+        let resolution = Resolution::new(&p.name, e.id.clone(), "alias", 1.0, Vec::new());
+        self.names.keep(&p.entity_type, &p.name, Remembered { resolution, version: slot.version, merged_from: Vec::new() });
     }
 
     /// The `same_entity` conflicts some resolutions opened, for the write's outcome.
@@ -440,7 +490,8 @@ impl Engine {
     pub(crate) async fn resolve_planned(&self, planned: &mut Planned, subject_type: Option<&str>, batch: &mut BatchIds) -> Result<Vec<PendingName>> {
         let mut out = Vec::new();
         if let Some(t) = subject_type {
-            let p = self.plan_name(&planned.prepared.draft.subject, t, batch).await?;
+            // One write's subject is checked by `merged_since` anyway: a remembered name is read there.
+            let p = self.plan_name(&planned.prepared.draft.subject, t, batch, !batch.on).await?;
             planned.prepared.draft.subject = p.resolution.entity_id.clone();
             planned.prepared.slot = SlotRef::new(&p.resolution.entity_id, &planned.prepared.spec.name);
             planned.merged_slots = p.merged_from.iter().map(|id| SlotRef::new(id, &planned.prepared.spec.name)).collect();
@@ -448,7 +499,7 @@ impl Engine {
             out.push(p);
         }
         if let Some(t) = planned.prepared.spec.object_type.clone() {
-            let p = self.plan_name(&planned.prepared.draft.object, &t, batch).await?;
+            let p = self.plan_name(&planned.prepared.draft.object, &t, batch, false).await?;
             planned.prepared.draft.object_entity = Some(p.resolution.entity_id.clone());
             out.push(p);
         }
@@ -464,6 +515,11 @@ impl Engine {
         let slot = self.store.read_slot(&entity_slot(&at.entity_id)).await?;
         if slot.version == at.version {
             return Ok(false);
+        }
+        if let Some((entity_type, name)) = &at.remembered {
+            // Resolved from memory, and the entity changed since: its name may lead elsewhere now.
+            self.names.forget(entity_type, name);
+            return Ok(true);
         }
         Ok(entity_in(&slot).is_some_and(|e| e.merged_into.is_some()))
     }

@@ -20,6 +20,7 @@ mod entity_merge_undo;
 mod erase;
 mod import;
 mod listing;
+mod name_memo;
 mod review;
 mod retract;
 mod same_entity;
@@ -58,6 +59,8 @@ pub struct Engine {
     judge: Option<Rc<dyn Judge>>,
     /// Entity types whose registry (written before entities had slots of their own) was looked at.
     migrated: entity_migrate::Migrated,
+    /// Names resolved to known spellings, so their next write skips the look-up.
+    names: name_memo::NameMemo,
     auto_calibrate: AutoCalibrate,
     calibrate_after: u64,
     schedule: recalibrate::Schedule,
@@ -80,6 +83,7 @@ impl Engine {
             merge: hooks.merge,
             judge: hooks.judge,
             migrated: Default::default(),
+            names: Default::default(),
             auto_calibrate: AutoCalibrate::parse(config.calibrate.as_ref())?,
             calibrate_after: config.calibrate_after.unwrap_or(recalibrate::CALIBRATE_AFTER),
             schedule: Default::default(),

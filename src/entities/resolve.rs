@@ -97,7 +97,8 @@ pub fn resolve_with(entities: &Entities, name: &str, entity_type: &str, known: &
         let root = root_of(entities, i);
         return (Some(root), Resolution::new(name, entities[root].id.clone(), rule, 1.0, Vec::new()));
     }
-    let near_rows: Vec<EntityKeyRow> = rows.into_iter().filter(|r| lookup.near.contains(&r.key)).collect();
+    let near_keys = lookup.near();
+    let near_rows: Vec<EntityKeyRow> = rows.into_iter().filter(|r| near_keys.binary_search(&r.key).is_ok()).collect();
     let near = near_candidates(&lookup, &near_rows, entity_type)
         .into_iter()
         .filter_map(|mut m| {
