@@ -1151,3 +1151,24 @@ fn a_move_cut_short_at_any_commit_finishes_on_the_next_use_with_nothing_lost() {
         assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "budget {budget}");
     }
 }
+
+/// A write of a known name whose slot is new, and a merge of its entity by
+/// another writer that runs whole between the write's last read and its
+/// commit: the fact must not stay behind in the merged entity's slot.
+#[test]
+fn a_new_slot_committed_just_after_its_entity_was_merged_follows_the_merge() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Bob Smith", "person", "likes", "golf"));
+    h.write(about("Robert Smith", "person", "likes", "tennis"));
+    let other = Rc::new(credence::engine::Engine::new(h.store.inner.clone(), &EngineConfig::default(), credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None }).unwrap());
+    let merge = Box::new(move || {
+        run(other.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+    });
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("person:robert-smith", "born_on"), merge));
+    let o = h.write(about("Robert Smith", "person", "born_on", "1980-01-01"));
+    assert!(h.store.before_commit.borrow().is_none(), "the other writer's merge ran");
+    let born = RecallOptions { predicate: Some("born_on".into()), ..Default::default() };
+    let read: Vec<String> = run(h.engine.recall(Some("person:bob-smith"), &born)).unwrap().into_iter().map(|c| c.object).collect();
+    assert_eq!(read, vec!["1980-01-01"], "outcome {:?} on {}", o.action, o.claim.subject);
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+}

@@ -120,6 +120,7 @@ impl Engine {
             loop {
                 attempts += 1;
                 let slot = held.load(&*self.store, &slot_ref).await?;
+                let opens_slot = slot.version == 0;
                 let slot = self.with_history_reached(&slot_ref, slot, indices.iter().map(|&i| &planned[i].prepared.draft)).await?;
                 let first = &planned[indices[0]];
                 // Checked after the slot is read: a merge that seals the slot later changes its version.
@@ -161,6 +162,9 @@ impl Engine {
                     let version = commit.expected_version;
                     (Rc::new(commit.slot), version)
                 } else if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                    if opens_slot {
+                        self.follow_merge_after(&planned[indices[0]]).await?;
+                    }
                     let version = slot.version;
                     (slot, version)
                 } else {

@@ -316,7 +316,8 @@ impl Engine {
         let entity = entity_in(&slot).ok_or_else(|| unknown(&root))?;
         let known_spelling = resolution.rule == "id" || entity.aliases.iter().any(|a| a == name);
         let merged_from = self.related_entities(entity).await?;
-        if known_spelling {
+        // An id-like name leads to the entity of that id once one exists: looked up every time.
+        if known_spelling && !id_like(name, &entity_type) {
             let remembered = Remembered { resolution: resolution.clone(), version: slot.version, merged_from: merged_from.clone() };
             self.names.keep(&entity_type, name, remembered);
         }
@@ -522,6 +523,20 @@ impl Engine {
             return Ok(true);
         }
         Ok(entity_in(&slot).is_some_and(|e| e.merged_into.is_some()))
+    }
+
+    /// After a write opened a new slot under the known entity its subject
+    /// resolved to: when another writer merged that entity meanwhile, the
+    /// merge listed the entity's slots before this one existed, and it is
+    /// moved now, as if written just before the merge. One read of the
+    /// entity's slot (a slot that existed is sealed by the merge instead).
+    pub(crate) async fn follow_merge_after(&self, planned: &Planned) -> Result<()> {
+        let Some(at) = &planned.subject_entity else { return Ok(()) };
+        let slot = self.store.read_slot(&entity_slot(&at.entity_id)).await?;
+        if entity_in(&slot).is_some_and(|e| e.merged_into.is_some()) {
+            self.follow_merge_of(&at.entity_id).await?;
+        }
+        Ok(())
     }
 
     /// Looks an entity up by id (`org:acme`) or by name (with `entity_type`).

@@ -219,6 +219,20 @@ impl Engine {
         }
     }
 
+    /// Moves a slot a writer opened under `from` after `from`'s merge listed
+    /// its slots (the writer resolved the name before the merge began): the
+    /// merge, pending or done, is driven again and moves what it missed.
+    pub(super) async fn follow_merge_of(&self, from: &str) -> Result<()> {
+        let reg = merges_slot(type_of(from).ok_or_else(|| unknown(from))?);
+        let slot = self.store.load_slot(&reg).await?;
+        let Some(m) = slot.merges.iter().rev().find(|m| m.from == from && !m.undone && matches!(m.state, MergeState::Pending | MergeState::Done)) else {
+            return Ok(());
+        };
+        let merge_id = m.id.clone();
+        self.drive_merge(&reg, &merge_id).await?;
+        Ok(())
+    }
+
     /// Merges a crash interrupted (`pending`, or `undoing`): resume or undo each.
     pub async fn unfinished_entity_merges(&self) -> Result<Vec<EntityMerge>> {
         let mut out = Vec::new();
@@ -279,6 +293,9 @@ impl Engine {
                 // Undone (or being undone) by another writer while this one moved slots: not done.
                 if matches!(m.state, MergeState::Undoing | MergeState::Undone) || m.undone {
                     return Err(undone_meanwhile(merge_id));
+                }
+                if m.state == MergeState::Done {
+                    return Ok(m.clone()); // driven again for a slot it missed: done already
                 }
                 m.state = MergeState::Done;
                 let done = m.clone();
@@ -359,7 +376,8 @@ impl Engine {
             self.commit_with_retry(reg, record_cause, |rtxn| {
                 let m = merge_in(&mut rtxn.slot, &merge.id)?;
                 // An undo started meanwhile: move nothing more.
-                if m.state != MergeState::Pending {
+                // A finished merge moves a slot it missed (`follow_merge_of`); an undoing one nothing.
+                if !matches!(m.state, MergeState::Pending | MergeState::Done) {
                     return Err(undone_meanwhile(&merge.id));
                 }
                 // Reverts of an earlier attempt at this slot that never committed are dropped.

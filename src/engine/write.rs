@@ -182,6 +182,7 @@ impl Engine {
         loop {
             attempts += 1;
             let slot = held.load(&*self.store, slot_ref).await?;
+            let opens_slot = slot.version == 0;
             // A write that already landed answers with its recorded outcome,
             // whatever version the caller last read (SPEC §8), and with its
             // claim as the slot holds it now (superseded, retracted or erased
@@ -234,6 +235,9 @@ impl Engine {
             self.archive_overflow(&mut txn, slot_ref).await?;
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
+                if opens_slot {
+                    self.follow_merge_after(planned).await?;
+                }
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts);
                 done.conflicts.extend(flagged);
