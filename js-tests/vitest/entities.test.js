@@ -1,6 +1,7 @@
 // Issue 7: entity resolution through the package.
 import { describe, expect, it } from 'vitest';
 import { Memory } from 'credence';
+import { MapStore } from '../../examples/map-store.mjs';
 
 describe('entities', () => {
   it('resolves "Acme" / "Acme Corp" / "ACME, Inc." to one slot, keeps "Acme Bank" apart', async () => {
@@ -30,6 +31,31 @@ describe('entities', () => {
     await memory.undoEntityMerge(merge.id);
     expect((await memory.recall('person:bob-smith')).map((c) => c.object)).toEqual(['golf']);
     expect((await memory.recall('person:robert-smith')).map((c) => c.object)).toEqual(['chess']);
+  });
+
+  it('a name written before skips its look-up, and follows another writer\'s merge and its undo', async () => {
+    const scope = `remembered-${Math.random()}`;
+    const store = new MapStore({ scope });
+    let lookUps = 0;
+    const find = store.findEntities.bind(store);
+    store.findEntities = (query) => {
+      lookUps++;
+      return find(query);
+    };
+    const a = new Memory({ store, calibrate: false });
+    const b = new Memory({ store: new MapStore({ scope }), calibrate: false }); // another writer, same data
+    const likes = (object) => a.remember({ subject: 'Robert Smith', subjectType: 'person', predicate: 'likes', object });
+    await a.remember({ subject: 'Bob Smith', subjectType: 'person', predicate: 'likes', object: 'golf' });
+    await likes('tennis');
+    lookUps = 0;
+    const known = await likes('cards');
+    expect([known.claim.subject, known.resolutions[0].rule, lookUps]).toEqual(['person:robert-smith', 'alias', 0]);
+    const merge = await b.mergeEntities('person:bob-smith', 'person:robert-smith');
+    expect((await likes('darts')).claim.subject).toBe('person:bob-smith');
+    expect(lookUps).toBeGreaterThan(0); // the entity's slot moved on: looked up again
+    await b.undoEntityMerge(merge.id);
+    expect((await likes('bridge')).claim.subject).toBe('person:robert-smith');
+    expect((await b.recall('person:robert-smith')).map((c) => c.object).sort()).toEqual(['bridge', 'cards', 'tennis']);
   });
 
   it('German is not Germany: the near name asks, and "same"/"different" are the only answers', async () => {
