@@ -229,8 +229,11 @@ impl Engine {
             return Ok(());
         };
         let merge_id = m.id.clone();
-        self.drive_merge(&reg, &merge_id).await?;
-        Ok(())
+        match self.drive_merge(&reg, &merge_id).await {
+            // Undone meanwhile: the slot stays with `from`, whose own it is again.
+            Err(e) if e.code == ErrorCode::Concurrency && self.merge_record(&reg, &merge_id).await.is_ok_and(|m| m.undone || matches!(m.state, MergeState::Undoing | MergeState::Undone)) => Ok(()),
+            r => r.map(|_| ()),
+        }
     }
 
     /// Merges a crash interrupted (`pending`, or `undoing`): resume or undo each.

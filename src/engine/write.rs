@@ -236,7 +236,10 @@ impl Engine {
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
                 if opens_slot {
-                    self.follow_merge_after(planned).await?;
+                    self.follow_merge_after(planned).await.map_err(|mut e| {
+                        e.message = format!("{} (the fact itself was committed, claim {}; retry the write, with the same candidate id if it has one)", e.message, applied.claim_id);
+                        e
+                    })?;
                 }
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts);
