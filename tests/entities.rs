@@ -1172,3 +1172,24 @@ fn a_new_slot_committed_just_after_its_entity_was_merged_follows_the_merge() {
     assert_eq!(read, vec!["1980-01-01"], "outcome {:?} on {}", o.action, o.claim.subject);
     assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
 }
+
+/// The same, when the entity it moved into was merged on as well.
+#[test]
+fn a_new_slot_committed_after_two_merges_follows_both() {
+    let h = harness(EngineConfig::default());
+    h.write(about("Bob Smith", "person", "likes", "golf"));
+    h.write(about("Robert Smith", "person", "likes", "tennis"));
+    h.write(about("Rob Smith", "person", "likes", "chess"));
+    let other = Rc::new(credence::engine::Engine::new(h.store.inner.clone(), &EngineConfig::default(), credence::engine::Hooks { clock: h.clock.clone(), ids: None, merge: None, judge: None }).unwrap());
+    let merges = Box::new(move || {
+        run(other.merge_entities("person:bob-smith", "person:robert-smith")).unwrap();
+        run(other.merge_entities("person:rob-smith", "person:bob-smith")).unwrap();
+    });
+    *h.store.before_commit.borrow_mut() = Some((credence::model::SlotRef::new("person:robert-smith", "born_on"), merges));
+    h.write(about("Robert Smith", "person", "born_on", "1980-01-01"));
+    assert!(h.store.before_commit.borrow().is_none(), "the other writer's merges ran");
+    let born = RecallOptions { predicate: Some("born_on".into()), ..Default::default() };
+    let read: Vec<String> = run(h.engine.recall(Some("Robert Smith"), &RecallOptions { subject_type: Some("person".into()), ..born })).unwrap().into_iter().map(|c| c.object).collect();
+    assert_eq!(read, vec!["1980-01-01"]);
+    assert_eq!(run(h.engine.check_invariants()).unwrap(), Vec::new());
+}

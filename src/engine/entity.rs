@@ -161,12 +161,12 @@ fn checked_type(entity_type: &str) -> Result<String> {
     Ok(entity_type)
 }
 
-/// The entity an entity slot holds.
 /// `name` reads as an id of `entity_type` (`org:acme`).
 fn id_like(name: &str, entity_type: &str) -> bool {
     name.strip_prefix(entity_type).and_then(|r| r.strip_prefix(':')).is_some_and(|r| !r.is_empty())
 }
 
+/// The entity an entity slot holds.
 fn entity_in(slot: &Slot) -> Option<&Entity> {
     slot.entities.get(0).map(|e| &**e)
 }
@@ -530,11 +530,18 @@ impl Engine {
     /// merge listed the entity's slots before this one existed, and it is
     /// moved now, as if written just before the merge. One read of the
     /// entity's slot (a slot that existed is sealed by the merge instead).
+    /// Followed on when the entity it moved into was merged too.
     pub(crate) async fn follow_merge_after(&self, planned: &Planned) -> Result<()> {
         let Some(at) = &planned.subject_entity else { return Ok(()) };
-        let slot = self.store.read_slot(&entity_slot(&at.entity_id)).await?;
-        if entity_in(&slot).is_some_and(|e| e.merged_into.is_some()) {
-            self.follow_merge_of(&at.entity_id).await?;
+        let predicate = &planned.prepared.slot.predicate;
+        let mut id = at.entity_id.clone();
+        for _ in 0..MAX_HOPS {
+            let slot = self.store.read_slot(&entity_slot(&id)).await?;
+            let Some(next) = entity_in(&slot).and_then(|e| e.merged_into.clone()) else { break };
+            if !self.follow_merge_of(&id, predicate).await? {
+                break;
+            }
+            id = next;
         }
         Ok(())
     }

@@ -219,20 +219,20 @@ impl Engine {
         }
     }
 
-    /// Moves a slot a writer opened under `from` after `from`'s merge listed
-    /// its slots (the writer resolved the name before the merge began): the
-    /// merge, pending or done, is driven again and moves what it missed.
-    pub(super) async fn follow_merge_of(&self, from: &str) -> Result<()> {
+    /// Moves `from`'s slot of `predicate`, which a writer opened after
+    /// `from`'s merge listed its slots (the writer resolved the name before
+    /// the merge began), as the merge moved the others; false when no merge
+    /// of `from` stands (none, or undone meanwhile: the slot stays, `from`'s own).
+    pub(super) async fn follow_merge_of(&self, from: &str, predicate: &str) -> Result<bool> {
         let reg = merges_slot(type_of(from).ok_or_else(|| unknown(from))?);
         let slot = self.store.load_slot(&reg).await?;
-        let Some(m) = slot.merges.iter().rev().find(|m| m.from == from && !m.undone && matches!(m.state, MergeState::Pending | MergeState::Done)) else {
-            return Ok(());
+        let Some(merge) = slot.merges.iter().rev().find(|m| m.from == from && !m.undone && matches!(m.state, MergeState::Pending | MergeState::Done)) else {
+            return Ok(false);
         };
-        let merge_id = m.id.clone();
-        match self.drive_merge(&reg, &merge_id).await {
-            // Undone meanwhile: the slot stays with `from`, whose own it is again.
-            Err(e) if e.code == ErrorCode::Concurrency && self.merge_record(&reg, &merge_id).await.is_ok_and(|m| m.undone || matches!(m.state, MergeState::Undoing | MergeState::Undone)) => Ok(()),
-            r => r.map(|_| ()),
+        let merge = EntityMerge::clone(merge);
+        match self.move_slot(&reg, &merge, &SlotRef::new(from, predicate)).await {
+            Err(e) if e.code == ErrorCode::Concurrency && self.merge_record(&reg, &merge.id).await.is_ok_and(|m| m.undone || matches!(m.state, MergeState::Undoing | MergeState::Undone)) => Ok(false),
+            r => r.map(|()| true),
         }
     }
 
@@ -296,9 +296,6 @@ impl Engine {
                 // Undone (or being undone) by another writer while this one moved slots: not done.
                 if matches!(m.state, MergeState::Undoing | MergeState::Undone) || m.undone {
                     return Err(undone_meanwhile(merge_id));
-                }
-                if m.state == MergeState::Done {
-                    return Ok(m.clone()); // driven again for a slot it missed: done already
                 }
                 m.state = MergeState::Done;
                 let done = m.clone();
