@@ -159,10 +159,7 @@ impl Engine {
             let kept = kept && !(outcome.replayed && outcome.claim.object != planned.prepared.draft.object);
             if kept {
                 // The fact is committed; its names reach their entity slots in commits of their own.
-                let stood = |mut e: Error| {
-                    e.message = format!("{} (the fact itself was committed, claim {}; retry the write, with the same candidate id if it has one, to record its names)", e.message, outcome.claim.id);
-                    e
-                };
+                let stood = |e: Error| committed_before(e, &outcome.claim.id, ", to record its names");
                 outcome.resolutions = self.record_names(&names).await.map_err(stood)?;
                 outcome.conflicts.extend(self.conflicts_of(&outcome.resolutions).await.map_err(stood)?);
             } else {
@@ -236,10 +233,7 @@ impl Engine {
             let commit = txn.into_commit(slot_ref.clone());
             if let Ok(slot) = self.store.commit_slot_owned(commit).await? {
                 if opens_slot {
-                    self.follow_merge_after(planned).await.map_err(|mut e| {
-                        e.message = format!("{} (the fact itself was committed, claim {}; retry the write, with the same candidate id if it has one)", e.message, applied.claim_id);
-                        e
-                    })?;
+                    self.follow_merge_after(planned).await.map_err(|e| committed_before(e, &applied.claim_id, ""))?;
                 }
                 let flagged = self.flag_dependents(slot_ref, &current_before, &slot, &[]).await?;
                 let mut done = outcome(&slot, slot_ref, &applied, None, planned.strategy, planned.source, slot.version, attempts);
@@ -298,6 +292,13 @@ impl Engine {
             None => Ok(None),
         }
     }
+}
+
+/// A failure after the write's fact was committed: the message says so, and
+/// how a retry finishes the rest (`then`).
+fn committed_before(mut e: Error, claim_id: &str, then: &str) -> Error {
+    e.message = format!("{} (the fact itself was committed, claim {claim_id}; retry the write, with the same candidate id if it has one{then})", e.message);
+    e
 }
 
 /// What one planned write came to.
