@@ -172,3 +172,12 @@ pub trait Judge {
     async fn find_pairs(&self, claims_oldest_first: &[Claim]) -> Result<Vec<PairRef>>;
     async fn confirm_pair(&self, earlier: &Claim, newer: &Claim) -> Result<PairVerdict>;
 }
+
+/// Gives the host's event loop a turn during long background work (an
+/// automatic calibration), so a writer never waits for all of it. The host
+/// decides whether a turn is due (the wasm binding: after a few
+/// milliseconds of work); without one the work runs to its end.
+#[async_trait(?Send)]
+pub trait Pause {
+    async fn turn(&self);
+}

@@ -211,3 +211,67 @@ fn log_entries_name_the_calibration_their_belief_change_used() {
     assert_eq!(version_of(&before.claim.id), Some(None), "written before any calibration");
     assert_eq!(version_of(&after.claim.id), Some(Some(1)), "written with calibration 1 in force");
 }
+
+/// Counts the turns a calibration gives the host; on turn `write_on`, a
+/// second writer on the same store remembers `report` (work that lands
+/// while a background calibration waits for its next turn).
+struct HostTurns {
+    turns: std::cell::Cell<usize>,
+    write_on: usize,
+    other: Option<(Engine, Candidate)>,
+}
+
+#[async_trait::async_trait(?Send)]
+impl credence::hooks::Pause for HostTurns {
+    async fn turn(&self) {
+        self.turns.set(self.turns.get() + 1);
+        if let (true, Some((engine, report))) = (self.turns.get() == self.write_on, &self.other) {
+            engine.remember(report, &WriteOptions::default()).await.unwrap();
+        }
+    }
+}
+
+/// A harness whose engine gives turns to `pause`.
+fn giving_turns(config: serde_json::Value, pause: impl FnOnce(&Harness) -> Rc<HostTurns>) -> (Harness, Rc<HostTurns>) {
+    let config: EngineConfig = serde_json::from_value(config).unwrap();
+    let h = harness(config.clone());
+    let pause = pause(&h);
+    let hooks = Hooks { clock: h.clock.clone(), ids: Some(Rc::new(SequentialIds::new())), merge: None, judge: None };
+    let engine = Engine::new(h.store.clone(), &config, hooks).unwrap().with_pause(pause.clone());
+    (Harness { engine, clock: h.clock.clone(), store: h.store.clone() }, pause)
+}
+
+#[test]
+fn a_background_calibration_gives_the_host_turns_and_keeps_a_write_made_during_one() {
+    let late = Candidate {
+        subject: Some("p3".into()),
+        predicate: "located_in".into(),
+        object: "Quito".into(),
+        provenance: Some(Provenance { source_id: "late".into(), observed_at: Some("2028-01-01T00:00:00Z".into()), ..Default::default() }),
+        ..Default::default()
+    };
+    let (h, pause) = giving_turns(serde_json::json!({}), |h| Rc::new(HostTurns { turns: Default::default(), write_on: 30, other: Some((reopen(h), late.clone())) }));
+    world(&h);
+    assert!(h.engine.calibration_due());
+    let record = run(h.engine.calibrate_if_due()).unwrap().expect("an automatic calibration was due");
+    // A turn first, then one per slot read, per estimator step and per slot brought in line.
+    assert!(pause.turns.get() >= 1 + 20 + 20, "{} turns", pause.turns.get());
+    // The turns change nothing the calibration finds: the same history calibrated in one go.
+    let plain = calibrated();
+    let same = run(plain.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    assert_eq!(record.predicates, same.predicates);
+    let good = |c: &credence::calibrate::Calibration| c.sources.iter().find(|s| s.source_id == "good").unwrap().reliability;
+    assert_eq!(good(&record), good(&same));
+    // The write made during a turn is kept, and its slot holds.
+    let slot = run(h.store.load_slot(&credence::model::SlotRef::new("p3", "located_in"))).unwrap();
+    assert!(slot.claims.iter().any(|c| c.object == "Quito" && c.provenance.iter().any(|p| p.source_id == "late")));
+    credence::invariants::check_loaded(&slot, &credence::model::SlotRef::new("p3", "located_in")).unwrap();
+}
+
+#[test]
+fn an_inline_calibration_gives_no_turns() {
+    let (h, pause) = giving_turns(serde_json::json!({ "calibrate": "inline" }), |_| Rc::new(HostTurns { turns: Default::default(), write_on: 0, other: None }));
+    world(&h);
+    assert!(run(h.engine.calibration()).unwrap().is_some_and(|c| c.version >= 1));
+    assert_eq!(pause.turns.get(), 0);
+}

@@ -1,20 +1,30 @@
 // Section 12: what automatic calibration (SPEC §4) costs a writer. One
 // workload written three ways in one run — calibrate: false, the default
 // (background) and "inline" — reports the amortized cost per write against
-// the uncalibrated run, and the longest pause a single write sees.
+// the uncalibrated run, the longest pause a single write sees, and the
+// longest the event loop waits for a turn. The writer gives the event loop
+// a turn every `TURN_EVERY` writes, as a service answering requests does: a
+// background calibration runs in those turns, a few milliseconds at a time.
 import { Memory } from 'credence';
 import { fmtInt, fmtNs, fmtX, nsSince, now, row } from '../lib.mjs';
 
 const PLACES = ['Paris', 'Oslo', 'Lima', 'Rome', 'Kyiv', 'Quito'];
 const SOURCES = ['crm', 'chat', 'email', 'form', 'web'];
+const TURN_EVERY = 50;
 
 /** Writes `n` reports (many subjects, moving now and then) with `config`; per-write times in ns. */
 async function run(n, config) {
   let t = Date.parse('2025-01-01T00:00:00Z');
   const memory = new Memory({ now: () => new Date(t).toISOString(), ...config });
   const times = new Float64Array(n);
+  let longestTurn = 0;
   const t0 = now();
   for (let i = 0; i < n; i++) {
+    if (i % TURN_EVERY === 0) {
+      const turn = now();
+      await new Promise((resolve) => setImmediate(resolve));
+      longestTurn = Math.max(longestTurn, nsSince(turn));
+    }
     t += 3_600_000;
     const subject = `p${i % 400}`;
     const place = PLACES[(Math.floor(i / 2400) + (i % 7 === 0 ? 1 : 0) + (i % 400)) % PLACES.length];
@@ -26,7 +36,7 @@ async function run(n, config) {
   const total = nsSince(t0);
   const calibration = await memory.calibration();
   memory.free();
-  return { total, longest: Math.max(...times), version: calibration?.version ?? 0 };
+  return { total, longest: Math.max(...times), longestTurn, version: calibration?.version ?? 0 };
 }
 
 export async function autoCalibrate({ quick }) {
@@ -44,8 +54,10 @@ export async function autoCalibrate({ quick }) {
       row('12', 'automatic calibration, "inline": cost per write vs calibrate: false',
         fmtNs(per(inline)), `${inline.version} calibrations`, fmtX(1 + extra(inline)), 'amortized extra ≤ 0.2× a write', extra(inline) <= 0.2),
       row('12', 'longest single write: background / inline / off',
-        `${fmtNs(background.longest)} / ${fmtNs(inline.longest)}`, `${fmtNs(off.longest)} off`, fmtX(background.longest / off.longest), 'background: no pause beyond an uncalibrated write', background.longest <= 3 * off.longest,
-        'the calibration runs on the writer\'s thread: a write waits for its longest synchronous step'),
+        `${fmtNs(background.longest)} / ${fmtNs(inline.longest)}`, `${fmtNs(off.longest)} off`, fmtX(background.longest / off.longest), 'background: no pause beyond an uncalibrated write', background.longest <= 3 * off.longest),
+      row('12', `longest wait for an event-loop turn (one per ${TURN_EVERY} writes): background / inline / off`,
+        `${fmtNs(background.longestTurn)} / ${fmtNs(inline.longestTurn)}`, `${fmtNs(off.longestTurn)} off`, fmtX(background.longestTurn / off.longestTurn), 'background: a few ms (calibration works ~4 ms per turn)', background.longestTurn <= 20e6,
+        'a background calibration gives the event loop a turn after ~4 ms of work; inline runs inside the write that makes it due'),
     ],
   };
 }

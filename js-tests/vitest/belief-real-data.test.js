@@ -143,6 +143,27 @@ describe('calibration runs by itself and reaches what is stored (SPEC §4)', () 
     expect(await off.calibration()).toBeNull();
   });
 
+  it('a background calibration never holds the writer: it starts on a turn of its own and lets the event loop run', async () => {
+    const m = new Memory({ predicates, calibrateAfter: 100 });
+    // The 100th write makes a calibration due; it returns before any calibration work is done.
+    for (let i = 0; i < 100; i++) await m.remember({ subject: `x${i % 10}`, predicate: 'book_authors', object: 'A', provenance: { sourceId: `s${i % 3}` } });
+    expect(await m.calibration()).toBeNull();
+    await m.idle();
+    expect((await m.calibration())?.version).toBe(1);
+
+    // A longer history (its calibration waits for a turn: the loop above never gave one): a timer set
+    // while that calibration is pending fires before it ends, and a write made meanwhile is kept.
+    await books(m, 400);
+    let fired = false;
+    setTimeout(() => { fired = true; }, 0);
+    const during = m.remember({ subject: 'late', predicate: 'book_authors', object: 'Kept', provenance: { sourceId: 'g1' } });
+    await m.idle();
+    expect(fired).toBe(true);
+    expect((await during).action).toBe('added');
+    expect((await m.calibration())?.version).toBeGreaterThan(1);
+    expect((await current(m, 'late', 'book_authors')).map((c) => c.object)).toEqual(['Kept']);
+  });
+
   it('"inline" calibrates inside the write that makes it due', async () => {
     const m = new Memory({ predicates, calibrate: 'inline', calibrateAfter: 10 });
     for (let i = 0; i < 9; i++) await m.remember({ subject: `x${i}`, predicate: 'book_authors', object: 'A', provenance: { sourceId: 's' } });

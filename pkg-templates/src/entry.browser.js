@@ -3,10 +3,12 @@ import init, * as wasm from './web/credence.js';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
 import { stringify } from './json.js';
 import { strictMemoryStore } from './options.js';
+import { turnIfDue } from './turn.js';
 
 await init();
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
 wasm.setStringify(stringify);
+wasm.setTurn(turnIfDue);
 
 export const Memory = wasm.Memory;
 export const MemoryStore = strictMemoryStore(wasm.MemoryStore);

@@ -4,9 +4,11 @@ import * as wasm from './node/credence.cjs';
 import { CredenceError, ConcurrencyError, isCredenceError } from './errors.js';
 import { stringify } from './json.js';
 import { strictMemoryStore } from './options.js';
+import { turnIfDue } from './turn.js';
 
 wasm.setErrorClasses(CredenceError, ConcurrencyError);
 wasm.setStringify(stringify);
+wasm.setTurn(turnIfDue);
 
 export const Memory = wasm.Memory;
 export const MemoryStore = strictMemoryStore(wasm.MemoryStore);

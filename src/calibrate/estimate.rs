@@ -70,97 +70,201 @@ fn quality(reliability: f64, extractor: f64) -> f64 {
     (reliability * extractor).clamp(0.01, 0.99)
 }
 
+/// Runs the EM loop to its end in one go.
 pub fn estimate(input: &EstimatorInput) -> Estimates {
-    let m = input.min_observations.max(1.0);
-    let mut stated = vec![(0.0, 0usize); input.sources];
-    for o in input.slots.iter().flat_map(|s| &s.observations) {
-        stated[o.source].0 += o.stated_trust;
-        stated[o.source].1 += 1;
+    let mut em = Estimator::new(input);
+    while !em.is_done() {
+        em.step(usize::MAX);
     }
-    let prior_reliability: Vec<f64> = stated.iter().map(|(sum, n)| if *n > 0 { sum / *n as f64 } else { 0.8 }).collect();
-    // Round 0 uses each report's own stated trust: calibration starts from today's filter.
-    let mut reliability: Option<Vec<f64>> = None;
-    // Repeat weights start where the uncalibrated filter stands: a source counts once per value.
-    let mut rho = vec![0.0; input.sources];
-    let mut pairs: Vec<PairFit> = Vec::new();
-    let mut half_lives = input.configured_half_lives.clone();
-    let mut sources = Vec::new();
-    let mut predicates = Vec::new();
-    for _ in 0..MAX_ROUNDS {
-        let mut agreed = vec![0.0; input.sources];
-        let mut weight = vec![0.0; input.sources];
-        let mut count = vec![0usize; input.sources];
-        let mut changes = vec![0.0; half_lives.len()];
-        let mut exposure = vec![0.0; half_lives.len()];
-        let mut slot_count = vec![0usize; half_lives.len()];
-        let mut obs_count = vec![0usize; half_lives.len()];
-        let mut fresh = vec![(0.0, 0.0); input.sources];
-        let mut fits = Vec::with_capacity(input.slots.len());
-        let dependent: HashMap<(usize, usize), f64> = pairs.iter().map(|p| ((p.a, p.b), p.probability)).collect();
-        for slot in &input.slots {
-            let q: Vec<f64> = slot
-                .observations
-                .iter()
-                .map(|o| quality(reliability.as_ref().map_or(o.stated_trust, |r| r[o.source]), o.extractor))
-                .collect();
-            let half_life = slot.predicate.map(|p| half_lives[p]).or(slot.fixed_half_life);
-            let repeats = repeat_weights(slot, &rho);
-            let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &dependent)).map(|(r, c)| r * c).collect();
-            let prior = slot.prior.unwrap_or(input.prior);
-            let fit = fit_slot(slot, &q, &w, half_life, prior);
-            // A repeat weighs in a source's record as it weighs in the filter
-            // (a copy still tells how often its source is right).
-            for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {
-                agreed[o.source] += w * a;
-                weight[o.source] += w * o.extractor;
-                count[o.source] += 1;
-            }
-            if half_life.is_some() {
-                freshness(slot, &fit, &mut fresh);
-            }
-            if let Some(p) = slot.predicate {
-                changes[p] += fit.expected_changes;
-                exposure[p] += fit.exposure_days;
-                slot_count[p] += 1;
-                obs_count[p] += slot.observations.len();
-            }
-            fits.push(fit);
+    em.finish()
+}
+
+/// What one round gathers over the slots, before it re-estimates.
+struct Round {
+    next_slot: usize,
+    agreed: Vec<f64>,
+    weight: Vec<f64>,
+    count: Vec<usize>,
+    changes: Vec<f64>,
+    exposure: Vec<f64>,
+    slot_count: Vec<usize>,
+    obs_count: Vec<usize>,
+    fresh: Vec<(f64, f64)>,
+    fits: Vec<SlotFit>,
+    dependent: HashMap<(usize, usize), f64>,
+}
+
+impl Round {
+    fn new(input: &EstimatorInput, pairs: &[PairFit]) -> Self {
+        let (s, p) = (input.sources, input.configured_half_lives.len());
+        Round {
+            next_slot: 0,
+            agreed: vec![0.0; s],
+            weight: vec![0.0; s],
+            count: vec![0; s],
+            changes: vec![0.0; p],
+            exposure: vec![0.0; p],
+            slot_count: vec![0; p],
+            obs_count: vec![0; p],
+            fresh: vec![(0.0, 0.0); s],
+            fits: Vec::with_capacity(input.slots.len()),
+            dependent: pairs.iter().map(|p| ((p.a, p.b), p.probability)).collect(),
         }
-        let next: Vec<f64> = (0..input.sources)
-            .map(|s| ((agreed[s] + m * prior_reliability[s]) / (weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
+    }
+}
+
+/// The EM loop, resumable between slots: a caller that must not hold the
+/// thread for long (background calibration) runs it a few slots at a time.
+pub struct Estimator<'a> {
+    input: &'a EstimatorInput,
+    m: f64,
+    prior_reliability: Vec<f64>,
+    /// `None` in round 0, which uses each report's own stated trust:
+    /// calibration starts from today's filter.
+    reliability: Option<Vec<f64>>,
+    /// Repeat weights start where the uncalibrated filter stands: a source counts once per value.
+    rho: Vec<f64>,
+    pairs: Vec<PairFit>,
+    half_lives: Vec<f64>,
+    sources: Vec<SourceFit>,
+    predicates: Vec<PredicateFit>,
+    round: Round,
+    rounds: usize,
+    done: bool,
+}
+
+impl<'a> Estimator<'a> {
+    pub fn new(input: &'a EstimatorInput) -> Self {
+        let mut stated = vec![(0.0, 0usize); input.sources];
+        for o in input.slots.iter().flat_map(|s| &s.observations) {
+            stated[o.source].0 += o.stated_trust;
+            stated[o.source].1 += 1;
+        }
+        Estimator {
+            input,
+            m: input.min_observations.max(1.0),
+            prior_reliability: stated.iter().map(|(sum, n)| if *n > 0 { sum / *n as f64 } else { 0.8 }).collect(),
+            reliability: None,
+            rho: vec![0.0; input.sources],
+            pairs: Vec::new(),
+            half_lives: input.configured_half_lives.clone(),
+            sources: Vec::new(),
+            predicates: Vec::new(),
+            round: Round::new(input, &[]),
+            rounds: 0,
+            done: false,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Smooths up to `slots` more slots of the current round; the round's
+    /// last slot also re-estimates, and ends the loop once it converged.
+    pub fn step(&mut self, slots: usize) {
+        if self.done {
+            return;
+        }
+        let input = self.input;
+        let end = input.slots.len().min(self.round.next_slot.saturating_add(slots));
+        for slot in &input.slots[self.round.next_slot..end] {
+            self.absorb(slot);
+        }
+        self.round.next_slot = end;
+        if end == input.slots.len() {
+            self.end_round();
+        }
+    }
+
+    pub fn finish(self) -> Estimates {
+        Estimates { sources: self.sources, predicates: self.predicates, dependence: self.pairs }
+    }
+
+    fn absorb(&mut self, slot: &SlotSummary) {
+        let r = &mut self.round;
+        let q: Vec<f64> = slot
+            .observations
+            .iter()
+            .map(|o| quality(self.reliability.as_ref().map_or(o.stated_trust, |r| r[o.source]), o.extractor))
             .collect();
-        let next_rho: Vec<f64> = (0..input.sources).map(|s| repeat_weight(fresh[s], next[s])).collect();
+        let half_life = slot.predicate.map(|p| self.half_lives[p]).or(slot.fixed_half_life);
+        let repeats = repeat_weights(slot, &self.rho);
+        let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &r.dependent)).map(|(r, c)| r * c).collect();
+        let prior = slot.prior.unwrap_or(self.input.prior);
+        let fit = fit_slot(slot, &q, &w, half_life, prior);
+        // A repeat weighs in a source's record as it weighs in the filter
+        // (a copy still tells how often its source is right).
+        for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {
+            r.agreed[o.source] += w * a;
+            r.weight[o.source] += w * o.extractor;
+            r.count[o.source] += 1;
+        }
+        if half_life.is_some() {
+            freshness(slot, &fit, &mut r.fresh);
+        }
+        if let Some(p) = slot.predicate {
+            r.changes[p] += fit.expected_changes;
+            r.exposure[p] += fit.exposure_days;
+            r.slot_count[p] += 1;
+            r.obs_count[p] += slot.observations.len();
+        }
+        r.fits.push(fit);
+    }
+
+    fn end_round(&mut self) {
+        let input = self.input;
+        let m = self.m;
+        let round = std::mem::replace(&mut self.round, Round::new(input, &[]));
+        let next: Vec<f64> = (0..input.sources)
+            .map(|s| ((round.agreed[s] + m * self.prior_reliability[s]) / (round.weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
+            .collect();
+        let next_rho: Vec<f64> = (0..input.sources).map(|s| repeat_weight(round.fresh[s], next[s])).collect();
         let prior_events = m / 10.0;
         let mut moved: f64 = 0.0;
-        for (p, h) in half_lives.iter_mut().enumerate() {
+        for (p, h) in self.half_lives.iter_mut().enumerate() {
             let configured_rate = std::f64::consts::LN_2 / input.configured_half_lives[p];
-            let rate = (changes[p] + prior_events) / (exposure[p] + prior_events / configured_rate);
+            let rate = (round.changes[p] + prior_events) / (round.exposure[p] + prior_events / configured_rate);
             let next_h = std::f64::consts::LN_2 / rate;
             moved = moved.max((next_h / *h - 1.0).abs());
             *h = next_h;
         }
-        if let Some(r) = &reliability {
+        if let Some(r) = &self.reliability {
             moved = moved.max(r.iter().zip(&next).map(|(a, b)| (b / a - 1.0).abs()).fold(0.0, f64::max));
-            moved = moved.max(rho.iter().zip(&next_rho).map(|(a, b)| (b - a).abs()).fold(0.0, f64::max));
+            moved = moved.max(self.rho.iter().zip(&next_rho).map(|(a, b)| (b - a).abs()).fold(0.0, f64::max));
         } else {
             moved = f64::INFINITY;
         }
-        rho = next_rho;
-        pairs = dependence(&input.slots, &fits, &next, |slot| (1.0 / slot.prior.unwrap_or(input.prior) - 1.0).max(1.0));
-        sources = (0..input.sources)
-            .map(|s| SourceFit { reliability: next[s], stated_trust: prior_reliability[s], observations: count[s], agreed: agreed[s], repeat_weight: rho[s] })
+        self.rho = next_rho;
+        self.pairs = dependence(&input.slots, &round.fits, &next, |slot| (1.0 / slot.prior.unwrap_or(input.prior) - 1.0).max(1.0));
+        self.sources = (0..input.sources)
+            .map(|s| SourceFit {
+                reliability: next[s],
+                stated_trust: self.prior_reliability[s],
+                observations: round.count[s],
+                agreed: round.agreed[s],
+                repeat_weight: self.rho[s],
+            })
             .collect();
-        predicates = half_lives
+        self.predicates = self
+            .half_lives
             .iter()
             .enumerate()
-            .map(|(p, h)| PredicateFit { half_life_days: *h, expected_changes: changes[p], exposure_days: exposure[p], slots: slot_count[p], observations: obs_count[p] })
+            .map(|(p, h)| PredicateFit {
+                half_life_days: *h,
+                expected_changes: round.changes[p],
+                exposure_days: round.exposure[p],
+                slots: round.slot_count[p],
+                observations: round.obs_count[p],
+            })
             .collect();
-        reliability = Some(next);
-        if moved <= CONVERGED {
-            break;
+        self.reliability = Some(next);
+        self.rounds += 1;
+        self.done = moved <= CONVERGED || self.rounds >= MAX_ROUNDS;
+        if !self.done {
+            self.round = Round::new(input, &self.pairs);
         }
     }
-    Estimates { sources, predicates, dependence: pairs }
 }
 
 /// Per observation, the discount of agreeing with sources that reported its
@@ -274,6 +378,19 @@ mod tests {
         let e = estimate(&input);
         assert!((e.sources[0].reliability - 0.8).abs() < 0.1, "{:?}", e.sources);
         assert!(e.predicates[0].half_life_days > 200.0, "{:?}", e.predicates);
+    }
+
+    #[test]
+    fn estimates_run_a_few_slots_at_a_time_are_the_ones_run_in_one_go() {
+        let input = world(7, 80.0, 400);
+        let mut em = Estimator::new(&input);
+        let mut steps = 0;
+        while !em.is_done() {
+            em.step(3);
+            steps += 1;
+        }
+        assert!(steps > 3, "{steps}");
+        assert_eq!(em.finish(), estimate(&input));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::record::{replace_record, RecordSlot};
 use super::Engine;
-use crate::calibrate::estimate::{estimate, Estimates, EstimatorInput};
+use crate::calibrate::estimate::{Estimates, Estimator, EstimatorInput};
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
@@ -17,6 +17,8 @@ use crate::time::Timestamp;
 
 const CALIBRATION_SOURCE: &str = "credence.calibrate";
 const DEFAULT_MIN_OBSERVATIONS: u32 = 20;
+/// Slots the estimator smooths between two chances of a turn for the host.
+const SLOTS_PER_STEP: usize = 32;
 
 fn record_ref() -> SlotRef {
     SlotRef::new(CALIBRATION_SUBJECT, CALIBRATION_PREDICATE)
@@ -127,7 +129,7 @@ impl Engine {
         Ok(self.settings.calibration.get().map(|c| c.record.clone()))
     }
 
-    async fn collect(&self, options: &CalibrateOptions) -> Result<Collected> {
+    async fn collect(&self, options: &CalibrateOptions, turns: bool) -> Result<Collected> {
         let wanted: Option<Vec<String>> = options.predicates.as_ref().map(|ps| ps.iter().map(|p| self.spec_of(p).name).collect());
         let mut collected = Collected::default();
         for slot_ref in self.store.list_slots(None).await? {
@@ -144,6 +146,7 @@ impl Engine {
                 Some(h) if estimated => Some(collected.predicate(&spec.name, h)),
                 _ => None,
             };
+            self.give_turn(turns).await;
             let slot = self.store.load_slot(&slot_ref).await?;
             let summary = summarize(&slot, &mut collected, predicate, configured);
             if !summary.observations.is_empty() {
@@ -158,8 +161,15 @@ impl Engine {
     /// commits them as the next calibration version, which later reads and
     /// writes use. Deterministic for a given store and clock.
     pub async fn calibrate(&self, options: &CalibrateOptions) -> Result<Calibration> {
+        self.calibrate_giving_turns(options, true).await
+    }
+
+    /// `calibrate`, giving the host's event loop turns (`Pause`) between
+    /// slots when `turns` (an inline calibration runs inside a write and
+    /// gives none: its write waits for it anyway).
+    pub(crate) async fn calibrate_giving_turns(&self, options: &CalibrateOptions, turns: bool) -> Result<Calibration> {
         let min_observations = options.min_observations.unwrap_or(DEFAULT_MIN_OBSERVATIONS);
-        let mut collected = self.collect(options).await?;
+        let mut collected = self.collect(options, turns).await?;
         let domains = closed_domains(&mut collected, self.settings.belief.prior, min_observations);
         let input = EstimatorInput {
             slots: collected.slots.clone(),
@@ -168,7 +178,12 @@ impl Engine {
             prior: self.settings.belief.prior,
             min_observations: f64::from(min_observations),
         };
-        let estimates = estimate(&input);
+        let mut em = Estimator::new(&input);
+        while !em.is_done() {
+            em.step(SLOTS_PER_STEP);
+            self.give_turn(turns).await;
+        }
+        let estimates = em.finish();
         let (predicates, sources) = named(&collected, &estimates, options, min_observations);
         let dependencies = dependencies_named(&collected, &estimates);
         let now = self.now()?;
@@ -186,7 +201,7 @@ impl Engine {
             .await?;
         self.settings.calibration.set(Some(record.clone()));
         self.schedule.behind(Some(&record));
-        self.recalibrate_slots(record.version).await?;
+        self.recalibrate_slots(record.version, turns).await?;
         Ok(record)
     }
 }

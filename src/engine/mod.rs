@@ -43,7 +43,7 @@ use std::rc::Rc;
 
 use crate::config::{EngineConfig, Settings};
 use crate::error::{Error, ErrorCode, Result};
-use crate::hooks::{Clock, IdSource, Judge, MergeHook, RandomIds};
+use crate::hooks::{Clock, IdSource, Judge, MergeHook, Pause, RandomIds};
 use crate::model::{LogCause, Slot, SlotRef};
 use crate::predicates::PredicateSpec;
 use crate::store::Store;
@@ -64,6 +64,8 @@ pub struct Engine {
     auto_calibrate: AutoCalibrate,
     calibrate_after: u64,
     schedule: recalibrate::Schedule,
+    /// Turns given to the host during background calibration (none natively).
+    pause: Option<Rc<dyn Pause>>,
 }
 
 pub struct Hooks {
@@ -87,7 +89,14 @@ impl Engine {
             auto_calibrate: AutoCalibrate::parse(config.calibrate.as_ref())?,
             calibrate_after: config.calibrate_after.unwrap_or(recalibrate::CALIBRATE_AFTER),
             schedule: Default::default(),
+            pause: None,
         })
+    }
+
+    /// Lets background work give the host's event loop turns (`Pause`).
+    pub fn with_pause(mut self, pause: Rc<dyn Pause>) -> Self {
+        self.pause = Some(pause);
+        self
     }
 
     /// Compacts claims holding more than `n` observations (default

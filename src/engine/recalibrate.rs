@@ -70,6 +70,13 @@ impl Engine {
         self.auto_calibrate != AutoCalibrate::Off && !s.running.get() && s.writes_since.get() >= after.max(1)
     }
 
+    /// A turn for the host's event loop (`Pause`), if this work gives turns and the host takes them.
+    pub(crate) async fn give_turn(&self, turns: bool) {
+        if let (true, Some(pause)) = (turns, &self.pause) {
+            pause.turn().await;
+        }
+    }
+
     /// How this memory calibrates by itself.
     pub fn auto_calibrate(&self) -> AutoCalibrate {
         self.auto_calibrate
@@ -85,28 +92,33 @@ impl Engine {
         let s = &self.schedule;
         s.running.set(true);
         s.writes_since.set(0);
-        let result = self.calibrate_adopting().await;
+        // In the background the calibration starts on a turn of its own: the
+        // write that made it due returns first.
+        let turns = self.auto_calibrate == AutoCalibrate::Background;
+        self.give_turn(turns).await;
+        let result = self.calibrate_adopting(turns).await;
         s.running.set(false);
         result.map(Some)
     }
 
-    async fn calibrate_adopting(&self) -> Result<Calibration> {
+    async fn calibrate_adopting(&self, turns: bool) -> Result<Calibration> {
         let started_from = self.calibration_version();
         let stored = self.stored_calibration().await?;
         if let Some(newer) = stored.filter(|r| Some(r.version) > started_from) {
             self.settings.calibration.set(Some(newer.clone()));
             self.schedule.behind(Some(&newer));
-            self.recalibrate_slots(newer.version).await?;
+            self.recalibrate_slots(newer.version, turns).await?;
             return Ok(newer);
         }
-        self.calibrate(&CalibrateOptions::default()).await
+        self.calibrate_giving_turns(&CalibrateOptions::default(), turns).await
     }
 
     /// Brings every reconcile slot of a single-valued predicate in line with
     /// its posterior under calibration `version`; returns the slots changed.
-    pub(crate) async fn recalibrate_slots(&self, version: u64) -> Result<usize> {
+    pub(crate) async fn recalibrate_slots(&self, version: u64, turns: bool) -> Result<usize> {
         let mut changed = 0;
         for slot_ref in self.store.list_slots(None).await? {
+            self.give_turn(turns).await;
             if crate::model::is_reserved_subject(&slot_ref.subject) {
                 continue;
             }

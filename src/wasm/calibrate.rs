@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use async_trait::async_trait;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
@@ -12,6 +13,32 @@ use super::errors::to_js_error;
 use super::memory::Memory;
 use crate::calibrate::CalibrateOptions;
 use crate::engine::{AutoCalibrate, Engine};
+use crate::hooks::Pause;
+
+thread_local! {
+    static TURN_IF_DUE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
+}
+
+/// Called once by the package entry with its `turnIfDue` (`turn.js`): it
+/// returns `undefined` while background work may go on, else a Promise of the
+/// event loop's next turn.
+#[wasm_bindgen(js_name = setTurn, skip_typescript)]
+pub fn set_turn(turn_if_due: js_sys::Function) {
+    TURN_IF_DUE.with(|t| *t.borrow_mut() = Some(turn_if_due));
+}
+
+/// The host's event loop, as the package entry schedules it.
+pub struct EventLoopTurn;
+
+#[async_trait(?Send)]
+impl Pause for EventLoopTurn {
+    async fn turn(&self) {
+        let due = TURN_IF_DUE.with(|t| t.borrow().as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()));
+        if let Some(turn) = due.and_then(|v| v.dyn_into::<Promise>().ok()) {
+            let _ = JsFuture::from(turn).await;
+        }
+    }
+}
 
 /// The automatic calibration running in the background (SPEC §4): started
 /// after the write that makes it due, never awaited by that write. A failure

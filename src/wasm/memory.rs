@@ -125,6 +125,7 @@ fn build_engine(config: &JsValue) -> Result<Engine> {
             judge,
         },
     )
+    .map(|engine| engine.with_pause(Rc::new(super::calibrate::EventLoopTurn)))
 }
 
 /// Runs `work` as a Promise, converting its value and its error.

@@ -14,6 +14,7 @@ mod predicates;
 mod retract;
 
 pub use memory::{reconcile, upgrade_blob, Memory};
+pub use calibrate::set_turn;
 pub use convert::set_stringify;
 pub use errors::set_error_classes_for_tests;
 pub use memory_store::MemoryStore;
