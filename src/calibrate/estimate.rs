@@ -12,10 +12,10 @@
 //! Deterministic: rounds until no estimate moves by more than 0.1% (at most
 //! `MAX_ROUNDS`), inputs in the order given, no randomness.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::dependence::{dependence, discount, PairFit};
-use super::smoother::{fit_slot, repeat_weights, SlotFit, SlotSummary};
+use super::smoother::{fit_slot, SlotFit, SlotSummary, SourceRuns};
 
 /// Most rounds of the EM loop. A half-life far from the configured one
 /// (a world changing twice as fast) takes tens of rounds to reach.
@@ -117,6 +117,8 @@ impl Round {
 /// thread for long (background calibration) runs it a few slots at a time.
 pub struct Estimator<'a> {
     input: &'a EstimatorInput,
+    /// Per slot, its sources' runs of reports.
+    runs: Vec<SourceRuns>,
     m: f64,
     prior_reliability: Vec<f64>,
     /// `None` in round 0, which uses each report's own stated trust:
@@ -142,6 +144,7 @@ impl<'a> Estimator<'a> {
         }
         Estimator {
             input,
+            runs: input.slots.iter().map(SourceRuns::of).collect(),
             m: input.min_observations.max(1.0),
             prior_reliability: stated.iter().map(|(sum, n)| if *n > 0 { sum / *n as f64 } else { 0.8 }).collect(),
             reliability: None,
@@ -168,8 +171,8 @@ impl<'a> Estimator<'a> {
         }
         let input = self.input;
         let end = input.slots.len().min(self.round.next_slot.saturating_add(slots));
-        for slot in &input.slots[self.round.next_slot..end] {
-            self.absorb(slot);
+        for i in self.round.next_slot..end {
+            self.absorb(i);
         }
         self.round.next_slot = end;
         if end == input.slots.len() {
@@ -181,7 +184,8 @@ impl<'a> Estimator<'a> {
         Estimates { sources: self.sources, predicates: self.predicates, dependence: self.pairs }
     }
 
-    fn absorb(&mut self, slot: &SlotSummary) {
+    fn absorb(&mut self, index: usize) {
+        let (slot, runs) = (&self.input.slots[index], &self.runs[index]);
         let r = &mut self.round;
         let q: Vec<f64> = slot
             .observations
@@ -189,7 +193,7 @@ impl<'a> Estimator<'a> {
             .map(|o| quality(self.reliability.as_ref().map_or(o.stated_trust, |r| r[o.source]), o.extractor))
             .collect();
         let half_life = slot.predicate.map(|p| self.half_lives[p]).or(slot.fixed_half_life);
-        let repeats = repeat_weights(slot, &self.rho);
+        let repeats = runs.repeat_weights(slot, &self.rho);
         let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &r.dependent)).map(|(r, c)| r * c).collect();
         let prior = slot.prior.unwrap_or(self.input.prior);
         let fit = fit_slot(slot, &q, &w, half_life, prior);
@@ -201,7 +205,7 @@ impl<'a> Estimator<'a> {
             r.count[o.source] += 1;
         }
         if half_life.is_some() {
-            freshness(slot, &fit, &mut r.fresh);
+            freshness(slot, runs, &fit, &mut r.fresh);
         }
         if let Some(p) = slot.predicate {
             r.changes[p] += fit.expected_changes;
@@ -273,7 +277,7 @@ fn copy_discounts(slot: &SlotSummary, dependent: &HashMap<(usize, usize), f64>) 
     if dependent.is_empty() {
         return vec![1.0; slot.observations.len()];
     }
-    let mut before: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut before: HashMap<usize, Vec<usize>> = HashMap::default();
     slot.observations
         .iter()
         .map(|o| {
@@ -304,7 +308,7 @@ fn repeat_weight((right_after_change, changes): (f64, f64), reliability: f64) ->
 /// source's consecutive reports, the probability that the world changed
 /// between them (from the smoothed gaps) and, weighted by it, whether the
 /// later report was right.
-fn freshness(slot: &SlotSummary, fit: &SlotFit, fresh: &mut [(f64, f64)]) {
+fn freshness(slot: &SlotSummary, runs: &SourceRuns, fit: &SlotFit, fresh: &mut [(f64, f64)]) {
     // Running sum of ln "unchanged" from the first observation, to read any span's product.
     let mut kept = Vec::with_capacity(fit.unchanged.len());
     let mut running = 0.0f64;
@@ -312,9 +316,8 @@ fn freshness(slot: &SlotSummary, fit: &SlotFit, fresh: &mut [(f64, f64)]) {
         running += u.max(1e-300).ln();
         kept.push(running);
     }
-    let mut last: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for (j, o) in slot.observations.iter().enumerate() {
-        if let Some(i) = last.insert(o.source, j) {
+    for (j, (o, previous)) in slot.observations.iter().zip(&runs.previous).enumerate() {
+        if let Some(i) = *previous {
             let changed = (1.0 - (kept[j] - kept[i]).exp()).clamp(0.0, 1.0);
             fresh[o.source].0 += changed * fit.agreement[j];
             fresh[o.source].1 += changed;

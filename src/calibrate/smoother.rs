@@ -63,31 +63,24 @@ impl Hypotheses {
         Hypotheses { k: values as f64 + unseen, weight }
     }
 
-    /// Per-value likelihood of an observation of `value` with quality `q`.
-    fn emission(&self, value: usize, q: f64) -> Vec<f64> {
-        let miss = (1.0 - q) / (self.k - 1.0);
-        (0..self.weight.len()).map(|i| if i == value { q } else { miss }).collect()
-    }
-
     /// Masses carried forward over a gap with probability `stay` of no change event.
-    fn predict(&self, mass: &[f64], stay: f64) -> Vec<f64> {
+    fn predict_into(&self, mass: &[f64], stay: f64, out: &mut [f64]) {
         let total: f64 = mass.iter().sum();
-        mass.iter().zip(&self.weight).map(|(p, w)| stay * p + (1.0 - stay) * w / self.k * total).collect()
+        out.iter_mut().zip(mass.iter().zip(&self.weight)).for_each(|(o, (p, w))| *o = stay * p + (1.0 - stay) * w / self.k * total);
     }
 
     /// Per-value backward message carried back over a gap.
-    fn retrodict(&self, message: &[f64], stay: f64) -> Vec<f64> {
+    fn retrodict_into(&self, message: &[f64], stay: f64, out: &mut [f64]) {
         let mix: f64 = message.iter().zip(&self.weight).map(|(m, w)| m * w).sum::<f64>() / self.k;
-        message.iter().map(|m| stay * m + (1.0 - stay) * mix).collect()
+        out.iter_mut().zip(message).for_each(|(o, m)| *o = stay * m + (1.0 - stay) * mix);
     }
 }
 
-fn normalized(mut v: Vec<f64>) -> Vec<f64> {
+fn normalize(v: &mut [f64]) {
     let z: f64 = v.iter().sum();
     if z > 0.0 {
         v.iter_mut().for_each(|x| *x /= z);
     }
-    v
 }
 
 fn stay(gap_days: f64, half_life: Option<f64>) -> f64 {
@@ -97,29 +90,44 @@ fn stay(gap_days: f64, half_life: Option<f64>) -> f64 {
     }
 }
 
-/// Per observation, the power its likelihood is raised to, mirroring the
-/// filter's counting offline: of a source's run of consecutive reports of one
-/// value in the slot, the last counts in full and the others with the
-/// source's repeat weight `rho[source]`.
-pub fn repeat_weights(slot: &SlotSummary, rho: &[f64]) -> Vec<f64> {
-    let obs = &slot.observations;
-    let mut weights = vec![1.0; obs.len()];
-    // The next report of the same source, by index.
-    let mut next_of_source: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
-    for i in (0..obs.len()).rev() {
-        if let Some(&j) = next_of_source.get(&obs[i].source) {
-            if obs[j].value == obs[i].value {
-                weights[i] = rho[obs[i].source];
+/// A slot's observations as runs of each source's reports: what the repeat
+/// weights and the freshness evidence read, the same in every EM round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceRuns {
+    /// Per observation, the index of the same source's previous report in the slot.
+    pub previous: Vec<Option<usize>>,
+    /// Per observation, whether the same source's next report gives the same value.
+    pub repeated: Vec<bool>,
+}
+
+impl SourceRuns {
+    pub fn of(slot: &SlotSummary) -> Self {
+        let obs = &slot.observations;
+        let mut previous = vec![None; obs.len()];
+        let mut repeated = vec![false; obs.len()];
+        let mut last: foldhash::HashMap<usize, usize> = foldhash::HashMap::default();
+        for (j, o) in obs.iter().enumerate() {
+            if let Some(i) = last.insert(o.source, j) {
+                previous[j] = Some(i);
+                repeated[i] = obs[i].value == o.value;
             }
         }
-        next_of_source.insert(obs[i].source, i);
+        SourceRuns { previous, repeated }
     }
-    weights
+
+    /// Per observation, the power its likelihood is raised to, mirroring the
+    /// filter's counting offline: of a source's run of consecutive reports of
+    /// one value in the slot, the last counts in full and the others with the
+    /// source's repeat weight `rho[source]`.
+    pub fn repeat_weights(&self, slot: &SlotSummary, rho: &[f64]) -> Vec<f64> {
+        slot.observations.iter().zip(&self.repeated).map(|(o, r)| if *r { rho[o.source] } else { 1.0 }).collect()
+    }
 }
 
 /// Smooths one slot with qualities `quality[i]` and likelihood powers
 /// `weight[i]` for its observations and the given half-life (`None`: the
-/// value never changes).
+/// value never changes). Masses live in flat buffers, one row of
+/// hypotheses per observation: this runs once per slot and EM round.
 pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
     let obs = &slot.observations;
     let n = obs.len();
@@ -127,37 +135,57 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
         return SlotFit::default();
     }
     let hyp = Hypotheses::new(slot.values, prior);
-    let emissions: Vec<Vec<f64>> = obs
+    let k = hyp.weight.len();
+    // Per observation: its value, the likelihood of that value and of each other one.
+    let emissions: Vec<(usize, f64, f64)> = obs
         .iter()
         .zip(quality)
         .zip(weight)
         .map(|((o, q), w)| {
-            let e = hyp.emission(o.value, *q);
-            if *w == 1.0 { e } else { e.into_iter().map(|x| x.powf(*w)).collect() }
+            let miss = (1.0 - q) / (hyp.k - 1.0);
+            match *w {
+                1.0 => (o.value, *q, miss),
+                0.0 => (o.value, 1.0, 1.0),
+                w => (o.value, q.powf(w), miss.powf(w)),
+            }
         })
         .collect();
+    let e = |t: usize, i: usize| {
+        let (value, hit, miss) = emissions[t];
+        if i == value { hit } else { miss }
+    };
     let stays: Vec<f64> = (0..n).map(|t| if t == 0 { 1.0 } else { stay(obs[t].day - obs[t - 1].day, half_life) }).collect();
-    // Forward: `before[t]` is the prediction just before observation t, `after[t]` includes it.
-    let mut before = Vec::with_capacity(n);
-    let mut after: Vec<Vec<f64>> = Vec::with_capacity(n);
+    // Forward: row t of `before` is the prediction just before observation t, of `after` includes it.
+    let mut before = vec![0.0; n * k];
+    let mut after = vec![0.0; n * k];
     for t in 0..n {
-        let prior_mass = if t == 0 { hyp.weight.iter().map(|w| w / hyp.k).collect() } else { hyp.predict(&after[t - 1], stays[t]) };
-        let posterior = normalized(prior_mass.iter().zip(&emissions[t]).map(|(p, e)| p * e).collect());
-        before.push(prior_mass);
-        after.push(posterior);
+        if t == 0 {
+            before[..k].iter_mut().zip(&hyp.weight).for_each(|(p, w)| *p = w / hyp.k);
+        } else {
+            hyp.predict_into(&after[(t - 1) * k..t * k], stays[t], &mut before[t * k..(t + 1) * k]);
+        }
+        let row = &mut after[t * k..(t + 1) * k];
+        row.iter_mut().zip(&before[t * k..(t + 1) * k]).enumerate().for_each(|(i, (a, p))| *a = p * e(t, i));
+        normalize(row);
     }
-    // Backward: `behind[t]` is the likelihood of observations after t given the state at t.
-    let mut behind = vec![vec![1.0; hyp.weight.len()]; n];
+    // Backward: row t of `behind` is the likelihood of observations after t given the state at t.
+    let mut behind = vec![1.0; n * k];
+    let mut carried = vec![0.0; k];
     for t in (0..n - 1).rev() {
-        let carried: Vec<f64> = emissions[t + 1].iter().zip(&behind[t + 1]).map(|(e, b)| e * b).collect();
-        let message = hyp.retrodict(&carried, stays[t + 1]);
-        let scale = message.iter().cloned().fold(0.0, f64::max);
-        behind[t] = if scale > 0.0 { message.iter().map(|m| m / scale).collect() } else { message };
+        let (row, next) = behind[t * k..].split_at_mut(k);
+        carried.iter_mut().zip(&next[..k]).enumerate().for_each(|(i, (c, b))| *c = e(t + 1, i) * b);
+        hyp.retrodict_into(&carried, stays[t + 1], row);
+        let scale = row.iter().cloned().fold(0.0, f64::max);
+        if scale > 0.0 {
+            row.iter_mut().for_each(|m| *m /= scale);
+        }
     }
     let agreement = (0..n)
         .map(|t| {
-            let post = normalized(before[t].iter().zip(&emissions[t]).zip(&behind[t]).map(|((p, e), b)| p * e * b).collect());
-            post[obs[t].value]
+            let mass = |i: usize| before[t * k + i] * e(t, i) * behind[t * k + i];
+            let z: f64 = (0..k).map(mass).sum();
+            let own = mass(obs[t].value);
+            if z > 0.0 { own / z } else { own }
         })
         .collect();
     let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0 };
@@ -168,17 +196,14 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
                 continue;
             }
             let s = stays[t];
-            let joint = |keep: f64| -> f64 {
-                (0..hyp.weight.len()).map(|i| after[t - 1][i] * keep * emissions[t][i] * behind[t][i]).sum()
-            };
-            let z: f64 = before[t].iter().zip(&emissions[t]).zip(&behind[t]).map(|((p, e), b)| p * e * b).sum();
+            let (prev, row, back) = (&after[(t - 1) * k..t * k], &before[t * k..(t + 1) * k], &behind[t * k..(t + 1) * k]);
+            let joint = |keep: f64| -> f64 { (0..k).map(|i| prev[i] * keep * e(t, i) * back[i]).sum() };
+            let z: f64 = (0..k).map(|i| row[i] * e(t, i) * back[i]).sum();
             if z <= 0.0 {
                 continue;
             }
             // The value the same at both ends: no event, or an event that drew it again.
-            let same: f64 = (0..hyp.weight.len())
-                .map(|i| after[t - 1][i] * (s + (1.0 - s) * hyp.weight[i] / hyp.k) * emissions[t][i] * behind[t][i])
-                .sum();
+            let same: f64 = (0..k).map(|i| prev[i] * (s + (1.0 - s) * hyp.weight[i] / hyp.k) * e(t, i) * back[i]).sum();
             fit.unchanged[t] = (same / z).clamp(0.0, 1.0);
             // At least one change event in the gap, then the Poisson count given at least one.
             let unchanged = joint(s) / z;

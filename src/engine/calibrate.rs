@@ -64,9 +64,10 @@ impl Collected {
     }
 }
 
-/// When the observation is evidence (the filter's time for it), in days.
-fn observed_day(p: &Provenance, claim: &Claim) -> f64 {
-    crate::strategy::evidence_at(p, claim).millis() as f64 / 86_400_000.0
+/// When the observation is evidence (the filter's time for it), in days;
+/// `begins` is the claim's start.
+fn observed_day(p: &Provenance, claim: &Claim, begins: Timestamp) -> f64 {
+    crate::strategy::evidence_within(p, claim, || begins).millis() as f64 / 86_400_000.0
 }
 
 /// One slot's observations, values grouped as the filter groups them
@@ -87,10 +88,11 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
                 values.len() - 1
             }
         };
+        let begins = claim.effective_from();
         for p in &claim.provenance {
             let source = collected.source(&p.source_id);
             let made = p.reported().or_else(|| p.observed()).map_or(i64::MIN, |t| t.millis());
-            observations.push((made, SlotObservation { value, source, day: observed_day(p, claim), stated_trust: p.trust(), extractor: p.extractor() }));
+            observations.push((made, SlotObservation { value, source, day: observed_day(p, claim, begins), stated_trust: p.trust(), extractor: p.extractor() }));
         }
     }
     // The same report delivered twice (same source, value and time it was

@@ -8,7 +8,7 @@ mod ctx;
 mod entries;
 mod held;
 mod posterior;
-pub(crate) use posterior::{evidence_at, observed_at};
+pub(crate) use posterior::{evidence_within, observed_at};
 mod reconcile;
 
 pub use ctx::{Applied, WriteCtx};

@@ -23,8 +23,10 @@ pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timest
 /// validTo))`. A statement made today that a value has held since 2024 is
 /// evidence that it holds today; a scheduled change speaks from its start;
 /// a report of a period that has ended speaks for that period's end.
-pub(crate) fn evidence_at(p: &crate::model::Provenance, claim: &Claim) -> Timestamp {
-    let made = p.reported().or_else(|| p.observed()).unwrap_or_else(|| claim.effective_from());
+/// `begins` gives the claim's start (it reads every observation of the claim:
+/// callers work it out once per claim, not once per observation).
+pub(crate) fn evidence_within(p: &crate::model::Provenance, claim: &Claim, begins: impl FnOnce() -> Timestamp) -> Timestamp {
+    let made = p.reported().or_else(|| p.observed()).unwrap_or_else(begins);
     let made = claim.valid_to.map_or(made, |end| made.min(end));
     claim.valid_from.map_or(made, |start| made.max(start))
 }
@@ -40,14 +42,20 @@ fn as_of(o: &mut Observation, stated_from: Option<Timestamp>, at: Timestamp) {
     }
 }
 
-/// One observation of `claim`, speaking for value `value`.
-fn observation(p: &crate::model::Provenance, claim: &Claim, value: usize, calibration: Option<&InForce>) -> Observation {
+/// The observations of `claim`, speaking for value `value`.
+fn observations_of<'a>(claim: &'a Claim, value: usize, calibration: Option<&'a InForce>) -> impl Iterator<Item = Observation> + 'a {
+    let begins = claim.effective_from();
+    claim.provenance.iter().map(move |p| observation(p, claim, begins, value, calibration))
+}
+
+/// One observation of `claim` (which begins at `begins`), speaking for value `value`.
+fn observation(p: &crate::model::Provenance, claim: &Claim, begins: Timestamp, value: usize, calibration: Option<&InForce>) -> Observation {
     Observation {
         value,
         refined_by: Vec::new(),
         source: p.source_id.clone(),
-        at: evidence_at(p, claim),
-        begins: claim.effective_from(),
+        at: evidence_within(p, claim, || begins),
+        begins,
         quality: belief::calibrated_quality(p, calibration.and_then(|c| c.reliability(&p.source_id))),
         weight: 1.0,
     }
@@ -181,12 +189,12 @@ impl SlotPosterior {
         let mut entries: Vec<(&Claim, Vec<Observation>)> = Vec::new();
         for claim in claims.iter().copied().filter(|c| counts(c)) {
             if claim.kind.is_entry() {
-                entries.push((claim, claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect()));
+                entries.push((claim, observations_of(claim, 0, calibration).collect()));
                 continue;
             }
             let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
             value_of.insert(claim.id.clone(), value);
-            observations.extend(claim.provenance.iter().map(|p| observation(p, claim, value, calibration)));
+            observations.extend(observations_of(claim, value, calibration));
             starts.extend(claim.provenance.iter().map(|p| p.stated()));
         }
         let refined_by = values.refined_by();
@@ -215,7 +223,7 @@ impl SlotPosterior {
     /// (a multi-valued slot runs this once per live claim on every write).
     pub fn of_one(claim: &Claim, params: &BeliefParams, half_life: Option<f64>, time_varying: bool, at: Timestamp, calibration: Option<&InForce>) -> f64 {
         let mut observations: Vec<Observation> =
-            if counts(claim) { claim.provenance.iter().map(|p| observation(p, claim, 0, calibration)).collect() } else { Vec::new() };
+            if counts(claim) { observations_of(claim, 0, calibration).collect() } else { Vec::new() };
         for (o, p) in observations.iter_mut().zip(claim.provenance.iter()) {
             as_of(o, p.stated(), at);
         }
@@ -248,6 +256,14 @@ impl SlotPosterior {
 
     /// The latest observation time in the slot, so a scheduled change is weighed when it starts.
     pub fn latest_observation(claims: &[&Claim]) -> Option<Timestamp> {
-        claims.iter().copied().filter(|c| counts(c)).flat_map(|c| c.provenance.iter().map(move |p| evidence_at(p, c))).max()
+        claims
+            .iter()
+            .copied()
+            .filter(|c| counts(c))
+            .flat_map(|c| {
+                let begins = c.effective_from();
+                c.provenance.iter().map(move |p| evidence_within(p, c, || begins))
+            })
+            .max()
     }
 }
