@@ -174,10 +174,12 @@ pub trait Judge {
 }
 
 /// Gives the host's event loop a turn during long background work (an
-/// automatic calibration), so a writer never waits for all of it. The host
-/// decides whether a turn is due (the wasm binding: after a few
-/// milliseconds of work); without one the work runs to its end.
+/// automatic calibration), so a writer never waits for all of it. Between
+/// steps the host decides whether a turn is due (the wasm binding: after a
+/// few milliseconds of work); `starting` work always waits for a turn, so
+/// the write that started it returns first, whatever ran just before.
+/// Without a `Pause` the work runs to its end.
 #[async_trait(?Send)]
 pub trait Pause {
-    async fn turn(&self);
+    async fn turn(&self, starting: bool);
 }

@@ -52,9 +52,10 @@ export async function runCredence(set, { config = {}, reverse = false, thenCalib
       actions[outcome.action] = (actions[outcome.action] ?? 0) + 1;
       if (outcome.action === 'refined') refined.add(outcome.claim.id);
     }
+    // The service idles between crawls: background work (SPEC §4's automatic
+    // calibration) finishes before the next crawl arrives and before the reads.
+    await memory.idle();
   }
-  // Background work (SPEC §4's automatic calibration) finishes before the reads.
-  if (typeof memory.idle === 'function') await memory.idle();
   const answers = await read(memory, set);
   let calibrated;
   let calibration;
@@ -71,12 +72,13 @@ async function read(memory, set) {
   const answers = new Map();
   for (const item of set.gold.keys()) {
     const claims = await memory.recall(set.items[item], { predicate: set.predicate });
+    const current = claims.filter((c) => c.status === 'active' || c.status === 'disputed');
     let best;
-    for (const c of claims) {
-      if (c.status !== 'active' && c.status !== 'disputed') continue;
-      if (!best || c.confidence > best.confidence) best = c;
-    }
-    if (best) answers.set(item, { value: valueIndex(set).get(best.object) ?? -1, confidence: best.confidence, status: best.status, claim: best });
+    for (const c of current) if (!best || c.confidence > best.confidence) best = c;
+    // An exact tie is a dispute the engine leaves undecided: every tied value is
+    // the answer with an equal share (score.mjs), not the one written first.
+    const tied = current.filter((c) => c.confidence === best?.confidence).map((c) => valueIndex(set).get(c.object) ?? -1);
+    if (best) answers.set(item, { value: valueIndex(set).get(best.object) ?? -1, ...(tied.length > 1 ? { tiedValues: tied } : {}), confidence: best.confidence, status: best.status, claim: best });
   }
   return answers;
 }

@@ -8,7 +8,8 @@ export function score(answers, gold) {
   const pairs = [];
   for (const [item, truth] of gold) {
     const a = answers.get(item);
-    const hit = a && a.value === truth ? 1 : 0;
+    // An exact tie of k values (credence's undecided dispute) scores 1/k when the truth is among them.
+    const hit = !a ? 0 : a.tiedValues ? (a.tiedValues.includes(truth) ? 1 / a.tiedValues.length : 0) : a.value === truth ? 1 : 0;
     hits += hit;
     // An unanswered item counts as wrong at confidence 0 (it says nothing).
     if (a === undefined) pairs.push([0, 0]);

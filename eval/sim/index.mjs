@@ -40,6 +40,16 @@ class Credence {
     this.answers.set(slotId, best && { value: best.object, confidence: best.confidence, disputed: best.status === 'disputed' });
   }
   answer(slotId) { return this.answers.get(slotId); }
+  /**
+   * The service idles between batches of reports: background work (the automatic calibration, SPEC §4)
+   * finishes, deterministically, before the next query; a new calibration changes every slot's belief.
+   */
+  async settle() {
+    const version = this.version;
+    await this.memory.idle();
+    this.version = (await this.memory.calibration())?.version;
+    if (this.version !== version) this.answers.clear();
+  }
   /** A memory that recalibrates itself as history accumulates (`memory.calibrate()`, SPEC §4). */
   async tick(day) {
     if (!this.calibrateEveryDays || day - this.calibratedOn < this.calibrateEveryDays) return;
@@ -153,6 +163,7 @@ export async function runSimulation(params, seed, { proposal = false } = {}) {
       seen.add(r.slot);
     }
     clock.day = day;
+    for (const m of methods) await m.settle?.();
     await calibrated.tick(day);
     for (const slotId of seen) {
       const slot = world.slots[slotId];

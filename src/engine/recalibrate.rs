@@ -73,7 +73,7 @@ impl Engine {
     /// A turn for the host's event loop (`Pause`), if this work gives turns and the host takes them.
     pub(crate) async fn give_turn(&self, turns: bool) {
         if let (true, Some(pause)) = (turns, &self.pause) {
-            pause.turn().await;
+            pause.turn(false).await;
         }
     }
 
@@ -95,7 +95,9 @@ impl Engine {
         // In the background the calibration starts on a turn of its own: the
         // write that made it due returns first.
         let turns = self.auto_calibrate == AutoCalibrate::Background;
-        self.give_turn(turns).await;
+        if let (true, Some(pause)) = (turns, &self.pause) {
+            pause.turn(true).await;
+        }
         let result = self.calibrate_adopting(turns).await;
         s.running.set(false);
         result.map(Some)

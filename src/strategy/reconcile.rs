@@ -8,7 +8,7 @@ use super::align::{align, close_disputes, close_moot_disputes, end_as_stated, fl
 use super::beliefs::{posterior, reweigh_claims, set_beliefs_from, set_history_belief};
 use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
-use super::{held, refines, same_value};
+use super::{evidence_within, held, refines, same_value};
 use crate::invariants::overlap;
 use crate::model::{Action, Claim, ConflictKind, Relation, Shared, Status};
 use crate::time::Timestamp;
@@ -217,8 +217,10 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     let relation = general_form_of(&draft, current).unwrap_or(Relation::Supersede);
     // A value coming back after its successor began supersedes only when
     // ahead by more than the margin (SPEC §3): persistent disagreement is a
-    // dispute, not a sawtooth.
-    let needed = if flips_back(txn, &draft) { margin } else { -EPS };
+    // dispute, not a sawtooth. So does one reported at the same instant as a
+    // current value: the two reports are weighed together, as they are when
+    // written the other way round (then the second is a contradiction).
+    let needed = if flips_back(txn, &draft) || reported_at_its_instant(&draft, current) { margin } else { -EPS };
     if mine < theirs - margin {
         draft.status = Status::Outweighed;
         txn.add_claim(draft);
@@ -247,6 +249,17 @@ fn newer_value(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim, current: &[&
     set_beliefs_from(txn, &post);
     affected.extend(align(txn, ctx, &post));
     Applied::stored(Action::Superseded, Some(relation), id, affected)
+}
+
+/// Whether a current claim holds a report that is evidence at the draft's
+/// own instant (a write that stated no time is later than any before it).
+fn reported_at_its_instant(draft: &Claim, current: &[&Claim]) -> bool {
+    let Some(mine) = draft.provenance.first().filter(|p| !p.at_write) else { return false };
+    let at = evidence_within(mine, draft, || draft.effective_from());
+    current.iter().any(|c| {
+        let begins = c.effective_from();
+        c.provenance.iter().any(|p| !p.at_write && evidence_within(p, c, || begins) == at)
+    })
 }
 
 /// The draft begins once the current claims' stated ends have passed: it is

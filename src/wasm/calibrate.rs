@@ -19,9 +19,9 @@ thread_local! {
     static TURN_IF_DUE: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
 }
 
-/// Called once by the package entry with its `turnIfDue` (`turn.js`): it
-/// returns `undefined` while background work may go on, else a Promise of the
-/// event loop's next turn.
+/// Called once by the package entry with its `turnIfDue(starting)`
+/// (`turn.js`): it returns `undefined` while background work may go on, else
+/// a Promise of the event loop's next turn.
 #[wasm_bindgen(js_name = setTurn, skip_typescript)]
 pub fn set_turn(turn_if_due: js_sys::Function) {
     TURN_IF_DUE.with(|t| *t.borrow_mut() = Some(turn_if_due));
@@ -32,8 +32,8 @@ pub struct EventLoopTurn;
 
 #[async_trait(?Send)]
 impl Pause for EventLoopTurn {
-    async fn turn(&self) {
-        let due = TURN_IF_DUE.with(|t| t.borrow().as_ref().and_then(|f| f.call0(&JsValue::UNDEFINED).ok()));
+    async fn turn(&self, starting: bool) {
+        let due = TURN_IF_DUE.with(|t| t.borrow().as_ref().and_then(|f| f.call1(&JsValue::UNDEFINED, &JsValue::from_bool(starting)).ok()));
         if let Some(turn) = due.and_then(|v| v.dyn_into::<Promise>().ok()) {
             let _ = JsFuture::from(turn).await;
         }
