@@ -83,6 +83,27 @@ describe('persistent disagreement and abandoned answers (SPEC §3, §4)', () => 
     expect(await state([...reports].reverse())).toEqual(forward);
     expect(forward).toEqual(['closed:disputed', 'open:disputed']);
   });
+
+  it('after weeks of agreement, one site dropping a listing while another keeps it gives the same state in either order', async () => {
+    // Two sites list a restaurant "open" for seven weekly crawls; at the eighth one says "closed", the other
+    // "open", at the same instant. Before the fix, "closed" written second superseded the long-held "open"
+    // (its start was seven weeks older), while written first it ended in a dispute.
+    const state = async (last) => {
+      const { memory } = memoryAt('2009-03-20');
+      for (let week = 0; week < 8; week++) {
+        const observedAt = new Date(Date.parse('2009-01-22') + week * 7 * 86400000).toISOString();
+        const order = week < 7 ? [['ActiveDiner', 'open'], ['MenuPages', 'open']] : last;
+        for (const [sourceId, object] of order) {
+          await memory.remember({ subject: 'baker street', predicate: 'business_status', object, provenance: { sourceId, observedAt } });
+        }
+      }
+      return (await current(memory, 'baker street', 'business_status')).map((c) => `${c.object}:${c.status}:${c.confidence.toFixed(3)}`).sort();
+    };
+    const closedFirst = await state([['ActiveDiner', 'closed'], ['MenuPages', 'open']]);
+    const openFirst = await state([['MenuPages', 'open'], ['ActiveDiner', 'closed']]);
+    expect(openFirst).toEqual(closedFirst);
+    expect(closedFirst.map((x) => x.split(':').slice(0, 2).join(':'))).toEqual(['closed:disputed', 'open:disputed']);
+  });
 });
 
 describe('belief a product developer can read (SPEC §4)', () => {
