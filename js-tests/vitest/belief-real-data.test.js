@@ -1,7 +1,7 @@
 // Belief that holds on real data (issue #42, SPEC §3/§4 revision), through
 // the packed package: each defect found on the public truth-discovery data,
 // reduced to a few writes, plus what a person reading confidences expects.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Memory } from 'credence';
 
 /** A memory on a clock the test moves; automatic calibration off unless asked. */
@@ -183,6 +183,18 @@ describe('calibration runs by itself and reaches what is stored (SPEC §4)', () 
     expect((await during).action).toBe('added');
     expect((await m.calibration())?.version).toBeGreaterThan(1);
     expect((await current(m, 'late', 'book_authors')).map((c) => c.object)).toEqual(['Kept']);
+  });
+
+  it("finishes under a test suite's fake timers: the package took the real scheduler when it loaded", async () => {
+    vi.useFakeTimers();
+    try {
+      const m = new Memory({ predicates, calibrateAfter: 100 });
+      await books(m, 20);
+      await m.idle();
+      expect((await m.calibration())?.version).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('"inline" calibrates inside the write that makes it due', async () => {
