@@ -217,14 +217,20 @@ fn log_entries_name_the_calibration_their_belief_change_used() {
 /// while a background calibration waits for its next turn).
 struct HostTurns {
     turns: std::cell::Cell<usize>,
+    /// Turns asked for before any work, which a host always gives.
+    starts: std::cell::Cell<usize>,
     write_on: usize,
     other: Option<(Engine, Candidate)>,
 }
 
 #[async_trait::async_trait(?Send)]
 impl credence::hooks::Pause for HostTurns {
-    async fn turn(&self) {
+    async fn turn(&self, starting: bool) {
         self.turns.set(self.turns.get() + 1);
+        if starting {
+            assert_eq!(self.turns.get(), 1, "only the first turn starts the work");
+            self.starts.set(self.starts.get() + 1);
+        }
         if let (true, Some((engine, report))) = (self.turns.get() == self.write_on, &self.other) {
             engine.remember(report, &WriteOptions::default()).await.unwrap();
         }
@@ -250,11 +256,12 @@ fn a_background_calibration_gives_the_host_turns_and_keeps_a_write_made_during_o
         provenance: Some(Provenance { source_id: "late".into(), observed_at: Some("2028-01-01T00:00:00Z".into()), ..Default::default() }),
         ..Default::default()
     };
-    let (h, pause) = giving_turns(serde_json::json!({}), |h| Rc::new(HostTurns { turns: Default::default(), write_on: 30, other: Some((reopen(h), late.clone())) }));
+    let (h, pause) = giving_turns(serde_json::json!({}), |h| Rc::new(HostTurns { turns: Default::default(), starts: Default::default(), write_on: 30, other: Some((reopen(h), late.clone())) }));
     world(&h);
     assert!(h.engine.calibration_due());
     let record = run(h.engine.calibrate_if_due()).unwrap().expect("an automatic calibration was due");
-    // A turn first, then one per slot read, per estimator step and per slot brought in line.
+    // A turn before any work, then a chance of one per slot read, per estimator step and per slot brought in line.
+    assert_eq!(pause.starts.get(), 1);
     assert!(pause.turns.get() >= 1 + 20 + 20, "{} turns", pause.turns.get());
     // The turns change nothing the calibration finds: the same history calibrated in one go.
     let plain = calibrated();
@@ -270,7 +277,7 @@ fn a_background_calibration_gives_the_host_turns_and_keeps_a_write_made_during_o
 
 #[test]
 fn an_inline_calibration_gives_no_turns() {
-    let (h, pause) = giving_turns(serde_json::json!({ "calibrate": "inline" }), |_| Rc::new(HostTurns { turns: Default::default(), write_on: 0, other: None }));
+    let (h, pause) = giving_turns(serde_json::json!({ "calibrate": "inline" }), |_| Rc::new(HostTurns { turns: Default::default(), starts: Default::default(), write_on: 0, other: None }));
     world(&h);
     assert!(run(h.engine.calibration()).unwrap().is_some_and(|c| c.version >= 1));
     assert_eq!(pause.turns.get(), 0);

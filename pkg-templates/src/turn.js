@@ -23,8 +23,11 @@ const nextTask = typeof setImmediate === 'function'
 // Shared by every Memory of this realm: the budget is the event loop's.
 let since = -Infinity;
 
-/** `undefined` while the current slice of work is short, else a Promise of the next turn. */
-export function turnIfDue() {
-  if (clock() - since < WORK_MS) return undefined;
+/**
+ * A Promise of the event loop's next turn when work is `starting` or the current
+ * slice of work is WORK_MS long, else `undefined` (go on).
+ */
+export function turnIfDue(starting) {
+  if (!starting && clock() - since < WORK_MS) return undefined;
   return nextTask().then(() => { since = clock(); });
 }
