@@ -80,6 +80,7 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
 }
 
 /// What one round gathers over the slots, before it re-estimates.
+#[derive(Default)]
 struct Round {
     next_slot: usize,
     agreed: Vec<f64>,
@@ -219,7 +220,8 @@ impl<'a> Estimator<'a> {
     fn end_round(&mut self) {
         let input = self.input;
         let m = self.m;
-        let round = std::mem::replace(&mut self.round, Round::new(input, &[]));
+        // Taken whole (an empty default left behind allocates nothing).
+        let round = std::mem::take(&mut self.round);
         let next: Vec<f64> = (0..input.sources)
             .map(|s| ((round.agreed[s] + m * self.prior_reliability[s]) / (round.weight[s] + m)).clamp(RELIABILITY_RANGE.0, RELIABILITY_RANGE.1))
             .collect();
