@@ -6,6 +6,7 @@
 const round = (x) => Math.round(x * 10000) / 10000;
 const f3 = (x) => x.toFixed(3);
 const BASELINES = ['majority vote', 'TruthFinder', 'Accu', 'AccuCopy'];
+const AFTER_CALIBRATE = 'credence after calibrate()';
 
 /** Per set: the headline row's name, accuracy and ECE, and every row's accuracy for reference. */
 export function realFloorOf(results) {
@@ -15,7 +16,7 @@ export function realFloorOf(results) {
   }));
 }
 
-/** Regressions of the headline row against the floor: accuracy below it by more than tol.accuracy, ECE above it by more than tol.ece. */
+/** Regressions against the floor: the headline row's accuracy below it by more than tol.accuracy or its ECE above it by more than tol.ece, and the read after an explicit calibrate() below its own floor. */
 export function compareReal(floor, results, tol) {
   const failures = [];
   const notes = [];
@@ -26,6 +27,13 @@ export function compareReal(floor, results, tol) {
     const head = r.rows.find((x) => x.name === r.headline);
     if (head.accuracy < f.accuracy - tol.accuracy) failures.push(`real/${r.set.name}: ${r.headline} accuracy ${f3(head.accuracy)} < floor ${f3(f.accuracy)} − ${tol.accuracy}`);
     if (head.ece > f.ece + tol.ece) failures.push(`real/${r.set.name}: ${r.headline} ECE ${f3(head.ece)} > floor ${f3(f.ece)} + ${tol.ece}`);
+    // A user's explicit calibrate() after the automatic ones must not undo
+    // them (it once moved restaurant from 65% to 50%: two fixed points).
+    const again = r.rows.find((x) => x.name === AFTER_CALIBRATE);
+    const againFloor = f.methods?.[AFTER_CALIBRATE];
+    if (again && againFloor !== undefined && again.accuracy < againFloor - tol.accuracy) {
+      failures.push(`real/${r.set.name}: ${AFTER_CALIBRATE} accuracy ${f3(again.accuracy)} < floor ${f3(againFloor)} − ${tol.accuracy}`);
+    }
     if (head.accuracy > f.accuracy + tol.accuracy || head.ece < f.ece - tol.ece) notes.push(`real/${r.set.name}: credence improved on the floor: raise it (npm run eval -- --update-baseline)`);
   }
   return { failures, notes };

@@ -64,6 +64,8 @@ pub struct Estimates {
     pub predicates: Vec<PredicateFit>,
     /// Pairs of sources likely dependent (one copying the other).
     pub dependence: Vec<PairFit>,
+    /// `ln P(reports)` under the estimates' last round (`SlotFit::log_likelihood`).
+    pub log_likelihood: f64,
 }
 
 fn quality(reliability: f64, extractor: f64) -> f64 {
@@ -92,6 +94,7 @@ struct Round {
     obs_count: Vec<usize>,
     fresh: Vec<(f64, f64)>,
     fits: Vec<SlotFit>,
+    log_likelihood: f64,
     dependent: HashMap<(usize, usize), f64>,
 }
 
@@ -109,6 +112,7 @@ impl Round {
             obs_count: vec![0; p],
             fresh: vec![(0.0, 0.0); s],
             fits: Vec::with_capacity(input.slots.len()),
+            log_likelihood: 0.0,
             dependent: pairs.iter().map(|p| ((p.a, p.b), p.probability)).collect(),
         }
     }
@@ -133,11 +137,17 @@ pub struct Estimator<'a> {
     predicates: Vec<PredicateFit>,
     round: Round,
     rounds: usize,
+    log_likelihood: f64,
     done: bool,
 }
 
 impl<'a> Estimator<'a> {
     pub fn new(input: &'a EstimatorInput) -> Self {
+        Self::starting_at(input, input.configured_half_lives.clone())
+    }
+
+    /// The loop started from these half-lives (by predicate) instead of the configured ones.
+    pub fn starting_at(input: &'a EstimatorInput, half_lives: Vec<f64>) -> Self {
         let mut stated = vec![(0.0, 0usize); input.sources];
         for o in input.slots.iter().flat_map(|s| &s.observations) {
             stated[o.source].0 += o.stated_trust;
@@ -151,11 +161,12 @@ impl<'a> Estimator<'a> {
             reliability: None,
             rho: vec![0.0; input.sources],
             pairs: Vec::new(),
-            half_lives: input.configured_half_lives.clone(),
+            half_lives,
             sources: Vec::new(),
             predicates: Vec::new(),
             round: Round::new(input, &[]),
             rounds: 0,
+            log_likelihood: f64::NEG_INFINITY,
             done: false,
         }
     }
@@ -182,7 +193,7 @@ impl<'a> Estimator<'a> {
     }
 
     pub fn finish(self) -> Estimates {
-        Estimates { sources: self.sources, predicates: self.predicates, dependence: self.pairs }
+        Estimates { sources: self.sources, predicates: self.predicates, dependence: self.pairs, log_likelihood: self.log_likelihood }
     }
 
     fn absorb(&mut self, index: usize) {
@@ -214,6 +225,7 @@ impl<'a> Estimator<'a> {
             r.slot_count[p] += 1;
             r.obs_count[p] += slot.observations.len();
         }
+        r.log_likelihood += fit.log_likelihood;
         r.fits.push(fit);
     }
 
@@ -265,6 +277,7 @@ impl<'a> Estimator<'a> {
             })
             .collect();
         self.reliability = Some(next);
+        self.log_likelihood = round.log_likelihood;
         self.rounds += 1;
         self.done = moved <= CONVERGED || self.rounds >= MAX_ROUNDS;
         if !self.done {

@@ -47,6 +47,12 @@ pub struct SlotFit {
     /// Expected number of change events (Poisson), over `exposure_days`.
     pub expected_changes: f64,
     pub exposure_days: f64,
+    /// `ln P(reports)` under the filter's model, each report predicted from
+    /// those before it: what tells two fixed points of the estimator apart.
+    /// A report counted with a power `w < 1` is predicted by its likelihood
+    /// raised to `w` normalized over the values it could have given, so
+    /// estimates that weigh repeats differently are compared fairly.
+    pub log_likelihood: f64,
 }
 
 struct Hypotheses {
@@ -137,6 +143,9 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
     let hyp = Hypotheses::new(slot.values, prior);
     let k = hyp.weight.len();
     // Per observation: its value, the likelihood of that value and of each other one.
+    // Powers are worked out once per (quality, weight) in a row: a slot's
+    // reports come in runs of one source's, and `powf` was a tenth of a calibration.
+    let mut last_power = (f64::NAN, f64::NAN, 1.0, 1.0);
     let emissions: Vec<(usize, f64, f64)> = obs
         .iter()
         .zip(quality)
@@ -146,7 +155,12 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
             match *w {
                 1.0 => (o.value, *q, miss),
                 0.0 => (o.value, 1.0, 1.0),
-                w => (o.value, q.powf(w), miss.powf(w)),
+                w => {
+                    if (last_power.0, last_power.1) != (*q, w) {
+                        last_power = (*q, w, q.powf(w), miss.powf(w));
+                    }
+                    (o.value, last_power.2, last_power.3)
+                }
             }
         })
         .collect();
@@ -154,10 +168,23 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
         let (value, hit, miss) = emissions[t];
         if i == value { hit } else { miss }
     };
-    let stays: Vec<f64> = (0..n).map(|t| if t == 0 { 1.0 } else { stay(obs[t].day - obs[t - 1].day, half_life) }).collect();
+    // Gaps repeat (weekly crawls, hourly writes): each new one is worked out once.
+    let mut last_gap = (f64::NAN, 1.0);
+    let stays: Vec<f64> = (0..n)
+        .map(|t| {
+            let gap = if t == 0 { 0.0 } else { obs[t].day - obs[t - 1].day };
+            if gap != last_gap.0 {
+                last_gap = (gap, stay(gap, half_life));
+            }
+            last_gap.1
+        })
+        .collect();
     // Forward: row t of `before` is the prediction just before observation t, of `after` includes it.
     let mut before = vec![0.0; n * k];
     let mut after = vec![0.0; n * k];
+    // The predictions' running product, taken into the log only before it
+    // underflows: one `ln` per slot rather than one per report.
+    let (mut predicted_product, mut log_likelihood) = (1.0f64, 0.0f64);
     for t in 0..n {
         if t == 0 {
             before[..k].iter_mut().zip(&hyp.weight).for_each(|(p, w)| *p = w / hyp.k);
@@ -166,6 +193,12 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
         }
         let row = &mut after[t * k..(t + 1) * k];
         row.iter_mut().zip(&before[t * k..(t + 1) * k]).enumerate().for_each(|(i, (a, p))| *a = p * e(t, i));
+        let (_, hit, miss) = emissions[t];
+        predicted_product *= (row.iter().sum::<f64>() / (hit + (hyp.k - 1.0) * miss)).max(1e-300);
+        if predicted_product < 1e-200 {
+            log_likelihood += predicted_product.ln();
+            predicted_product = 1.0;
+        }
         normalize(row);
     }
     // Backward: row t of `behind` is the likelihood of observations after t given the state at t.
@@ -188,7 +221,8 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
             if z > 0.0 { own / z } else { own }
         })
         .collect();
-    let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0 };
+    log_likelihood += predicted_product.ln();
+    let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0, log_likelihood };
     if let Some(h) = half_life {
         for t in 1..n {
             let gap = obs[t].day - obs[t - 1].day;
@@ -246,6 +280,31 @@ mod tests {
         assert!(a.expected_changes < 0.3, "{}", a.expected_changes);
         assert!((b.expected_changes - 1.0).abs() < 0.4, "{}", b.expected_changes);
         assert_eq!(a.exposure_days, 90.0);
+    }
+
+    #[test]
+    fn reports_the_model_expects_are_more_likely_than_ones_it_does_not() {
+        // One value reported over and over is likelier under reliable sources
+        // than under poor ones; a slot flipping weekly is likelier under a
+        // short half-life than under a long one.
+        let steady = slot((0..10).map(|i| obs(0, i % 3, i as f64 * 7.0)).collect(), 1);
+        let reliable = fit_slot(&steady, &[0.9; 10], &[1.0; 10], Some(100.0), 0.5).log_likelihood;
+        let poor = fit_slot(&steady, &[0.6; 10], &[1.0; 10], Some(100.0), 0.5).log_likelihood;
+        assert!(reliable > poor && reliable < 0.0, "{reliable} vs {poor}");
+        let flipping = slot((0..10).map(|i| obs(i / 2 % 2, i % 2, (i / 2) as f64 * 7.0)).collect(), 2);
+        let fast = fit_slot(&flipping, &[0.9; 10], &[1.0; 10], Some(7.0), 0.5).log_likelihood;
+        let slow = fit_slot(&flipping, &[0.9; 10], &[1.0; 10], Some(3650.0), 0.5).log_likelihood;
+        assert!(fast > slow, "{fast} vs {slow}");
+    }
+
+    #[test]
+    fn a_report_counted_with_no_weight_predicts_nothing() {
+        // Weight 0: its likelihood is flat over the values it could give, so
+        // it adds ln(1/K) whatever it says (K = 3: two values and one unseen), never a free 0.
+        let s = slot(vec![obs(0, 0, 0.0), obs(1, 1, 0.0)], 2);
+        let a = fit_slot(&s, &[0.9, 0.9], &[1.0, 0.0], None, 0.5).log_likelihood;
+        let only_first = fit_slot(&slot(vec![obs(0, 0, 0.0)], 2), &[0.9], &[1.0], None, 0.5).log_likelihood;
+        assert!((a - (only_first + (1.0f64 / 3.0).ln())).abs() < 1e-9, "{a} vs {only_first}");
     }
 
     #[test]

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::record::{replace_record, RecordSlot};
 use super::Engine;
-use crate::calibrate::estimate::{Estimates, Estimator, EstimatorInput};
+use crate::calibrate::estimate::{Estimates, EstimatorInput};
+use crate::calibrate::search::Search;
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
@@ -174,13 +175,13 @@ impl Engine {
         let mut collected = self.collect(options, turns).await?;
         let domains = closed_domains(&mut collected, self.settings.belief.prior, min_observations);
         let input = EstimatorInput {
-            slots: collected.slots.clone(),
+            slots: std::mem::take(&mut collected.slots),
             configured_half_lives: collected.predicates.iter().map(|(_, h)| *h).collect(),
             sources: collected.sources.len(),
             prior: self.settings.belief.prior,
             min_observations: f64::from(min_observations),
         };
-        let mut em = Estimator::new(&input);
+        let mut em = Search::new(&input);
         while !em.is_done() {
             em.step(SLOTS_PER_STEP);
             self.give_turn(turns).await;
