@@ -9,9 +9,9 @@
 //! say at the same time. Each start runs to convergence and the one under
 //! which the reports are likeliest (`Estimates::log_likelihood`) is kept, so
 //! the choice is the data's, not the start's. Measured on the restaurant data
-//! (eval): a `calibrate()` after the automatic ones went from 66% right to
+//! (eval): a `calibrate()` after the automatic ones went from 65% right to
 //! 50% with the configured start alone, as the statuses the last one set led
-//! the next to the other fixed point; with both starts it stays at 66%.
+//! the next to the other fixed point; with both starts it gives 66%.
 
 use super::estimate::{Estimates, Estimator, EstimatorInput};
 

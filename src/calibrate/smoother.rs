@@ -144,7 +144,7 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
     let k = hyp.weight.len();
     // Per observation: its value, the likelihood of that value and of each other one.
     // Powers are worked out once per (quality, weight) in a row: a slot's
-    // reports come in runs of one source's, and `powf` was a tenth of a calibration.
+    // reports come in runs of one source's, and `powf` stood out in a calibration's profile.
     let mut last_power = (f64::NAN, f64::NAN, 1.0, 1.0);
     let emissions: Vec<(usize, f64, f64)> = obs
         .iter()
