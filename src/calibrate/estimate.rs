@@ -192,8 +192,33 @@ impl<'a> Estimator<'a> {
         }
     }
 
-    pub fn finish(self) -> Estimates {
-        Estimates { sources: self.sources, predicates: self.predicates, dependence: self.pairs, log_likelihood: self.log_likelihood }
+    pub fn finish(mut self) -> Estimates {
+        self.take_estimates()
+    }
+
+    /// The estimates so far, and the loop begun again from `half_lives`
+    /// (by predicate). What does not depend on the start — each slot's runs
+    /// of reports, the stated priors — is kept, not worked out again.
+    pub fn restart(&mut self, half_lives: Vec<f64>) -> Estimates {
+        let found = self.take_estimates();
+        self.reliability = None;
+        self.rho = vec![0.0; self.input.sources];
+        self.half_lives = half_lives;
+        self.round = Round::new(self.input, &[]);
+        self.rounds = 0;
+        self.log_likelihood = f64::NEG_INFINITY;
+        self.done = false;
+        found
+    }
+
+    /// The estimates so far, leaving the loop's state as it is.
+    pub fn take_estimates(&mut self) -> Estimates {
+        Estimates {
+            sources: std::mem::take(&mut self.sources),
+            predicates: std::mem::take(&mut self.predicates),
+            dependence: std::mem::take(&mut self.pairs),
+            log_likelihood: self.log_likelihood,
+        }
     }
 
     fn absorb(&mut self, index: usize) {

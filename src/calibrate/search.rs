@@ -18,53 +18,56 @@ use super::estimate::{Estimates, Estimator, EstimatorInput};
 /// The second start's half-lives are the configured ones divided by this.
 const SHORT_START: f64 = 8.0;
 
-/// The starts, run one after another, resumable between slots like `Estimator`.
+/// The starts, run one after another on one `Estimator`, resumable between
+/// slots like it.
 pub struct Search<'a> {
-    input: &'a EstimatorInput,
-    starts: Vec<Vec<f64>>,
-    current: Option<Estimator<'a>>,
+    em: Estimator<'a>,
+    /// Starts still to run after the current one.
+    later: Option<Vec<f64>>,
     best: Option<Estimates>,
+    done: bool,
 }
 
 impl<'a> Search<'a> {
     pub fn new(input: &'a EstimatorInput) -> Self {
-        let configured = input.configured_half_lives.clone();
-        let mut starts = vec![configured.clone()];
+        let configured = &input.configured_half_lives;
         // Without a time-varying predicate every start is the same loop.
-        if !configured.is_empty() {
-            starts.push(configured.iter().map(|h| h / SHORT_START).collect());
-        }
-        starts.reverse();
-        Search { input, starts, current: None, best: None }
+        let later = (!configured.is_empty()).then(|| configured.iter().map(|h| h / SHORT_START).collect());
+        Search { em: Estimator::new(input), later, best: None, done: false }
     }
 
     pub fn is_done(&self) -> bool {
-        self.current.is_none() && self.starts.is_empty()
+        self.done
     }
 
     /// Runs up to `slots` slots of the current start (`Estimator::step`).
     pub fn step(&mut self, slots: usize) {
-        if self.current.is_none() {
-            let Some(start) = self.starts.pop() else { return };
-            self.current = Some(Estimator::starting_at(self.input, start));
+        if self.done {
+            return;
         }
-        let Some(em) = self.current.as_mut() else { return };
-        em.step(slots);
-        if em.is_done() {
-            let Some(em) = self.current.take() else { return };
-            let found = em.finish();
-            // Ties keep the earlier start (the configured half-lives).
-            if self.best.as_ref().is_none_or(|b| found.log_likelihood > b.log_likelihood) {
-                self.best = Some(found);
+        self.em.step(slots);
+        if !self.em.is_done() {
+            return;
+        }
+        let found = match self.later.take() {
+            Some(start) => self.em.restart(start),
+            None => {
+                self.done = true;
+                self.em.take_estimates()
             }
+        };
+        // Ties keep the earlier start (the configured half-lives).
+        if self.best.as_ref().is_none_or(|b| found.log_likelihood > b.log_likelihood) {
+            self.best = Some(found);
         }
     }
 
     pub fn finish(mut self) -> Estimates {
-        while !self.is_done() {
+        while !self.done {
             self.step(usize::MAX);
         }
-        self.best.unwrap_or_else(|| super::estimate::estimate(self.input))
+        // Set by the last step, which ended the search.
+        self.best.unwrap_or_else(|| self.em.finish())
     }
 }
 
@@ -124,7 +127,7 @@ mod tests {
         let mut input = listings(5);
         input.configured_half_lives.clear();
         input.slots.iter_mut().for_each(|s| s.predicate = None);
-        assert_eq!(Search::new(&input).starts.len(), 1);
+        assert!(Search::new(&input).later.is_none());
         assert_eq!(search(&input), run(Estimator::new(&input)));
     }
 
