@@ -282,3 +282,48 @@ fn an_inline_calibration_gives_no_turns() {
     assert!(run(h.engine.calibration()).unwrap().is_some_and(|c| c.version >= 1));
     assert_eq!(pause.turns.get(), 0);
 }
+
+/// 40 subjects moving every ~240 days among 6 places, each reported every
+/// 10 days for ~3 years by one of five sources right 95% … 45% of the time
+/// (stating it honestly): the shape of the eval's simulated main regime.
+fn noisy_world(h: &Harness) {
+    let mut rng = Lcg(8);
+    let reliability = [0.95, 0.85, 0.75, 0.6, 0.45];
+    let other = |rng: &mut Lcg, v: usize| (v + 1 + (rng.next() * 5.0) as usize) % PLACES.len();
+    for s in 0..40 {
+        let mut truth = s % PLACES.len();
+        for step in 0..100 {
+            if rng.next() < 10.0 / 240.0 {
+                truth = other(&mut rng, truth);
+            }
+            let source = (rng.next() * 5.0) as usize;
+            let value = if rng.next() < reliability[source] { truth } else { other(&mut rng, truth) };
+            let observed = credence::time::Timestamp::from_millis((step * 10 + 20_454) * 86_400_000).to_iso();
+            let c = Candidate {
+                subject: Some(format!("p{s}")),
+                predicate: "located_in".into(),
+                object: PLACES[value].into(),
+                provenance: Some(Provenance { source_id: format!("s{source}"), source_trust: Some(reliability[source]), observed_at: Some(observed), ..Default::default() }),
+                ..Default::default()
+            };
+            run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_sighting_after_its_value_was_superseded_is_evidence_of_its_own_time() {
+    // A wrong report supersedes the right value; the next sighting of the
+    // right value is attached to the claim it superseded. Read at the end
+    // memory gave that claim, every such sighting looked old: the world
+    // seemed to change twice as often as it did (half-life 53–69 d against
+    // 139) and the poorest source seemed right 0.60 of the time (0.45).
+    let h = harness(EngineConfig { calibrate: Some(credence::config::CalibrateSetting::Flag(false)), ..EngineConfig::default() });
+    noisy_world(&h);
+    let record = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let truth = std::f64::consts::LN_2 * 240.0 * 5.0 / 6.0;
+    let half_life = record.predicates[0].half_life_days;
+    assert!(half_life > 0.7 * truth && half_life < 1.3 * truth, "{half_life} against {truth}");
+    let poorest = record.sources.iter().find(|s| s.source_id == "s4").unwrap();
+    assert!((poorest.reliability - 0.45).abs() < 0.08, "{poorest:?}");
+}

@@ -159,6 +159,12 @@ impl Claim {
             .unwrap_or(self.recorded_at)
     }
 
+    /// The end its reports stated, if any: `validTo` unless a successor cut it
+    /// short (memory's end for it, not what was said of it).
+    pub fn stated_end(&self) -> Option<Timestamp> {
+        if self.superseded_by.is_some() { self.stated_valid_to } else { self.valid_to }
+    }
+
     /// Makes this claim history of `successor`, which begins at `from`: it
     /// ends there, or earlier if a stated `validTo` already ended it (history
     /// never outlives what was said of it; stretched, it could overlap an

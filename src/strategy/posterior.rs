@@ -23,11 +23,18 @@ pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timest
 /// validTo))`. A statement made today that a value has held since 2024 is
 /// evidence that it holds today; a scheduled change speaks from its start;
 /// a report of a period that has ended speaks for that period's end.
+/// For a plain sighting (no stated `validFrom`) `validTo` is the end its
+/// reports stated, not the one a successor cut: a sighting of a superseded
+/// value made after the supersession is evidence of its own time (read at
+/// the cut end, such sightings made calibration see twice the changes).
+/// A report placed on the timeline by its `validFrom` stays within the
+/// period memory gave it (older history ends where its successor begins).
 /// `begins` gives the claim's start (it reads every observation of the claim:
 /// callers work it out once per claim, not once per observation).
 pub(crate) fn evidence_within(p: &crate::model::Provenance, claim: &Claim, begins: impl FnOnce() -> Timestamp) -> Timestamp {
     let made = p.reported().or_else(|| p.observed()).unwrap_or_else(begins);
-    let made = claim.valid_to.map_or(made, |end| made.min(end));
+    let end = if p.stated().is_some() { claim.valid_to } else { claim.stated_end() };
+    let made = end.map_or(made, |end| made.min(end));
     claim.valid_from.map_or(made, |start| made.max(start))
 }
 
