@@ -13,6 +13,7 @@ class Credence {
     this.calibratedOn = 0;
     this.calibrations = [];
     this.slots = world.slots;
+    this.clock = clock;
     this.memory = new Memory({ ...config, now: () => iso(clock.day) });
     this.actions = {};
     this.answers = new Map();
@@ -30,16 +31,21 @@ class Credence {
     this.answers.delete(r.slot);
     this.opened = outcome.conflicts.filter((c) => c.kind === 'dispute' && c.status === 'open').length;
   }
-  /** Reads the slot's current beliefs (active or disputed) and answers with the most believed. */
+  /**
+   * Reads the slot's current beliefs (active or disputed) and answers with the most believed.
+   * A time-varying slot's belief relaxes as time passes, so it is read again at each time asked,
+   * as a user's recall would be (kept from the last write, its confidence would be that day's).
+   */
   async refresh(slotId) {
-    if (this.answers.has(slotId)) return;
     const slot = this.slots[slotId];
+    const kept = this.answers.get(slotId);
+    if (kept && (kept.at === this.clock.day || !slot.pred.timeVarying)) return;
     const claims = await this.memory.recall(slot.subject, { predicate: slot.predicate });
     let best;
     for (const c of claims) if (!best || c.confidence > best.confidence) best = c;
-    this.answers.set(slotId, best && { value: best.object, confidence: best.confidence, disputed: best.status === 'disputed' });
+    this.answers.set(slotId, { at: this.clock.day, answer: best && { value: best.object, confidence: best.confidence, disputed: best.status === 'disputed' } });
   }
-  answer(slotId) { return this.answers.get(slotId); }
+  answer(slotId) { return this.answers.get(slotId)?.answer; }
   /**
    * The service idles between batches of reports: background work (the automatic calibration, SPEC §4)
    * finishes, deterministically, before the next query; a new calibration changes every slot's belief.
