@@ -8,7 +8,7 @@ const SHORT = [
   ['last-write-wins', 'LWW'], ['majority vote, best window', 'majority*'], ['trust-weighted vote, best window', 'trust-vote*'],
   ['recency-weighted trust vote, best window', 'recency-trust*'], ['confidence-gated', 'conf-gated'], ['Bayes filter (ceiling)', 'ceiling'],
   ['proposed rule (JS prototype)', 'proto: SPEC'], ['proposed: + oracle half-lives & reliabilities', 'proto: oracle'],
-  ['proposed: once per observation', 'proto: per-obs'], ['proposed: once per observation + oracle', 'per-obs+oracle'], ['proposed: online per-slot hazard', 'proto: online h'],
+  ['proposed: once per observation', 'proto: per-obs'], ['proposed: once per observation + oracle', 'per-obs+oracle'], ['proposed: online per-slot hazard', 'proto: online h'], ['proposed: per observation, abandoned answers dropped + oracle', 'abandon+oracle'],
 ];
 const short = (name) => SHORT.find(([long]) => long === name)?.[1] ?? name;
 

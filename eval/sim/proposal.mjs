@@ -8,7 +8,10 @@
 //   perObservation a source counts once per observation (source, value, observedAt)
 //                 instead of once per value (a re-delivery still counts once);
 //   onlineHazard  each slot learns its change rate from the changes its own filter
-//                 has seen, a Gamma prior worth one change at the shipped rate.
+//                 has seen, a Gamma prior worth one change at the shipped rate;
+//   abandon       (with perObservation: SPEC §4 today with ρ = 1) on a time-varying
+//                 predicate a source's reports of values other than its latest
+//                 answer no longer count (what the contract's counting costs).
 
 const PRIOR = 0.2;
 const HALF_LIFE = { located_in: 365, works_at: 730 }; // credence's built-in specs (src/predicates.rs)
@@ -20,6 +23,7 @@ export const PROTOTYPES = [
   ['proposed: once per observation', { perObservation: true }],
   ['proposed: once per observation + oracle', { perObservation: true, oracle: true }],
   ['proposed: online per-slot hazard', { onlineHazard: true }],
+  ['proposed: per observation, abandoned answers dropped + oracle', { perObservation: true, abandon: true, oracle: true }],
 ];
 
 export class ProposedFilter {
@@ -56,7 +60,8 @@ export class ProposedFilter {
     let state = this.cache.get(slotId);
     if (!state) {
       const quality = this.options.oracle ? (r) => r.trueQuality : (r) => r.quality;
-      const reports = [...bySource.values()].sort((a, b) => a.obs - b.obs);
+      let reports = [...bySource.values()].sort((a, b) => a.obs - b.obs);
+      if (this.options.abandon && this.slots[slotId].pred.timeVarying) reports = current(reports);
       state = filter(reports, this.halfLife(this.slots[slotId]), quality, this.options.onlineHazard);
       this.cache.set(slotId, state);
     }
@@ -65,6 +70,13 @@ export class ProposedFilter {
     for (const [value, prob] of p.seen) if (!best || prob > best.confidence) best = { value, confidence: prob };
     return best;
   }
+}
+
+/** The reports of each source's latest answer only (reports in observation order). */
+function current(reports) {
+  const latest = new Map();
+  for (const r of reports) latest.set(r.source, r.value);
+  return reports.filter((r) => latest.get(r.source) === r.value);
 }
 
 /**
