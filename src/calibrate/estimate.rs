@@ -66,6 +66,8 @@ pub struct Estimates {
     pub dependence: Vec<PairFit>,
     /// `ln P(reports)` under the estimates' last round (`SlotFit::log_likelihood`).
     pub log_likelihood: f64,
+    /// EM rounds the loop took.
+    pub rounds: usize,
 }
 
 fn quality(reliability: f64, extractor: f64) -> f64 {
@@ -79,6 +81,16 @@ pub fn estimate(input: &EstimatorInput) -> Estimates {
         em.step(usize::MAX);
     }
     em.finish()
+}
+
+/// Where an earlier calibration left the estimates, by predicate and source index.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Start {
+    pub half_lives: Vec<Option<f64>>,
+    pub reliability: Vec<Option<f64>>,
+    pub rho: Vec<Option<f64>>,
+    /// Pairs of sources it found dependent.
+    pub pairs: Vec<PairFit>,
 }
 
 /// What one round gathers over the slots, before it re-estimates.
@@ -171,8 +183,30 @@ impl<'a> Estimator<'a> {
         }
     }
 
+    /// The loop started from an earlier calibration's estimates (by predicate
+    /// and by source; `None` where it had none: the configured half-life,
+    /// the stated trust, `ρ = 0`), which it reaches again in a few rounds
+    /// when the new history says much what the old one did.
+    pub fn warm(input: &'a EstimatorInput, start: &Start) -> Self {
+        let mut em = Self::starting_at(input, start.half_lives.iter().zip(&input.configured_half_lives).map(|(h, c)| h.unwrap_or(*c)).collect());
+        em.reliability = Some(start.reliability.iter().zip(&em.prior_reliability).map(|(r, p)| r.unwrap_or(*p)).collect());
+        em.rho = start.rho.iter().map(|r| r.unwrap_or(0.0)).collect();
+        em.pairs = start.pairs.clone();
+        em.round = Round::new(input, &em.pairs);
+        em
+    }
+
     pub fn is_done(&self) -> bool {
         self.done
+    }
+
+    pub fn input(&self) -> &'a EstimatorInput {
+        self.input
+    }
+
+    /// The half-lives (by predicate) of the last round.
+    pub fn half_lives(&self) -> &[f64] {
+        &self.half_lives
     }
 
     /// Smooths up to `slots` more slots of the current round; the round's
@@ -218,6 +252,7 @@ impl<'a> Estimator<'a> {
             predicates: std::mem::take(&mut self.predicates),
             dependence: std::mem::take(&mut self.pairs),
             log_likelihood: self.log_likelihood,
+            rounds: self.rounds,
         }
     }
 

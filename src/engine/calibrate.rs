@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::record::{replace_record, RecordSlot};
 use super::Engine;
-use crate::calibrate::estimate::{Estimates, EstimatorInput};
+use crate::calibrate::dependence::PairFit;
+use crate::calibrate::estimate::{Estimates, EstimatorInput, Start};
 use crate::calibrate::search::Search;
 use crate::calibrate::smoother::{SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
@@ -181,7 +182,10 @@ impl Engine {
             prior: self.settings.belief.prior,
             min_observations: f64::from(min_observations),
         };
-        let mut em = Search::new(&input);
+        // The store's latest record, not the one in force here: the same
+        // store gives the same calibration in every process.
+        let start = self.stored_calibration().await?.map(|previous| warm_start(&collected, &previous));
+        let mut em = Search::new(&input, start.as_ref());
         while !em.is_done() {
             em.step(SLOTS_PER_STEP);
             self.give_turn(turns).await;
@@ -206,6 +210,25 @@ impl Engine {
         self.schedule.behind(Some(&record));
         self.recalibrate_slots(record.version, turns).await?;
         Ok(record)
+    }
+}
+
+/// An earlier calibration's estimates, by this calibration's indices.
+fn warm_start(collected: &Collected, record: &Calibration) -> Start {
+    let half_lives: HashMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
+    let sources: HashMap<&str, &SourceEstimate> = record.sources.iter().map(|s| (s.source_id.as_str(), s)).collect();
+    Start {
+        half_lives: collected.predicates.iter().map(|(name, _)| half_lives.get(name.as_str()).copied()).collect(),
+        reliability: collected.sources.iter().map(|id| sources.get(id.as_str()).map(|s| s.reliability)).collect(),
+        rho: collected.sources.iter().map(|id| sources.get(id.as_str()).map(|s| s.repeat_weight)).collect(),
+        pairs: record
+            .dependencies
+            .iter()
+            .filter_map(|d| {
+                let (a, b) = (*collected.source_index.get(&d.sources[0])?, *collected.source_index.get(&d.sources[1])?);
+                Some(PairFit { a: a.min(b), b: a.max(b), probability: d.probability, shared: d.shared, same_false: d.agreed_false })
+            })
+            .collect(),
     }
 }
 
