@@ -78,7 +78,7 @@ impl<'a> Search<'a> {
                 self.em.take_estimates()
             }
         };
-        // Ties keep the earlier start (the configured half-lives).
+        // Ties keep the earlier start (the earlier estimates, else the configured half-lives).
         if self.best.as_ref().is_none_or(|b| found.log_likelihood > b.log_likelihood) {
             self.best = Some(found);
         }
