@@ -200,10 +200,6 @@ impl<'a> Estimator<'a> {
         self.done
     }
 
-    pub fn input(&self) -> &'a EstimatorInput {
-        self.input
-    }
-
     /// The half-lives (by predicate) of the last round.
     pub fn half_lives(&self) -> &[f64] {
         &self.half_lives

@@ -65,13 +65,12 @@ impl<'a> Search<'a> {
             return;
         }
         // The short start is there to leave the long-half-life fixed point;
-        // a first start that ended on the short side already is where it leads.
-        let configured = &self.em.input().configured_half_lives;
-        if self.em.half_lives().iter().zip(configured).all(|(h, c)| *h <= c / SHORT_START.sqrt()) {
-            self.later = None;
-        }
+        // after a first start that ended on the short side (at most √8 times
+        // the short start, the middle of the two) it would only lead there.
+        let half_lives = self.em.half_lives();
+        let later = self.later.take().filter(|short| half_lives.iter().zip(short).any(|(h, s)| *h > s * SHORT_START.sqrt()));
         self.starts += 1;
-        let found = match self.later.take() {
+        let found = match later {
             Some(start) => self.em.restart(start),
             None => {
                 self.done = true;

@@ -33,7 +33,8 @@ pub(crate) fn observed_at(p: &crate::model::Provenance, claim: &Claim) -> Timest
 /// callers work it out once per claim, not once per observation).
 pub(crate) fn evidence_within(p: &crate::model::Provenance, claim: &Claim, begins: impl FnOnce() -> Timestamp) -> Timestamp {
     let made = p.reported().or_else(|| p.observed()).unwrap_or_else(begins);
-    let end = if p.stated().is_some() { claim.valid_to } else { claim.stated_end() };
+    // Whether it stated a start, not when: no time is parsed here (a hot path).
+    let end = if p.stated_from.is_some() { claim.valid_to } else { claim.stated_end() };
     let made = end.map_or(made, |end| made.min(end));
     claim.valid_from.map_or(made, |start| made.max(start))
 }
