@@ -15,8 +15,10 @@
 //! until `calibrate()` learns it). On a time-varying predicate a source's
 //! latest answer ends the weight of its earlier answers of other values. A
 //! report of a value supports each more specific form of it (a refinement)
-//! only discounted, with likelihood `δ·q + (1 − δ)·miss`. The README has a
-//! worked example.
+//! only discounted, with likelihood `δ·q + (1 − δ)·miss`, and weighs for
+//! each less specific form of it with `max(ε·q, miss)` (a source that says
+//! more than the truth; `ε = 0`, a plain miss, until `calibrate()` learns
+//! `δ` and `ε`). The README has a worked example.
 
 use crate::model::Provenance;
 use crate::time::Timestamp;
@@ -26,11 +28,23 @@ pub struct BeliefParams {
     pub prior: f64,
     /// Half-life for time-varying predicates without their own (`None`: never relax).
     pub half_life_days: Option<f64>,
+    /// `δ`: how much a report of a value supports a more specific form of it.
+    pub refined_support: f64,
+    /// `ε`: how likely a report of a more specific form is when the value
+    /// itself holds, relative to a right report (0: as likely as any miss).
+    pub embellished: f64,
+}
+
+impl BeliefParams {
+    /// The uncalibrated filter's parameters with this prior and half-life.
+    pub const fn new(prior: f64, half_life_days: Option<f64>) -> Self {
+        BeliefParams { prior, half_life_days, refined_support: REFINED_SUPPORT, embellished: 0.0 }
+    }
 }
 
 impl Default for BeliefParams {
     fn default() -> Self {
-        BeliefParams { prior: 0.2, half_life_days: Some(365.0) }
+        BeliefParams::new(0.2, Some(365.0))
     }
 }
 
@@ -67,9 +81,9 @@ pub fn calibrated_quality(p: &Provenance, reliability: Option<f64>) -> f64 {
 }
 
 /// How much a report of a value supports a more specific form of it
-/// (SPEC §3 refine): a source that knew the longer form would often have
-/// said it, so a short report is even odds between "the short form is the
-/// whole truth" and "a longer one is".
+/// (SPEC §3 refine) until `calibrate()` learns it: a source that knew the
+/// longer form would often have said it, so a short report is even odds
+/// between "the short form is the whole truth" and "a longer one is".
 pub const REFINED_SUPPORT: f64 = 0.5;
 
 /// One report of a value (an index into the slot's values).
@@ -78,6 +92,8 @@ pub struct Observation {
     pub value: usize,
     /// The slot's values that are more specific forms of this one: the report supports them discounted.
     pub refined_by: Vec<usize>,
+    /// The slot's values this one is a more specific form of: the report weighs for them with `max(ε·q, miss)`.
+    pub refines: Vec<usize>,
     pub source: String,
     pub at: Timestamp,
     /// When its claim's value begins: of two answers a source gave at one
@@ -97,12 +113,22 @@ pub struct FilterState {
     at: Option<Timestamp>,
     units: f64,
     half_life: Option<f64>,
+    refined_support: f64,
+    embellished: f64,
 }
 
 impl FilterState {
     /// `half_life`: `Some` for a time-varying predicate, `None` for a fixed one.
     pub fn new(params: &BeliefParams, half_life: Option<f64>) -> Self {
-        FilterState { seen: Vec::new(), other: 1.0, at: None, units: 1.0 / params.prior, half_life }
+        FilterState {
+            seen: Vec::new(),
+            other: 1.0,
+            at: None,
+            units: 1.0 / params.prior,
+            half_life,
+            refined_support: params.refined_support,
+            embellished: params.embellished,
+        }
     }
 
     fn unseen(&self) -> f64 {
@@ -147,16 +173,27 @@ impl FilterState {
         for v in &o.refined_by {
             self.admit(*v);
         }
+        // A less specific form is one from the first report of a more
+        // specific one on, once that report weighs for it more than for any wrong value.
+        if self.embellished > 0.0 {
+            for v in &o.refines {
+                self.admit(*v);
+            }
+        }
         let k = self.seen.len() as f64 + self.unseen();
         let miss = (1.0 - o.quality) / (k - 1.0);
-        let partial = REFINED_SUPPORT * o.quality + (1.0 - REFINED_SUPPORT) * miss;
+        let partial = self.refined_support * o.quality + (1.0 - self.refined_support) * miss;
+        let embellished = (self.embellished * o.quality).max(miss);
         let w = o.weight;
-        let (hit, partial, miss) = if w == 1.0 { (o.quality, partial, miss) } else { (o.quality.powf(w), partial.powf(w), miss.powf(w)) };
+        let (hit, partial, miss, embellished) =
+            if w == 1.0 { (o.quality, partial, miss, embellished) } else { (o.quality.powf(w), partial.powf(w), miss.powf(w), embellished.powf(w)) };
         for (v, p) in &mut self.seen {
             *p *= if *v == o.value {
                 hit
             } else if o.refined_by.contains(v) {
                 partial
+            } else if o.refines.contains(v) {
+                embellished
             } else {
                 miss
             };
@@ -276,9 +313,15 @@ mod memo {
     /// Shorter sequences are cheaper to filter than to look up and keep.
     const SHORTEST_KEPT: usize = 8;
 
+    /// The parameters a kept state was filtered with, by their bits.
+    type Key = [Option<u64>; 4];
+
+    fn key(params: &BeliefParams, half_life: Option<f64>) -> Key {
+        [Some(params.prior.to_bits()), half_life.map(f64::to_bits), Some(params.refined_support.to_bits()), Some(params.embellished.to_bits())]
+    }
+
     struct Kept {
-        prior: u64,
-        half_life: Option<u64>,
+        params: Key,
         observations: Vec<Observation>,
         state: FilterState,
     }
@@ -288,13 +331,13 @@ mod memo {
         static STEPS: RefCell<u64> = const { RefCell::new(0) };
     }
 
-    fn find(kept: &[Kept], prior: u64, half_life: Option<u64>, observations: &[Observation]) -> Option<usize> {
-        kept.iter().rposition(|k| k.prior == prior && k.half_life == half_life && k.observations == observations)
+    fn find(kept: &[Kept], params: Key, observations: &[Observation]) -> Option<usize> {
+        kept.iter().rposition(|k| k.params == params && k.observations == observations)
     }
 
     /// The state after `observations` (in time order), at the last one's time.
     pub fn filtered(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>) -> FilterState {
-        let (prior, half) = (params.prior.to_bits(), half_life.map(f64::to_bits));
+        let params_key = key(params, half_life);
         if observations.len() < SHORTEST_KEPT {
             let mut state = FilterState::new(params, half_life);
             for o in observations {
@@ -304,10 +347,10 @@ mod memo {
             return state;
         }
         KEPT.with_borrow_mut(|kept| {
-            if let Some(i) = find(kept, prior, half, observations) {
+            if let Some(i) = find(kept, params_key, observations) {
                 return kept[i].state.clone();
             }
-            let (mut state, done) = match observations.split_last().and_then(|(_, before)| find(kept, prior, half, before)) {
+            let (mut state, done) = match observations.split_last().and_then(|(_, before)| find(kept, params_key, before)) {
                 Some(i) => (kept[i].state.clone(), observations.len() - 1),
                 None => (FilterState::new(params, half_life), 0),
             };
@@ -318,7 +361,7 @@ mod memo {
             if kept.len() >= CAPACITY {
                 kept.remove(0);
             }
-            kept.push(Kept { prior, half_life: half, observations: observations.to_vec(), state: state.clone() });
+            kept.push(Kept { params: params_key, observations: observations.to_vec(), state: state.clone() });
             state
         })
     }
@@ -340,10 +383,10 @@ mod tests {
     }
 
     fn obs(value: usize, source: &str, at: i64, quality: f64) -> Observation {
-        Observation { value, refined_by: Vec::new(), source: source.into(), at: day(at), begins: day(at), quality, weight: 1.0 }
+        Observation { value, refined_by: Vec::new(), refines: Vec::new(), source: source.into(), at: day(at), begins: day(at), quality, weight: 1.0 }
     }
 
-    const P: BeliefParams = BeliefParams { prior: 0.2, half_life_days: Some(365.0) };
+    const P: BeliefParams = BeliefParams::new(0.2, Some(365.0));
 
     #[test]
     fn one_observation_gives_its_quality() {

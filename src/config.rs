@@ -161,7 +161,7 @@ impl Settings {
             type_defaults,
             max_entries: config.max_entries.unwrap_or(50),
             dispute_margin: non_negative(config.dispute_margin, 1.0, "disputeMargin")?,
-            belief: BeliefParams { prior, half_life_days: if half_life > 0.0 { Some(half_life) } else { None } },
+            belief: BeliefParams::new(prior, if half_life > 0.0 { Some(half_life) } else { None }),
             retries: config.retries.unwrap_or(3),
             known_aliases: crate::entities::KnownAliases::new(&config.entity_aliases.clone().unwrap_or_default())?,
             calibration: Default::default(),

@@ -327,3 +327,57 @@ fn a_sighting_after_its_value_was_superseded_is_evidence_of_its_own_time() {
     let poorest = record.sources.iter().find(|s| s.source_id == "s4").unwrap();
     assert!((poorest.reliability - 0.45).abs() < 0.08, "{poorest:?}");
 }
+
+/// 60 books, each listed by 12 stores (stating 0.8) with its authors. In one
+/// book of three, three of the stores (another three from one such book to
+/// the next) list a form that says more than the cover ("Ann Smith Jones" for
+/// "Ann Smith": a catalogue's duplicated or extra name); the other nine list
+/// the cover. In one book of five, one store lists another author.
+fn embellishing_world(h: &Harness) {
+    for book in 0..60 {
+        let general = format!("author{book} smith");
+        let j = book / 3 % 12;
+        let more = [j, (j + 1) % 12, (j + 3) % 12];
+        for store in 0..12 {
+            let object = if book % 3 == 0 && more.contains(&store) {
+                format!("{general} jones")
+            } else if book % 5 == 1 && store == book % 12 {
+                format!("author{} brown", book + store)
+            } else {
+                general.clone()
+            };
+            let mut c = from(cand("book_authors", &object), &format!("store{store}"), 0.8);
+            c.subject = Some(format!("book{book}"));
+            run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn calibration_learns_that_sources_say_more_than_the_truth_and_the_fuller_form_no_longer_wins() {
+    // Uncalibrated, a report of the fuller form is a plain miss for the
+    // shorter one, while each short report lends the fuller form half its
+    // weight: two fuller reports outweigh six short ones. Sources that are
+    // right everywhere else often say more than the truth here, and
+    // calibration learns how often (ε).
+    let config: EngineConfig = serde_json::from_value(serde_json::json!({
+        "calibrate": false,
+        "predicates": [{ "name": "book_authors", "cardinality": "single", "timeVarying": false }],
+    }))
+    .unwrap();
+    let h = harness(config);
+    embellishing_world(&h);
+    let current = |book: usize| {
+        let opts = RecallOptions { predicate: Some("book_authors".into()), ..Default::default() };
+        let claims = run(h.engine.recall(Some(&format!("book{book}")), &opts)).unwrap();
+        claims.into_iter().filter(|c| c.status.is_current()).max_by(|a, b| a.confidence.total_cmp(&b.confidence)).unwrap().object
+    };
+    assert_eq!(current(3), "author3 smith jones", "uncalibrated, the fuller form wins");
+    let record = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let forms = record.forms.iter().find(|f| f.predicate == "book_authors").unwrap();
+    assert!(forms.used && forms.embellished > 0.15 && forms.embellished < 0.4, "{forms:?}");
+    assert!((forms.refined_support - 0.5).abs() < 0.1, "no source gave less than the truth: {forms:?}");
+    for book in (0..60).step_by(3) {
+        assert_eq!(current(book), format!("author{book} smith"), "{forms:?}");
+    }
+}

@@ -70,7 +70,7 @@ fn run_set(d: &serde_json::Value, config: serde_json::Value, reverse: bool) -> (
             let c = run(engine.calibration()).unwrap();
             if let Some(c) = c {
                 let r: Vec<String> = c.sources.iter().filter(|s| s.observations > 500).map(|s| format!("{}={:.2}/{:.2}", &s.source_id[..4.min(s.source_id.len())], s.reliability, s.repeat_weight)).collect();
-                println!("  v{} domains {:?} half-life {:?} deps {} | {}", c.version, c.domains.iter().map(|d| d.values).collect::<Vec<_>>(), c.predicates.iter().map(|p| p.half_life_days as i64).collect::<Vec<_>>(), c.dependencies.len(), r.join(" "));
+                println!("  v{} forms {:?} domains {:?} half-life {:?} deps {} | {}", c.version, c.forms.iter().map(|f| (f.refined_support, f.embellished, f.observations)).collect::<Vec<_>>(), c.domains.iter().map(|d| d.values).collect::<Vec<_>>(), c.predicates.iter().map(|p| p.half_life_days as i64).collect::<Vec<_>>(), c.dependencies.len(), r.join(" "));
             }
         };
         show(&engine);

@@ -116,7 +116,7 @@ mod tests {
 
     fn slot(answers: &[(usize, usize)]) -> SlotSummary {
         let observations = answers.iter().map(|&(source, value)| SlotObservation { value, source, day: 0.0, stated_trust: 0.8, extractor: 1.0 }).collect();
-        SlotSummary { predicate: None, fixed_half_life: None, values: 3, observations, prior: None }
+        SlotSummary { predicate: None, fixed_half_life: None, values: 3, observations, prior: None, forms: None }
     }
 
     #[test]
@@ -131,7 +131,7 @@ mod tests {
             let answers = [(0, wrong(0)), (1, wrong(1) * 2), (2, two), (3, two)];
             let s = slot(&answers);
             let agreement = s.observations.iter().map(|o| if o.value == 0 { 0.95 } else { 0.05 }).collect();
-            fits.push(SlotFit { agreement, unchanged: Vec::new(), expected_changes: 0.0, exposure_days: 0.0, log_likelihood: 0.0 });
+            fits.push(SlotFit { agreement, unchanged: Vec::new(), expected_changes: 0.0, exposure_days: 0.0, log_likelihood: 0.0, forms: Vec::new() });
             slots.push(s);
         }
         let pairs = dependence(&slots, &fits, &[0.8, 0.8, 0.8, 0.8], |_| 4.0);

@@ -15,6 +15,7 @@
 use foldhash::HashMap;
 
 use super::dependence::{dependence, discount, PairFit};
+use super::forms::{FormReading, FormsFit};
 use super::smoother::{fit_slot, SlotFit, SlotSummary, SourceRuns};
 
 /// Most rounds of the EM loop. A half-life far from the configured one
@@ -36,6 +37,10 @@ pub struct EstimatorInput {
     pub prior: f64,
     /// Prior strength, in observations.
     pub min_observations: f64,
+    /// Predicates whose forms are estimated (indices of `SlotForms::group`).
+    pub form_groups: usize,
+    /// The uncalibrated filter's `δ` (`belief::REFINED_SUPPORT`): the forms' prior.
+    pub refined_support: f64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +69,8 @@ pub struct Estimates {
     pub predicates: Vec<PredicateFit>,
     /// Pairs of sources likely dependent (one copying the other).
     pub dependence: Vec<PairFit>,
+    /// Per predicate whose forms are estimated: how its sources report forms of the truth.
+    pub forms: Vec<FormsFit>,
     /// `ln P(reports)` under the estimates' last round (`SlotFit::log_likelihood`).
     pub log_likelihood: f64,
     /// EM rounds the loop took.
@@ -106,6 +113,7 @@ struct Round {
     obs_count: Vec<usize>,
     fresh: Vec<(f64, f64)>,
     fits: Vec<SlotFit>,
+    forms: Vec<FormReading>,
     log_likelihood: f64,
     dependent: HashMap<(usize, usize), f64>,
 }
@@ -124,6 +132,7 @@ impl Round {
             obs_count: vec![0; p],
             fresh: vec![(0.0, 0.0); s],
             fits: Vec::with_capacity(input.slots.len()),
+            forms: vec![FormReading::default(); input.form_groups],
             log_likelihood: 0.0,
             dependent: pairs.iter().map(|p| ((p.a, p.b), p.probability)).collect(),
         }
@@ -147,6 +156,7 @@ pub struct Estimator<'a> {
     half_lives: Vec<f64>,
     sources: Vec<SourceFit>,
     predicates: Vec<PredicateFit>,
+    forms: Vec<FormsFit>,
     round: Round,
     rounds: usize,
     log_likelihood: f64,
@@ -176,6 +186,7 @@ impl<'a> Estimator<'a> {
             half_lives,
             sources: Vec::new(),
             predicates: Vec::new(),
+            forms: Vec::new(),
             round: Round::new(input, &[]),
             rounds: 0,
             log_likelihood: f64::NEG_INFINITY,
@@ -247,6 +258,7 @@ impl<'a> Estimator<'a> {
             sources: std::mem::take(&mut self.sources),
             predicates: std::mem::take(&mut self.predicates),
             dependence: std::mem::take(&mut self.pairs),
+            forms: std::mem::take(&mut self.forms),
             log_likelihood: self.log_likelihood,
             rounds: self.rounds,
         }
@@ -274,6 +286,11 @@ impl<'a> Estimator<'a> {
         }
         if half_life.is_some() {
             freshness(slot, runs, &fit, &mut r.fresh);
+        }
+        if let Some(forms) = &slot.forms {
+            for (reading, w) in fit.forms.iter().zip(&repeats) {
+                r.forms[forms.group].add(reading, *w);
+            }
         }
         if let Some(p) = slot.predicate {
             r.changes[p] += fit.expected_changes;
@@ -332,6 +349,7 @@ impl<'a> Estimator<'a> {
                 observations: round.obs_count[p],
             })
             .collect();
+        self.forms = round.forms.iter().map(|counts| FormsFit::of(*counts, m, input.refined_support)).collect();
         self.reliability = Some(next);
         self.log_likelihood = round.log_likelihood;
         self.rounds += 1;
@@ -414,9 +432,9 @@ mod tests {
                 let (source, value) = if (d / 5) % 2 == 0 { (0, truth) } else { (1, if (d / 10) % 2 == 0 { truth } else { (truth + 1 + s % 3) % 4 }) };
                 observations.push(SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 });
             }
-            out.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations, prior: None });
+            out.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations, prior: None, forms: None });
         }
-        EstimatorInput { slots: out, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0 }
+        EstimatorInput { slots: out, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0, form_groups: 0, refined_support: 0.5 }
     }
 
     #[test]

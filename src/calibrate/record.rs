@@ -75,6 +75,25 @@ pub struct DomainEstimate {
     pub observations: usize,
 }
 
+/// How a predicate's sources report forms of the truth (SPEC §3 refine),
+/// learned from the consensus: `refinedSupport` (`δ`) is how much a report of
+/// a less specific form supports the more specific value (the uncalibrated
+/// filter's 0.5), `embellished` (`ε`) how likely a report of a more specific
+/// form is when the less specific value holds, relative to a right report
+/// (uncalibrated: as likely as any wrong value).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct FormsEstimate {
+    pub predicate: String,
+    pub refined_support: f64,
+    pub embellished: f64,
+    /// Expected right reports of a value with another form in its slot: the evidence behind both.
+    pub observations: f64,
+    /// False when too little evidence: the uncalibrated weights stay in force.
+    pub used: bool,
+}
+
 /// Two sources likely dependent (one copying the other): where they agree,
 /// the later report counts with weight `1 − 0.8·probability` (SPEC §4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,6 +125,10 @@ pub struct Calibration {
     /// Predicates found to take values from a small closed set.
     #[serde(default)]
     pub domains: Vec<DomainEstimate>,
+    /// Predicates whose slots hold values in more and less specific forms.
+    /// Records before it was learned read none.
+    #[serde(default)]
+    pub forms: Vec<FormsEstimate>,
 }
 
 /// A calibration with its look-ups.
@@ -117,6 +140,7 @@ pub struct InForce {
     repeat_weights: HashMap<String, f64>,
     dependence: HashMap<(String, String), f64>,
     priors: HashMap<String, f64>,
+    forms: HashMap<String, (f64, f64)>,
 }
 
 impl InForce {
@@ -126,7 +150,8 @@ impl InForce {
         let repeat_weights = record.sources.iter().filter(|s| s.used).map(|s| (s.source_id.clone(), s.repeat_weight)).collect();
         let dependence = record.dependencies.iter().map(|d| (ordered(&d.sources[0], &d.sources[1]), d.probability)).collect();
         let priors = record.domains.iter().map(|d| (d.predicate.clone(), 1.0 / d.values.max(2) as f64)).collect();
-        InForce { record, half_lives, reliabilities, repeat_weights, dependence, priors }
+        let forms = record.forms.iter().filter(|f| f.used).map(|f| (f.predicate.clone(), (f.refined_support, f.embellished))).collect();
+        InForce { record, half_lives, reliabilities, repeat_weights, dependence, priors, forms }
     }
 
     pub fn half_life(&self, predicate: &str) -> Option<f64> {
@@ -140,6 +165,11 @@ impl InForce {
     /// The prior of a predicate whose domain was learned.
     pub fn prior(&self, predicate: &str) -> Option<f64> {
         self.priors.get(predicate).copied()
+    }
+
+    /// A predicate's learned `(δ, ε)` (`FormsEstimate`).
+    pub fn forms(&self, predicate: &str) -> Option<(f64, f64)> {
+        self.forms.get(predicate).copied()
     }
 
     /// The probability that two sources are dependent (0 when not found so).

@@ -119,9 +119,9 @@ mod tests {
                     observations.push(SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 });
                 }
             }
-            slots.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 2, observations, prior: Some(0.5) });
+            slots.push(SlotSummary { predicate: Some(0), fixed_half_life: None, values: 2, observations, prior: Some(0.5), forms: None });
         }
-        EstimatorInput { slots, configured_half_lives: vec![365.0], sources: 6, prior: 0.2, min_observations: 20.0 }
+        EstimatorInput { slots, configured_half_lives: vec![365.0], sources: 6, prior: 0.2, min_observations: 20.0, form_groups: 0, refined_support: 0.5 }
     }
 
     fn run(mut em: Estimator) -> Estimates {
@@ -200,10 +200,10 @@ mod tests {
                         SlotObservation { value, source, day, stated_trust: 0.8, extractor: 1.0 }
                     })
                     .collect();
-                SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations, prior: None }
+                SlotSummary { predicate: Some(0), fixed_half_life: None, values: 4, observations, prior: None, forms: None }
             })
             .collect();
-        let input = EstimatorInput { slots, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0 };
+        let input = EstimatorInput { slots, configured_half_lives: vec![365.0], sources: 2, prior: 0.2, min_observations: 20.0, form_groups: 0, refined_support: 0.5 };
         let mut em = Search::new(&input, None);
         while !em.is_done() {
             em.step(usize::MAX);

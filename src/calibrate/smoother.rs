@@ -8,6 +8,8 @@
 //! was made, given all the slot's evidence (the consensus); and the expected
 //! number of changes of the world between observations.
 
+pub use super::forms::{FormReading, SlotForms};
+
 /// One report in a slot, as the estimator sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlotObservation {
@@ -33,6 +35,8 @@ pub struct SlotSummary {
     pub observations: Vec<SlotObservation>,
     /// The slot's prior when its predicate's domain was learned (`None`: the configured one).
     pub prior: Option<f64>,
+    /// Which of its values are more specific forms of others (`None`: none are).
+    pub forms: Option<SlotForms>,
 }
 
 /// What one pass over a slot gives the estimator.
@@ -53,6 +57,9 @@ pub struct SlotFit {
     /// raised to `w` normalized over the values it could have given, so
     /// estimates that weigh repeats differently are compared fairly.
     pub log_likelihood: f64,
+    /// Per observation on a slot with forms (else empty): how it stood to
+    /// the value that held (`forms::FormReading`).
+    pub forms: Vec<FormReading>,
 }
 
 struct Hypotheses {
@@ -213,16 +220,19 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
             row.iter_mut().for_each(|m| *m /= scale);
         }
     }
-    let agreement = (0..n)
-        .map(|t| {
-            let mass = |i: usize| before[t * k + i] * e(t, i) * behind[t * k + i];
-            let z: f64 = (0..k).map(mass).sum();
-            let own = mass(obs[t].value);
-            if z > 0.0 { own / z } else { own }
-        })
-        .collect();
+    let mut agreement = Vec::with_capacity(n);
+    let mut readings = Vec::with_capacity(if slot.forms.is_some() { n } else { 0 });
+    let mut held = vec![0.0; k];
+    for t in 0..n {
+        held.iter_mut().enumerate().for_each(|(i, h)| *h = before[t * k + i] * e(t, i) * behind[t * k + i]);
+        normalize(&mut held);
+        agreement.push(held[obs[t].value]);
+        if let Some(forms) = &slot.forms {
+            readings.push(forms.reading(obs[t].value, &held));
+        }
+    }
     log_likelihood += predicted_product.ln();
-    let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0, log_likelihood };
+    let mut fit = SlotFit { agreement, unchanged: vec![1.0; n], expected_changes: 0.0, exposure_days: 0.0, log_likelihood, forms: readings };
     if let Some(h) = half_life {
         for t in 1..n {
             let gap = obs[t].day - obs[t - 1].day;
@@ -260,7 +270,7 @@ mod tests {
     }
 
     fn slot(observations: Vec<SlotObservation>, values: usize) -> SlotSummary {
-        SlotSummary { predicate: Some(0), fixed_half_life: None, values, observations, prior: None }
+        SlotSummary { predicate: Some(0), fixed_half_life: None, values, observations, prior: None, forms: None }
     }
 
     #[test]

@@ -10,11 +10,11 @@ use super::Engine;
 use crate::calibrate::dependence::PairFit;
 use crate::calibrate::estimate::{Estimates, EstimatorInput, Start};
 use crate::calibrate::search::Search;
-use crate::calibrate::smoother::{SlotObservation, SlotSummary};
-use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
+use crate::calibrate::smoother::{SlotForms, SlotObservation, SlotSummary};
+use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, FormsEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{is_reserved_subject, Claim, LogCause, Provenance, Slot, SlotRef, Status, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
-use crate::normalize::tokens;
+use crate::normalize::{is_refinement, tokens};
 use crate::time::Timestamp;
 
 const CALIBRATION_SOURCE: &str = "credence.calibrate";
@@ -43,6 +43,8 @@ struct Collected {
     predicates: Vec<(String, f64)>,
     /// Per slot, its predicate's name (for the domains).
     slot_predicates: Vec<String>,
+    /// Predicates with a slot holding a value in more and less specific forms (`SlotForms::group`).
+    form_predicates: Vec<String>,
 }
 
 impl Collected {
@@ -53,6 +55,16 @@ impl Collected {
         self.sources.push(id.to_string());
         self.source_index.insert(id.to_string(), self.sources.len() - 1);
         self.sources.len() - 1
+    }
+
+    fn form_group(&mut self, name: &str) -> usize {
+        match self.form_predicates.iter().position(|p| p == name) {
+            Some(i) => i,
+            None => {
+                self.form_predicates.push(name.to_string());
+                self.form_predicates.len() - 1
+            }
+        }
     }
 
     fn predicate(&mut self, name: &str, configured: f64) -> usize {
@@ -74,7 +86,7 @@ fn observed_day(p: &Provenance, claim: &Claim, begins: Timestamp) -> f64 {
 
 /// One slot's observations, values grouped as the filter groups them
 /// (the same entity when both name one, else the same normalized text).
-fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, fixed_half_life: Option<f64>) -> SlotSummary {
+fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Option<usize>, fixed_half_life: Option<f64>) -> SlotSummary {
     let mut values: Vec<(Option<String>, Vec<String>)> = Vec::new();
     let mut observations = Vec::new();
     for claim in slot.claims.iter().filter(|c| c.status != Status::Retired && slot.tombstone(&c.id).is_none()) {
@@ -106,7 +118,29 @@ fn summarize(slot: &Slot, collected: &mut Collected, predicate: Option<usize>, f
     observations.dedup_by(|(mb, b), (ma, a)| ma == mb && a.value == b.value && a.source == b.source);
     let mut observations: Vec<SlotObservation> = observations.into_iter().map(|(_, o)| o).collect();
     crate::sort::sort_by(&mut observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
-    SlotSummary { predicate, fixed_half_life, values: values.len(), observations, prior: None }
+    let forms = refinements(&values).and_then(|refines| SlotForms::of(collected.form_group(name), refines));
+    SlotSummary { predicate, fixed_half_life, values: values.len(), observations, prior: None, forms }
+}
+
+/// Per value, the values it is a more specific form of (`strategy::refines`:
+/// never across two entities); `None` when the slot holds one value.
+fn refinements(values: &[(Option<String>, Vec<String>)]) -> Option<Vec<Vec<usize>>> {
+    if values.len() < 2 {
+        return None;
+    }
+    let refines = values
+        .iter()
+        .map(|(entity, specific)| {
+            (0..values.len())
+                .filter(|g| {
+                    let (general_entity, general) = &values[*g];
+                    let different_entities = matches!((general_entity, entity), (Some(x), Some(y)) if x != y);
+                    !different_entities && is_refinement(general, specific)
+                })
+                .collect()
+        })
+        .collect();
+    Some(refines)
 }
 
 impl Engine {
@@ -152,7 +186,7 @@ impl Engine {
             };
             self.give_turn(turns).await;
             let slot = self.store.load_slot(&slot_ref).await?;
-            let summary = summarize(&slot, &mut collected, predicate, configured);
+            let summary = summarize(&slot, &mut collected, &spec.name, predicate, configured);
             if !summary.observations.is_empty() {
                 collected.slots.push(summary);
                 collected.slot_predicates.push(spec.name.clone());
@@ -181,6 +215,8 @@ impl Engine {
             sources: collected.sources.len(),
             prior: self.settings.belief.prior,
             min_observations: f64::from(min_observations),
+            form_groups: collected.form_predicates.len(),
+            refined_support: crate::belief::REFINED_SUPPORT,
         };
         // The store's latest record, not the one in force here: the same
         // store gives the same calibration in every process.
@@ -193,6 +229,7 @@ impl Engine {
         let estimates = em.finish();
         let (predicates, sources) = named(&collected, &estimates, options, min_observations);
         let dependencies = dependencies_named(&collected, &estimates);
+        let forms = forms_named(&collected, &estimates, min_observations);
         let now = self.now()?;
         let cause = LogCause { op: "calibrate".into(), write_id: None, object: None, source_id: None, strategy: None, by: None };
         let (record, _) = self
@@ -202,6 +239,7 @@ impl Engine {
                 let mut record = carried_over(previous.as_ref(), predicates.clone(), sources.clone(), now, min_observations);
                 record.dependencies = dependencies.clone();
                 record.domains = domains.clone();
+                record.forms = forms.clone();
                 store_record(txn, &record)?;
                 Ok(record)
             })
@@ -297,6 +335,19 @@ fn closed_domains(collected: &mut Collected, prior: f64, min: u32) -> Vec<Domain
     domains
 }
 
+/// The forms' estimates under their predicates' names.
+fn forms_named(collected: &Collected, estimates: &Estimates, min: u32) -> Vec<FormsEstimate> {
+    collected
+        .form_predicates
+        .iter()
+        .zip(&estimates.forms)
+        .map(|(predicate, fit)| {
+            let observations = fit.counts.said_exactly_of_specific + fit.counts.said_exactly_of_general;
+            FormsEstimate { predicate: predicate.clone(), refined_support: fit.refined_support, embellished: fit.embellished, observations, used: observations >= f64::from(min) }
+        })
+        .collect()
+}
+
 /// The dependent pairs under their sources' names (this run's only: dependence is a property of the whole history).
 fn dependencies_named(collected: &Collected, estimates: &Estimates) -> Vec<SourceDependence> {
     estimates
@@ -321,7 +372,7 @@ fn carried_over(previous: Option<&Calibration>, mut predicates: Vec<PredicateEst
     crate::sort::sort_by(&mut predicates, |a, b| a.predicate.cmp(&b.predicate));
     crate::sort::sort_by(&mut sources, |a, b| a.source_id.cmp(&b.source_id));
     let version = previous.map_or(1, |p| p.version + 1);
-    Calibration { version, calibrated_at: now, min_observations: min, predicates, sources, dependencies: Vec::new(), domains: Vec::new() }
+    Calibration { version, calibrated_at: now, min_observations: min, predicates, sources, dependencies: Vec::new(), domains: Vec::new(), forms: Vec::new() }
 }
 
 fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<()> {

@@ -50,6 +50,10 @@ enum Step {
     /// evidence now carries to at least the general one's belief takes its
     /// place (SPEC §3 refine).
     Refine { specific: String, general: String },
+    /// The mirror of `Refine`: a general form a refinement took the place of,
+    /// which the evidence now believes more than it (a calibration learned
+    /// that sources say more than the truth), takes its place back.
+    Unrefine { general: String, specific: String },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
     /// `id` (outweighed) begins after every current claim ended as stated:
@@ -209,6 +213,16 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
                 Some(_) if bo > bc + EPS => return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None }),
                 Some(_) => {}
             }
+        }
+    }
+    if currents.len() == 1 {
+        let replaced = txn.slot.claims.iter().filter(|g| {
+            g.status == Status::Superseded && g.kind.is_value() && free(g) && g.superseded_by.as_deref() == Some(current.id.as_str()) && refines(g, current) && belief(post, g) > bc + EPS
+        });
+        // Of two claims of one value (a report of the general form after it
+        // was replaced), the better-corroborated one.
+        if let Some(g) = replaced.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)).then(a.provenance.len().cmp(&b.provenance.len()))) {
+            return Some(Step::Unrefine { general: g.id.clone(), specific: current.id.clone() });
         }
     }
     // Every current claim has ended as stated: an outweighed value that
@@ -437,6 +451,23 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             activate(txn, &specific);
             vec![specific, general]
         }
+        Step::Unrefine { general, specific } => {
+            let (bg, bs) = (b(txn, &general), b(txn, &specific));
+            txn.update_claim(&general, |c| c.hold_again(Status::Active));
+            txn.update_claim(&specific, |c| {
+                c.status = Status::Outweighed;
+                if c.supersedes.as_deref() == Some(general.as_str()) {
+                    c.supersedes = None;
+                }
+            });
+            let object = |txn: &SlotTxn, id: &str| txn.claim(id).map(|c| c.object.clone()).unwrap_or_default();
+            let (g, s) = (object(txn, &general), object(txn, &specific));
+            txn.log_change("refine_reverted", &[&general, &specific], None, None,
+                format!("the evidence now believes {g:?} more than {s:?}, the more specific form that took its place ({bg:.2} vs {bs:.2} log-odds): it holds again, the more specific form is kept inactive"));
+            move_conflicts(txn, &specific, &general);
+            activate(txn, &general);
+            vec![general, specific]
+        }
         Step::Dispute { earlier, newer } => {
             let (be, bn) = (b(txn, &earlier), b(txn, &newer));
             let reason = format!("evidence lifts a rival to within the margin of the current value ({bn:.2} vs {be:.2} log-odds)");
@@ -458,7 +489,8 @@ pub(super) fn take_the_place_of(txn: &mut SlotTxn, general: &str, specific: &str
     });
 }
 
-/// Open or settled conflicts about `from` now name `to` (its refinement).
+/// Open or settled conflicts about `from` now name `to` (its refinement, or
+/// the general form a refinement gives its place back to).
 pub(super) fn move_conflicts(txn: &mut SlotTxn, from: &str, to: &str) {
     let moving: Vec<String> = txn
         .slot
@@ -471,7 +503,7 @@ pub(super) fn move_conflicts(txn: &mut SlotTxn, from: &str, to: &str) {
         txn.update_conflict(&cf, |c| c.rename_claim(from, to));
         txn.update_claim(to, |c| c.note_conflict(&cf));
         txn.log_change("conflict_moved", &[from, to], None, Some(&cf),
-            "the claim in conflict was refined: the conflict now names the refined claim".into());
+            "the claim in conflict gave its place to another form of its value: the conflict now names that claim".into());
     }
 }
 

@@ -22,10 +22,19 @@ pub fn decay_of(ctx: &WriteCtx) -> Option<f64> {
 }
 
 /// The filter's parameters: the configured prior, or the one a calibration
-/// learned for a predicate of a closed domain.
+/// learned for a predicate of a closed domain; the weights of forms of a
+/// value (`δ`, `ε`) a calibration learned for the predicate.
 pub fn belief_params(ctx: &WriteCtx) -> crate::belief::BeliefParams {
-    let learned = ctx.settings.calibration.get().and_then(|c| c.prior(&ctx.spec.name));
-    crate::belief::BeliefParams { prior: learned.unwrap_or(ctx.settings.belief.prior), ..ctx.settings.belief }
+    let calibration = ctx.settings.calibration.get();
+    let mut params = ctx.settings.belief;
+    if let Some(c) = calibration {
+        params.prior = c.prior(&ctx.spec.name).unwrap_or(params.prior);
+        if let Some((refined_support, embellished)) = c.forms(&ctx.spec.name) {
+            params.refined_support = refined_support;
+            params.embellished = embellished;
+        }
+    }
+    params
 }
 
 /// When relations are weighed: now, or the start of a scheduled change.

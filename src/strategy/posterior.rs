@@ -61,6 +61,7 @@ fn observation(p: &crate::model::Provenance, claim: &Claim, begins: Timestamp, v
     Observation {
         value,
         refined_by: Vec::new(),
+        refines: Vec::new(),
         source: p.source_id.clone(),
         at: evidence_within(p, claim, || begins),
         begins,
@@ -157,6 +158,17 @@ impl<'a> Values<'a> {
     }
 }
 
+/// Per value, the values it is a more specific form of (from `refined_by`).
+fn inverse(refined_by: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut refines = vec![Vec::new(); refined_by.len()];
+    for (general, specifics) in refined_by.iter().enumerate() {
+        for s in specifics {
+            refines[*s].push(general);
+        }
+    }
+    refines
+}
+
 #[derive(Clone)]
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
@@ -206,6 +218,7 @@ impl SlotPosterior {
             starts.extend(claim.provenance.iter().map(|p| p.stated()));
         }
         let refined_by = values.refined_by();
+        let refines = inverse(&refined_by);
         // The time asked is read from every observation, entries' included.
         let at = if entries.is_empty() {
             at(&observations)
@@ -215,6 +228,7 @@ impl SlotPosterior {
         };
         for (o, from) in observations.iter_mut().zip(starts) {
             o.refined_by.clone_from(&refined_by[o.value]);
+            o.refines.clone_from(&refines[o.value]);
             as_of(o, from, at);
         }
         let observations = copies_discounted(belief::counted(observations, time_varying, at, repeat_weight(calibration)), calibration);
