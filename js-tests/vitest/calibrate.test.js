@@ -147,4 +147,45 @@ describe('memory.calibrate against a known world', () => {
     const poorest = record.sources.find((s) => s.sourceId === 's4');
     expect(poorest.reliability).toBeCloseTo(0.45, 1);
   });
+
+  it('sources that say more than the truth are learned to, and the fuller form gives its place back', async () => {
+    // 60 books listed by 12 stores (stating 0.8). In one book of three, three
+    // stores list a fuller form than the cover ("author0 smith jones"); the other
+    // nine list the cover. Uncalibrated, a fuller report is a plain miss for the
+    // shorter form while each short report lends the fuller one half its weight:
+    // three fuller reports carry the book. calibrate() learns how often these
+    // sources say more than the truth (ε) and the cover holds again.
+    const memory = new Memory({ calibrate: false, now: () => NOW,
+      predicates: [{ name: 'book_authors', cardinality: 'single', timeVarying: false }] });
+    const reports = [];
+    for (let book = 0; book < 60; book++) {
+      const cover = `author${book} smith`;
+      const j = Math.floor(book / 3) % 12;
+      const fuller = [j, (j + 1) % 12, (j + 3) % 12];
+      for (let store = 0; store < 12; store++) {
+        let object = cover;
+        if (book % 3 === 0 && fuller.includes(store)) object = `${cover} jones`;
+        else if (book % 5 === 1 && store === book % 12) object = `author${book + store} brown`;
+        reports.push({ subject: `book${book}`, predicate: 'book_authors', object,
+          provenance: { sourceId: `store${store}`, sourceTrust: 0.8 } });
+      }
+    }
+    await memory.rememberMany(reports);
+    const answer = async (book) => {
+      const current = (await memory.recall(`book${book}`, { predicate: 'book_authors' }))
+        .filter((c) => c.status === 'active' || c.status === 'disputed');
+      return current.reduce((a, c) => (c.confidence > a.confidence ? c : a)).object;
+    };
+    expect(await answer(30)).toBe('author30 smith jones');
+    const record = await memory.calibrate();
+    const forms = record.forms.find((f) => f.predicate === 'book_authors');
+    expect(forms.used).toBe(true);
+    expect(forms.embellished).toBeGreaterThan(0.15);
+    expect(forms.embellished).toBeLessThan(0.4);
+    expect(forms.refinedSupport).toBeCloseTo(0.5, 1);
+    for (let book = 0; book < 60; book += 3) expect(await answer(book)).toBe(`author${book} smith`);
+    const why = await memory.why((await memory.recall('book30', { predicate: 'book_authors' }))[0].id);
+    expect(why.log.map((e) => e.rule)).toContain('refine_reverted');
+    memory.free();
+  });
 });
