@@ -87,6 +87,8 @@ fn it_learns_which_source_to_trust_and_how_fast_places_change() {
     assert_eq!(place.configured_half_life_days, 365.0);
     // Moves every ~80 days to another of 6 places: a resample half-life near ln2·80·5/6 ≈ 46.
     assert!(place.half_life_days > 25.0 && place.half_life_days < 90.0, "{place:?}");
+    // No place is a more specific form of another: nothing to learn about forms.
+    assert!(record.forms.is_empty(), "{:?}", record.forms);
 }
 
 #[test]

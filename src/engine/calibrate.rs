@@ -123,12 +123,12 @@ fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Opti
 }
 
 /// Per value, the values it is a more specific form of (`strategy::refines`:
-/// never across two entities); `None` when the slot holds one value.
+/// never across two entities); `None` when no value is.
 fn refinements(values: &[(Option<String>, Vec<String>)]) -> Option<Vec<Vec<usize>>> {
     if values.len() < 2 {
         return None;
     }
-    let refines = values
+    let refines: Vec<Vec<usize>> = values
         .iter()
         .map(|(entity, specific)| {
             (0..values.len())
@@ -140,7 +140,7 @@ fn refinements(values: &[(Option<String>, Vec<String>)]) -> Option<Vec<Vec<usize
                 .collect()
         })
         .collect();
-    Some(refines)
+    refines.iter().any(|r| !r.is_empty()).then_some(refines)
 }
 
 impl Engine {
