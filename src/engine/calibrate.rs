@@ -14,7 +14,7 @@ use crate::calibrate::smoother::{SlotForms, SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, FormsEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{is_reserved_subject, Claim, LogCause, Provenance, Slot, SlotRef, Status, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
-use crate::normalize::{is_refinement, tokens};
+use crate::normalize::tokens;
 use crate::time::Timestamp;
 
 const CALIBRATION_SOURCE: &str = "credence.calibrate";
@@ -123,20 +123,24 @@ fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Opti
 }
 
 /// Per value, the values it is a more specific form of (`strategy::refines`:
-/// never across two entities); `None` when no value is.
+/// its tokens a proper prefix of theirs, never across two entities), found
+/// by looking each value's prefixes up; `None` when no value is.
 fn refinements(values: &[(Option<String>, Vec<String>)]) -> Option<Vec<Vec<usize>>> {
     if values.len() < 2 {
         return None;
     }
+    let mut by_tokens: HashMap<&[String], Vec<usize>> = HashMap::new();
+    for (i, (_, tokens)) in values.iter().enumerate() {
+        by_tokens.entry(tokens.as_slice()).or_default().push(i);
+    }
     let refines: Vec<Vec<usize>> = values
         .iter()
         .map(|(entity, specific)| {
-            (0..values.len())
-                .filter(|g| {
-                    let (general_entity, general) = &values[*g];
-                    let different_entities = matches!((general_entity, entity), (Some(x), Some(y)) if x != y);
-                    !different_entities && is_refinement(general, specific)
-                })
+            (1..specific.len())
+                .filter_map(|len| by_tokens.get(&specific[..len]))
+                .flatten()
+                .copied()
+                .filter(|g| !matches!((&values[*g].0, entity), (Some(x), Some(y)) if x != y))
                 .collect()
         })
         .collect();
@@ -382,4 +386,32 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
     let summary: BTreeMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
     txn.log_change("calibrate", &[&id], None, None, format!("calibration version {}: half-lives {summary:?}, {} sources", record.version, record.sources.len()));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refinements;
+
+    fn value(entity: Option<&str>, text: &str) -> (Option<String>, Vec<String>) {
+        (entity.map(str::to_string), crate::normalize::tokens(text))
+    }
+
+    #[test]
+    fn a_value_refines_each_value_whose_tokens_begin_it_never_across_two_entities() {
+        let values = [
+            value(None, "Ann Smith"),
+            value(None, "Ann Smith Jones"),
+            value(None, "Ann"),
+            value(Some("e1"), "Ann Smith Jones Jr"),
+            value(Some("e2"), "Ann Smith Jones"),
+            value(None, "Smith"),
+        ];
+        let refines = refinements(&values).unwrap();
+        assert_eq!(refines[0], vec![2]);
+        assert_eq!(refines[1], vec![2, 0]);
+        // "Ann Smith Jones" names e2 once: e1's fuller form does not refine that claim's value.
+        assert_eq!(refines[3], vec![2, 0, 1]);
+        assert_eq!(refines[5], Vec::<usize>::new());
+        assert_eq!(refinements(&[value(None, "Paris"), value(None, "Lyon")]), None);
+    }
 }
