@@ -95,6 +95,9 @@ enum Op {
     /// strategy: replace / append / merge_on_read, count), free text mixed
     /// with the slot's values: working memory written every turn.
     Burst(usize, usize, u8, u8),
+    /// `calibrate()` with estimates used from one observation on, so its
+    /// realignment (`recalibrated`, a refinement given back) meets everything else.
+    Calibrate,
 }
 
 /// One blob entry: object, confidence (tenths), days before now, active.
@@ -138,7 +141,7 @@ fn gen_write(r: &mut Rng) -> W {
 }
 
 fn gen_op(r: &mut Rng) -> Op {
-    match r.below(24) {
+    match r.below(25) {
         0..=8 => Op::Write(gen_write(r)),
         9 => Op::Resend(r.below(8)),
         10 => Op::Batch((0..1 + r.below(4)).map(|_| gen_write(r)).collect()),
@@ -164,7 +167,8 @@ fn gen_op(r: &mut Rng) -> Op {
         19 => Op::Wait(1 + r.below(200) as u16),
         20 | 21 => Op::Retract(r.below(16)),
         22 => Op::UndoRetract(r.below(4)),
-        _ => Op::Erase(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
+        23 => Op::Erase(r.below(SUBJECTS.len()), r.below(PREDICATES.len())),
+        _ => Op::Calibrate,
     }
 }
 
@@ -421,6 +425,10 @@ fn apply(h: &Harness, m: &mut Model, op: &Op) -> Result<(), String> {
             }
         }
         Op::Wait(days) => h.clock.advance_days(*days as f64),
+        Op::Calibrate => {
+            let options = credence::calibrate::CalibrateOptions { min_observations: Some(1), ..Default::default() };
+            run(h.engine.calibrate(&options)).map_err(|e| format!("calibrate failed: {e:?}"))?;
+        }
         Op::Retract(n) => {
             let live = live_claims(h);
             let Some(target) = live.get(n % live.len().max(1)) else { return Ok(()) };
