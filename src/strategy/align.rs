@@ -443,8 +443,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             let (bs, bg) = (b(txn, &specific), b(txn, &general));
             take_the_place_of(txn, &general, &specific);
             txn.update_claim(&specific, |c| c.supersedes = Some(general.clone()));
-            let object = |txn: &SlotTxn, id: &str| txn.claim(id).map(|c| c.object.clone()).unwrap_or_default();
-            let (s, g) = (object(txn, &specific), object(txn, &general));
+            let (s, g) = (object_of(txn, &specific), object_of(txn, &general));
             txn.log_change("refine", &[&specific, &general], None, None,
                 format!("later evidence carries {s:?}, a more specific form of {g:?}, to at least its belief ({bs:.2} vs {bg:.2} log-odds): it takes its place"));
             move_conflicts(txn, &general, &specific);
@@ -460,8 +459,7 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
                     c.supersedes = None;
                 }
             });
-            let object = |txn: &SlotTxn, id: &str| txn.claim(id).map(|c| c.object.clone()).unwrap_or_default();
-            let (g, s) = (object(txn, &general), object(txn, &specific));
+            let (g, s) = (object_of(txn, &general), object_of(txn, &specific));
             txn.log_change("refine_reverted", &[&general, &specific], None, None,
                 format!("the evidence now believes {g:?} more than {s:?}, the more specific form that took its place ({bg:.2} vs {bs:.2} log-odds): it holds again, the more specific form is kept inactive"));
             move_conflicts(txn, &specific, &general);
@@ -478,6 +476,11 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             vec![earlier, newer]
         }
     }
+}
+
+/// A claim's value, for a log note.
+fn object_of(txn: &SlotTxn, id: &str) -> String {
+    txn.claim(id).map(|c| c.object.clone()).unwrap_or_default()
 }
 
 /// The general claim `general` makes way for its refinement `specific`: it is
