@@ -402,6 +402,24 @@ mod tests {
     }
 
     #[test]
+    fn a_fuller_report_weighs_for_the_shorter_form_once_calibration_learned_how_often_sources_say_more() {
+        // Value 0 "Ann Smith", value 1 "Ann Smith Jones" (a more specific form of 0).
+        let short = |source: &str| Observation { refined_by: vec![1], ..obs(0, source, 0, 0.8) };
+        let fuller = |source: &str| Observation { refines: vec![0], ..obs(1, source, 0, 0.8) };
+        let reports = [short("a"), short("b"), short("c"), short("d"), fuller("e"), fuller("f")];
+        let uncalibrated = posterior_at(&reports, &P, None, day(0));
+        // Uncalibrated a fuller report is a plain miss for the shorter form: two outweigh four.
+        assert!(uncalibrated.probability(1) > uncalibrated.probability(0));
+        let learned = BeliefParams { embellished: 0.3, ..P };
+        let calibrated = posterior_at(&reports, &learned, None, day(0));
+        // Each fuller report now favours its form by 0.8 against 0.3·0.8, each short one by about 2.
+        assert!(calibrated.probability(0) > calibrated.probability(1), "{calibrated:?}");
+        let (s, f) = (calibrated.probability(0), calibrated.probability(1));
+        let expected = (0.8f64 / (0.5 * 0.8 + 0.5 * 0.05)).powi(4) / (1.0f64 / 0.3).powi(2);
+        assert!((s / f / expected - 1.0).abs() < 1e-9, "{s} / {f} against {expected}");
+    }
+
+    #[test]
     fn a_second_source_raises_belief_a_repeat_does_not() {
         let one = counted(vec![obs(0, "a", 0, 0.8)], true, day(1000), |_| 0.0);
         let repeat = counted(vec![obs(0, "a", 0, 0.8), obs(0, "a", 0, 0.8)], true, day(1000), |_| 0.0);
