@@ -313,11 +313,12 @@ mod memo {
     /// Shorter sequences are cheaper to filter than to look up and keep.
     const SHORTEST_KEPT: usize = 8;
 
-    /// The parameters a kept state was filtered with, by their bits.
-    type Key = [Option<u64>; 4];
+    /// The parameters a kept state was filtered with, by their bits:
+    /// prior, half-life, `δ`, `ε`.
+    type Key = (u64, Option<u64>, u64, u64);
 
     fn key(params: &BeliefParams, half_life: Option<f64>) -> Key {
-        [Some(params.prior.to_bits()), half_life.map(f64::to_bits), Some(params.refined_support.to_bits()), Some(params.embellished.to_bits())]
+        (params.prior.to_bits(), half_life.map(f64::to_bits), params.refined_support.to_bits(), params.embellished.to_bits())
     }
 
     struct Kept {

@@ -20,18 +20,13 @@ pub struct SlotForms {
 }
 
 impl SlotForms {
-    /// `None` when no value is a more specific form of another.
-    pub fn of(group: usize, refines: Vec<Vec<usize>>) -> Option<Self> {
-        if refines.iter().all(Vec::is_empty) {
+    /// From each value's more specific forms (`strategy::Values::refined_by`);
+    /// `None` when no value has one. `group` is asked only then.
+    pub fn of(refined_by: Vec<Vec<usize>>, group: impl FnOnce() -> usize) -> Option<Self> {
+        if refined_by.iter().all(Vec::is_empty) {
             return None;
         }
-        let mut refined_by = vec![Vec::new(); refines.len()];
-        for (specific, generals) in refines.iter().enumerate() {
-            for g in generals {
-                refined_by[*g].push(specific);
-            }
-        }
-        Some(SlotForms { group, refines, refined_by })
+        Some(SlotForms { group: group(), refines: inverse(&refined_by), refined_by })
     }
 
     /// How a report of `value` stood to the value that held, given the
@@ -45,6 +40,18 @@ impl SlotForms {
             said_exactly_of_general: if self.refined_by[value].is_empty() { 0.0 } else { held[value] },
         }
     }
+}
+
+/// The relation the other way round: per value, the values it is a more
+/// specific form of, from the values that are more specific forms of each.
+pub fn inverse(refined_by: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut refines = vec![Vec::new(); refined_by.len()];
+    for (general, specifics) in refined_by.iter().enumerate() {
+        for s in specifics {
+            refines[*s].push(general);
+        }
+    }
+    refines
 }
 
 /// One report's standing to the value that held, as probabilities.
@@ -99,13 +106,13 @@ mod tests {
 
     #[test]
     fn a_slot_without_more_specific_forms_has_none() {
-        assert_eq!(SlotForms::of(0, vec![Vec::new(), Vec::new()]), None);
+        assert_eq!(SlotForms::of(vec![Vec::new(), Vec::new()], || unreachable!("no group without forms")), None);
     }
 
     #[test]
     fn a_report_is_read_against_the_value_that_held() {
         // Values: 0 "hutton", 1 "hutton; hutton" (a more specific form of 0), 2 "smith".
-        let forms = SlotForms::of(0, vec![vec![], vec![0], vec![]]).unwrap();
+        let forms = SlotForms::of(vec![vec![1], vec![], vec![]], || 0).unwrap();
         let held = [0.9, 0.1, 0.0];
         let general = forms.reading(0, &held);
         assert_eq!((general.said_less, general.said_more, general.said_exactly_of_general), (0.1, 0.0, 0.9));

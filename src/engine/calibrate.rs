@@ -14,7 +14,8 @@ use crate::calibrate::smoother::{SlotForms, SlotObservation, SlotSummary};
 use crate::calibrate::{CalibrateOptions, Calibration, DomainEstimate, FormsEstimate, PredicateEstimate, SourceDependence, SourceEstimate};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{is_reserved_subject, Claim, LogCause, Provenance, Slot, SlotRef, Status, CALIBRATION_PREDICATE, CALIBRATION_SUBJECT};
-use crate::normalize::tokens;
+use crate::normalize::tokens_of;
+use crate::strategy::Values;
 use crate::time::Timestamp;
 
 const CALIBRATION_SOURCE: &str = "credence.calibrate";
@@ -58,24 +59,20 @@ impl Collected {
     }
 
     fn form_group(&mut self, name: &str) -> usize {
-        match self.form_predicates.iter().position(|p| p == name) {
-            Some(i) => i,
-            None => {
-                self.form_predicates.push(name.to_string());
-                self.form_predicates.len() - 1
-            }
-        }
+        index_or_push(&mut self.form_predicates, |p| p == name, || name.to_string())
     }
 
     fn predicate(&mut self, name: &str, configured: f64) -> usize {
-        match self.predicates.iter().position(|(p, _)| p == name) {
-            Some(i) => i,
-            None => {
-                self.predicates.push((name.to_string(), configured));
-                self.predicates.len() - 1
-            }
-        }
+        index_or_push(&mut self.predicates, |(p, _)| p == name, || (name.to_string(), configured))
     }
+}
+
+/// The index of the first item `matches`, else of `make()` pushed at the end.
+fn index_or_push<T>(items: &mut Vec<T>, matches: impl Fn(&T) -> bool, make: impl FnOnce() -> T) -> usize {
+    items.iter().position(matches).unwrap_or_else(|| {
+        items.push(make());
+        items.len() - 1
+    })
 }
 
 /// When the observation is evidence (the filter's time for it), in days;
@@ -85,23 +82,13 @@ fn observed_day(p: &Provenance, claim: &Claim, begins: Timestamp) -> f64 {
 }
 
 /// One slot's observations, values grouped as the filter groups them
-/// (the same entity when both name one, else the same normalized text).
+/// (`strategy::Values`: the same entity when both name one, else the same
+/// normalized text), with its forms.
 fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Option<usize>, fixed_half_life: Option<f64>) -> SlotSummary {
-    let mut values: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    let mut values = Values::default();
     let mut observations = Vec::new();
     for claim in slot.claims.iter().filter(|c| c.status != Status::Retired && slot.tombstone(&c.id).is_none()) {
-        let key = (claim.object_entity.clone(), tokens(&claim.object));
-        let same = |r: &(Option<String>, Vec<String>)| match (&r.0, &key.0) {
-            (Some(x), Some(y)) => x == y,
-            _ => r.1 == key.1,
-        };
-        let value = match values.iter().position(same) {
-            Some(v) => v,
-            None => {
-                values.push(key.clone());
-                values.len() - 1
-            }
-        };
+        let value = values.of(claim.object_entity.as_deref(), tokens_of(&claim.object));
         let begins = claim.effective_from();
         for p in &claim.provenance {
             let source = collected.source(&p.source_id);
@@ -118,33 +105,8 @@ fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Opti
     observations.dedup_by(|(mb, b), (ma, a)| ma == mb && a.value == b.value && a.source == b.source);
     let mut observations: Vec<SlotObservation> = observations.into_iter().map(|(_, o)| o).collect();
     crate::sort::sort_by(&mut observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
-    let forms = refinements(&values).and_then(|refines| SlotForms::of(collected.form_group(name), refines));
-    SlotSummary { predicate, fixed_half_life, values: values.len(), observations, prior: None, forms }
-}
-
-/// Per value, the values it is a more specific form of (`strategy::refines`:
-/// its tokens a proper prefix of theirs, never across two entities), found
-/// by looking each value's prefixes up; `None` when no value is.
-fn refinements(values: &[(Option<String>, Vec<String>)]) -> Option<Vec<Vec<usize>>> {
-    if values.len() < 2 {
-        return None;
-    }
-    let mut by_tokens: HashMap<&[String], Vec<usize>> = HashMap::new();
-    for (i, (_, tokens)) in values.iter().enumerate() {
-        by_tokens.entry(tokens.as_slice()).or_default().push(i);
-    }
-    let refines: Vec<Vec<usize>> = values
-        .iter()
-        .map(|(entity, specific)| {
-            (1..specific.len())
-                .filter_map(|len| by_tokens.get(&specific[..len]))
-                .flatten()
-                .copied()
-                .filter(|g| !matches!((&values[*g].0, entity), (Some(x), Some(y)) if x != y))
-                .collect()
-        })
-        .collect();
-    refines.iter().any(|r| !r.is_empty()).then_some(refines)
+    let forms = SlotForms::of(values.refined_by(), || collected.form_group(name));
+    SlotSummary { predicate, fixed_half_life, values: values.count(), observations, prior: None, forms }
 }
 
 impl Engine {
@@ -386,32 +348,4 @@ fn store_record(txn: &mut crate::txn::SlotTxn, record: &Calibration) -> Result<(
     let summary: BTreeMap<&str, f64> = record.predicates.iter().map(|p| (p.predicate.as_str(), p.half_life_days)).collect();
     txn.log_change("calibrate", &[&id], None, None, format!("calibration version {}: half-lives {summary:?}, {} sources", record.version, record.sources.len()));
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::refinements;
-
-    fn value(entity: Option<&str>, text: &str) -> (Option<String>, Vec<String>) {
-        (entity.map(str::to_string), crate::normalize::tokens(text))
-    }
-
-    #[test]
-    fn a_value_refines_each_value_whose_tokens_begin_it_never_across_two_entities() {
-        let values = [
-            value(None, "Ann Smith"),
-            value(None, "Ann Smith Jones"),
-            value(None, "Ann"),
-            value(Some("e1"), "Ann Smith Jones Jr"),
-            value(Some("e2"), "Ann Smith Jones"),
-            value(None, "Smith"),
-        ];
-        let refines = refinements(&values).unwrap();
-        assert_eq!(refines[0], vec![2]);
-        assert_eq!(refines[1], vec![2, 0]);
-        // "Ann Smith Jones" names e2 once: e1's fuller form does not refine that claim's value.
-        assert_eq!(refines[3], vec![2, 0, 1]);
-        assert_eq!(refines[5], Vec::<usize>::new());
-        assert_eq!(refinements(&[value(None, "Paris"), value(None, "Lyon")]), None);
-    }
 }

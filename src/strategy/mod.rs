@@ -10,6 +10,8 @@ mod held;
 mod posterior;
 pub(crate) use posterior::{evidence_within, observed_at};
 mod reconcile;
+mod values;
+pub(crate) use values::Values;
 
 pub use ctx::{Applied, WriteCtx};
 pub use entries::apply_entries;

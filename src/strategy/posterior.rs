@@ -2,11 +2,10 @@
 //! same value share one hypothesis, and every claim a person has not retired
 //! contributes its observations, history included.
 
-use std::rc::Rc;
-
 use foldhash::{HashMap, HashMapExt};
 
 use crate::normalize::tokens_of;
+use super::values::Values;
 use crate::belief::{self, BeliefParams, FilterState, Observation};
 use crate::calibrate::record::InForce;
 use crate::model::{Claim, Status};
@@ -98,77 +97,6 @@ fn repeat_weight(calibration: Option<&InForce>) -> impl Fn(&str) -> f64 + '_ {
     move |source| calibration.map_or(0.0, |c| c.repeat_weight(source))
 }
 
-/// The distinct values of a slot's claims, numbered in order of first
-/// appearance: a claim's value is the first earlier value it is the same as
-/// (`same_value`: the same entity when both name one, else the same text).
-/// Found by look-up, not by comparing with every value before it (that was
-/// quadratic in a slot of thousands of values).
-#[derive(Default)]
-struct Values<'a> {
-    count: usize,
-    /// Entity → the first value naming it.
-    by_entity: HashMap<&'a str, usize>,
-    /// Tokens → the first value with that text, and the first one naming no entity.
-    by_text: HashMap<Rc<[String]>, usize>,
-    by_plain_text: HashMap<Rc<[String]>, usize>,
-    /// Per value: its tokens and entity, to find its general forms.
-    keys: Vec<(Rc<[String]>, Option<&'a str>)>,
-}
-
-impl<'a> Values<'a> {
-    fn of(&mut self, entity: Option<&'a str>, tokens: Rc<[String]>) -> usize {
-        let found = match entity {
-            // Another value naming this entity, or one naming none with this text.
-            Some(e) => [self.by_entity.get(e), self.by_plain_text.get(&tokens)].into_iter().flatten().min().copied(),
-            None => self.by_text.get(&tokens).copied(),
-        };
-        if let Some(v) = found {
-            return v;
-        }
-        let v = self.count;
-        self.count += 1;
-        self.keys.push((tokens.clone(), entity));
-        match entity {
-            Some(e) => {
-                self.by_entity.entry(e).or_insert(v);
-            }
-            None => {
-                self.by_plain_text.entry(tokens.clone()).or_insert(v);
-            }
-        }
-        self.by_text.entry(tokens).or_insert(v);
-        v
-    }
-
-    /// Per value, the values that are more specific forms of it (`refines`:
-    /// its tokens a proper prefix of theirs, no two different entities),
-    /// found by looking each value's prefixes up, not by comparing pairs.
-    fn refined_by(&self) -> Vec<Vec<usize>> {
-        let mut out = vec![Vec::new(); self.count];
-        for (specific, (tokens, entity)) in self.keys.iter().enumerate() {
-            for len in 1..tokens.len() {
-                let Some(&general) = self.by_text.get(&tokens[..len]) else { continue };
-                let different_entities = matches!((self.keys[general].1, entity), (Some(x), Some(y)) if x != *y);
-                if general != specific && !different_entities && !out[general].contains(&specific) {
-                    out[general].push(specific);
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Per value, the values it is a more specific form of (from `refined_by`).
-fn inverse(refined_by: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let mut refines = vec![Vec::new(); refined_by.len()];
-    for (general, specifics) in refined_by.iter().enumerate() {
-        for s in specifics {
-            refines[*s].push(general);
-        }
-    }
-    refines
-}
-
 #[derive(Clone)]
 pub struct SlotPosterior {
     value_of: HashMap<String, usize>,
@@ -218,7 +146,7 @@ impl SlotPosterior {
             starts.extend(claim.provenance.iter().map(|p| p.stated()));
         }
         let refined_by = values.refined_by();
-        let refines = inverse(&refined_by);
+        let refines = crate::calibrate::forms::inverse(&refined_by);
         // The time asked is read from every observation, entries' included.
         let at = if entries.is_empty() {
             at(&observations)
