@@ -18,7 +18,7 @@ use foldhash::HashMap;
 use super::accelerate::{Extrapolation, Point};
 use super::dependence::{dependence, discount, PairFit};
 use super::forms::{FormReading, FormsFit};
-use super::smoother::{fit_slot, SlotFit, SlotSummary, SourceRuns};
+use super::smoother::{fit_slot_in, Buffers, SlotFit, SlotSummary, SourceRuns};
 
 /// Most rounds of the EM loop. A half-life far from the configured one
 /// (a world changing twice as fast) takes tens of rounds to reach.
@@ -164,6 +164,7 @@ pub struct Estimator<'a> {
     log_likelihood: f64,
     done: bool,
     extrapolation: Extrapolation,
+    buffers: Buffers,
 }
 
 impl<'a> Estimator<'a> {
@@ -195,6 +196,7 @@ impl<'a> Estimator<'a> {
             log_likelihood: f64::NEG_INFINITY,
             done: false,
             extrapolation: Extrapolation::default(),
+            buffers: Buffers::default(),
         }
     }
 
@@ -281,7 +283,7 @@ impl<'a> Estimator<'a> {
         let repeats = runs.repeat_weights(slot, &self.rho);
         let w: Vec<f64> = repeats.iter().zip(copy_discounts(slot, &r.dependent)).map(|(r, c)| r * c).collect();
         let prior = slot.prior.unwrap_or(self.input.prior);
-        let fit = fit_slot(slot, &q, &w, half_life, prior);
+        let fit = fit_slot_in(&mut self.buffers, slot, &q, &w, half_life, prior);
         // A repeat weighs in a source's record as it weighs in the filter
         // (a copy still tells how often its source is right).
         for ((o, a), w) in slot.observations.iter().zip(&fit.agreement).zip(&repeats) {

@@ -137,11 +137,37 @@ impl SourceRuns {
     }
 }
 
+/// The working rows of `fit_slot`, kept from one slot to the next: a pass
+/// runs once per slot and EM round, and its allocations stood out in a
+/// calibration's profile.
+#[derive(Debug, Default)]
+pub struct Buffers {
+    emissions: Vec<(usize, f64, f64)>,
+    stays: Vec<f64>,
+    before: Vec<f64>,
+    after: Vec<f64>,
+    behind: Vec<f64>,
+    carried: Vec<f64>,
+    held: Vec<f64>,
+}
+
+/// `fit_slot_in` with buffers of its own.
+pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
+    fit_slot_in(&mut Buffers::default(), slot, quality, weight, half_life, prior)
+}
+
+/// Fills `rows` with `len` copies of `value`, keeping its allocation.
+fn refill(rows: &mut Vec<f64>, len: usize, value: f64) {
+    rows.clear();
+    rows.resize(len, value);
+}
+
 /// Smooths one slot with qualities `quality[i]` and likelihood powers
 /// `weight[i]` for its observations and the given half-life (`None`: the
 /// value never changes). Masses live in flat buffers, one row of
 /// hypotheses per observation: this runs once per slot and EM round.
-pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
+pub fn fit_slot_in(buffers: &mut Buffers, slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: Option<f64>, prior: f64) -> SlotFit {
+    let Buffers { emissions, stays, before, after, behind, carried, held } = buffers;
     let obs = &slot.observations;
     let n = obs.len();
     if n == 0 {
@@ -153,7 +179,8 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
     // Powers are worked out once per (quality, weight) in a row: a slot's
     // reports come in runs of one source's, and `powf` stood out in a calibration's profile.
     let mut last_power = (f64::NAN, f64::NAN, 1.0, 1.0);
-    let emissions: Vec<(usize, f64, f64)> = obs
+    emissions.clear();
+    emissions.extend(obs
         .iter()
         .zip(quality)
         .zip(weight)
@@ -169,26 +196,26 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
                     (o.value, last_power.2, last_power.3)
                 }
             }
-        })
-        .collect();
+        }));
+    let emissions = &*emissions;
     let e = |t: usize, i: usize| {
         let (value, hit, miss) = emissions[t];
         if i == value { hit } else { miss }
     };
     // Gaps repeat (weekly crawls, hourly writes): each new one is worked out once.
     let mut last_gap = (f64::NAN, 1.0);
-    let stays: Vec<f64> = (0..n)
+    stays.clear();
+    stays.extend((0..n)
         .map(|t| {
             let gap = if t == 0 { 0.0 } else { obs[t].day - obs[t - 1].day };
             if gap != last_gap.0 {
                 last_gap = (gap, stay(gap, half_life));
             }
             last_gap.1
-        })
-        .collect();
+        }));
     // Forward: row t of `before` is the prediction just before observation t, of `after` includes it.
-    let mut before = vec![0.0; n * k];
-    let mut after = vec![0.0; n * k];
+    refill(before, n * k, 0.0);
+    refill(after, n * k, 0.0);
     // The predictions' running product, taken into the log only before it
     // underflows: one `ln` per slot rather than one per report.
     let (mut predicted_product, mut log_likelihood) = (1.0f64, 0.0f64);
@@ -209,12 +236,12 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
         normalize(row);
     }
     // Backward: row t of `behind` is the likelihood of observations after t given the state at t.
-    let mut behind = vec![1.0; n * k];
-    let mut carried = vec![0.0; k];
+    refill(behind, n * k, 1.0);
+    refill(carried, k, 0.0);
     for t in (0..n - 1).rev() {
         let (row, next) = behind[t * k..].split_at_mut(k);
         carried.iter_mut().zip(&next[..k]).enumerate().for_each(|(i, (c, b))| *c = e(t + 1, i) * b);
-        hyp.retrodict_into(&carried, stays[t + 1], row);
+        hyp.retrodict_into(carried, stays[t + 1], row);
         let scale = row.iter().cloned().fold(0.0, f64::max);
         if scale > 0.0 {
             row.iter_mut().for_each(|m| *m /= scale);
@@ -222,13 +249,13 @@ pub fn fit_slot(slot: &SlotSummary, quality: &[f64], weight: &[f64], half_life: 
     }
     let mut agreement = Vec::with_capacity(n);
     let mut readings = Vec::with_capacity(if slot.forms.is_some() { n } else { 0 });
-    let mut held = vec![0.0; k];
+    refill(held, k, 0.0);
     for t in 0..n {
         held.iter_mut().enumerate().for_each(|(i, h)| *h = before[t * k + i] * e(t, i) * behind[t * k + i]);
-        normalize(&mut held);
+        normalize(held);
         agreement.push(held[obs[t].value]);
         if let Some(forms) = &slot.forms {
-            readings.push(forms.reading(obs[t].value, &held));
+            readings.push(forms.reading(obs[t].value, held));
         }
     }
     log_likelihood += predicted_product.ln();
@@ -315,6 +342,16 @@ mod tests {
         let a = fit_slot(&s, &[0.9, 0.9], &[1.0, 0.0], None, 0.5).log_likelihood;
         let only_first = fit_slot(&slot(vec![obs(0, 0, 0.0)], 2), &[0.9], &[1.0], None, 0.5).log_likelihood;
         assert!((a - (only_first + (1.0f64 / 3.0).ln())).abs() < 1e-9, "{a} vs {only_first}");
+    }
+
+    #[test]
+    fn buffers_kept_from_a_larger_slot_change_nothing() {
+        let large = slot((0..30).map(|i| obs(i % 4, i % 5, i as f64 * 3.0)).collect(), 4);
+        let small = slot(vec![obs(1, 0, 0.0), obs(0, 1, 2.0), obs(1, 2, 9.0)], 2);
+        let mut buffers = Buffers::default();
+        fit_slot_in(&mut buffers, &large, &[0.9; 30], &[1.0; 30], Some(10.0), 0.2);
+        let reused = fit_slot_in(&mut buffers, &small, &[0.7, 0.8, 0.6], &[1.0, 0.5, 1.0], Some(10.0), 0.2);
+        assert_eq!(reused, fit_slot(&small, &[0.7, 0.8, 0.6], &[1.0, 0.5, 1.0], Some(10.0), 0.2));
     }
 
     #[test]
