@@ -292,6 +292,49 @@ fn a_same_instant_tie_is_a_dispute_in_any_order_and_stated_equal_times_contradic
     assert_eq!(h.write(b).relation, Some(Relation::Contradict));
 }
 
+/// Every order of `n` items (Heap's algorithm).
+fn all_orders(n: usize) -> Vec<Vec<usize>> {
+    fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if k <= 1 {
+            out.push(a.clone());
+            return;
+        }
+        for i in 0..k {
+            heap(k - 1, a, out);
+            a.swap(if k % 2 == 0 { i } else { 0 }, k - 1);
+        }
+    }
+    let mut out = Vec::new();
+    heap(n, &mut (0..n).collect(), &mut out);
+    out
+}
+
+#[test]
+fn a_tie_of_three_values_reached_by_corroboration_is_one_dispute_in_every_order() {
+    // Two sources for each of three values, one instant: whichever value's
+    // second report comes last, it reaches the other two and joins their
+    // dispute (it used to stay outweighed beside them, so the state named
+    // the two values written first).
+    let reports = [("NYC", "a"), ("NYC", "b"), ("SF", "c"), ("SF", "d"), ("LA", "e"), ("LA", "f")];
+    for predicate in ["located_in", "born_on"] {
+        let mut states = std::collections::BTreeSet::new();
+        for order in all_orders(reports.len()) {
+            let h = harness(EngineConfig::default());
+            for i in order {
+                let (value, source) = reports[i];
+                h.write(observed(from(cand(predicate, value), source, 0.8), "2025-03-01T00:00:00Z"));
+            }
+            let mut state: Vec<(String, Status)> = h.all(predicate).into_iter().map(|c| (c.object, c.status)).collect();
+            state.sort_by(|a, b| a.0.cmp(&b.0));
+            assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{predicate}: {state:?}");
+            states.insert(format!("{state:?}"));
+        }
+        assert_eq!(states.len(), 1, "{predicate}: {states:?}");
+        let only = states.into_iter().next().unwrap();
+        assert_eq!(only.matches("Disputed").count(), 3, "{predicate}: {only}");
+    }
+}
+
 #[test]
 fn remember_many_writes_each_slot_once_with_the_same_decisions() {
     let batch = harness(EngineConfig::default());

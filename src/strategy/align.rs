@@ -41,8 +41,9 @@ enum Step {
     /// outweighed), or, within the margin, both disputed — the state the same
     /// two reports reach when they arrive in time order.
     Revert { history: String, current: String, disputed: bool },
-    /// Two claims within the margin: both disputed.
-    Dispute { earlier: String, newer: String },
+    /// A rival lifted to within the margin of the current claims: it is
+    /// disputed against each of them, as a write of it would be (`reconcile::dispute`).
+    Dispute { current: Vec<String>, newer: String },
     /// A dispute resolved by evidence whose two claims are back within the
     /// margin: it opens again and both are disputed.
     Reopen { conflict: String, current: String, rival: String },
@@ -68,6 +69,19 @@ enum Step {
 /// end): reported again after its successor began, it flips back (SPEC §3).
 pub fn flips_back(txn: &SlotTxn, claim: &Claim) -> bool {
     txn.slot.claims.iter().any(|c| c.id != claim.id && c.status == Status::Superseded && c.valid_to.is_some() && same_value(c, claim) && c.effective_from() < claim.effective_from())
+}
+
+/// Current claims that are disputed among themselves and in no open
+/// conflict of another kind (an `ask_user` pair waits for its person).
+fn only_disputed(txn: &SlotTxn, currents: &[&Claim]) -> bool {
+    currents.iter().all(|c| c.status == Status::Disputed && in_open_dispute(txn, &c.id))
+        && !txn.slot.conflicts.iter().any(|cf| cf.kind != ConflictKind::Dispute && cf.status == ConflictStatus::Open && currents.iter().any(|c| cf.earlier_id == c.id || cf.newer_id == c.id))
+}
+
+/// Whether a dispute between `a` and `b` can open: the pair was never
+/// noted, or only in a dispute that evidence resolved.
+fn can_dispute(txn: &SlotTxn, a: &str, b: &str) -> bool {
+    txn.slot.conflicts.iter().filter(|c| c.names_pair(a, b)).all(|c| c.kind == ConflictKind::Dispute && c.status == ConflictStatus::ResolvedByEvidence)
 }
 
 fn in_open_dispute(txn: &SlotTxn, id: &str) -> bool {
@@ -196,13 +210,22 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         } else if bo > bc + margin {
             return Some(Step::Outweigh { winner: o.id.clone(), loser: current.id.clone(), dispute: None });
         } else if (bo - bc).abs() <= margin {
+            // Beside claims disputed among themselves it joins their dispute,
+            // as a write of it would (`reconcile::dispute`): an exact tie of
+            // three values is one dispute of three, whichever two came first.
+            if currents.len() > 1 && only_disputed(txn, &currents) {
+                if currents.iter().any(|c| can_dispute(txn, &c.id, &o.id)) {
+                    return Some(Step::Dispute { current: currents.iter().map(|c| c.id.clone()).collect(), newer: o.id.clone() });
+                }
+                continue;
+            }
             // Beside a second current claim (an open ask_user pair) a dispute
             // with one of them would leave the other current with it: the
             // value waits, outweighed, until it wins outright.
             let noted = txn.slot.conflicts.iter().find(|c| c.names_pair(&current.id, &o.id));
             match noted {
                 None if currents.len() > 1 => continue,
-                None => return Some(Step::Dispute { earlier: current.id.clone(), newer: o.id.clone() }),
+                None => return Some(Step::Dispute { current: currents.iter().map(|c| c.id.clone()).collect(), newer: o.id.clone() }),
                 // A pair is noted once (SPEC §6): a dispute evidence resolved
                 // opens again when the evidence comes back within the margin,
                 // so the slot's state follows its posterior, not the order
@@ -466,14 +489,30 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             activate(txn, &general);
             vec![general, specific]
         }
-        Step::Dispute { earlier, newer } => {
-            let (be, bn) = (b(txn, &earlier), b(txn, &newer));
-            let reason = format!("evidence lifts a rival to within the margin of the current value ({bn:.2} vs {be:.2} log-odds)");
-            if txn.open_conflict(ConflictKind::Dispute, &earlier, &newer, reason).is_some() {
-                txn.update_claim(&earlier, |c| c.status = Status::Disputed);
-                txn.update_claim(&newer, |c| c.status = Status::Disputed);
+        Step::Dispute { current, newer } => {
+            let bn = b(txn, &newer);
+            for earlier in &current {
+                let be = b(txn, earlier);
+                // A pair is noted once (SPEC §6): a dispute of it that evidence resolved opens again.
+                let resolved = txn.slot.conflicts.iter().find(|c| c.names_pair(earlier, &newer) && c.kind == ConflictKind::Dispute && c.status == ConflictStatus::ResolvedByEvidence);
+                let opened = match resolved.map(|c| c.id.clone()) {
+                    Some(cf) => {
+                        txn.update_conflict(&cf, |c| c.status = ConflictStatus::Open);
+                        txn.log_change("dispute_reopened", &[earlier, &newer], None, Some(&cf),
+                            format!("evidence brings the two values back within the margin ({be:.2} vs {bn:.2} log-odds): disputed again"));
+                        true
+                    }
+                    None => {
+                        let reason = format!("evidence lifts a rival to within the margin of the current value ({bn:.2} vs {be:.2} log-odds)");
+                        txn.open_conflict(ConflictKind::Dispute, earlier, &newer, reason).is_some()
+                    }
+                };
+                if opened {
+                    txn.update_claim(earlier, |c| c.status = Status::Disputed);
+                    txn.update_claim(&newer, |c| c.status = Status::Disputed);
+                }
             }
-            vec![earlier, newer]
+            current.into_iter().chain([newer]).collect()
         }
     }
 }
