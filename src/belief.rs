@@ -164,6 +164,41 @@ impl FilterState {
         }
     }
 
+    /// Takes reports made at one instant. Every value they name is admitted
+    /// before any is weighed, sharing equally what admitting them one by one
+    /// would give all together: reports of one instant are one piece of
+    /// evidence, so the result cannot depend on the order they were written
+    /// in (SPEC §3) — one by one, a value admitted later takes a smaller
+    /// share and a larger `k` weighs the reports before it differently.
+    pub fn observe_group(&mut self, group: &[Observation]) {
+        let Some(first) = group.first() else { return };
+        self.advance(first.at);
+        let mut new: Vec<usize> = Vec::new();
+        for o in group {
+            let refines = if self.embellished > 0.0 { o.refines.as_slice() } else { &[] };
+            for v in std::iter::once(&o.value).chain(&o.refined_by).chain(refines) {
+                if !new.contains(v) && !self.seen.iter().any(|(s, _)| s == v) {
+                    new.push(*v);
+                }
+            }
+        }
+        if new.len() > 1 {
+            let before = self.other;
+            for v in &new {
+                self.admit(*v);
+            }
+            let share = (before - self.other) / new.len() as f64;
+            for (v, p) in &mut self.seen {
+                if new.contains(v) {
+                    *p = share;
+                }
+            }
+        }
+        for o in group {
+            self.observe(o);
+        }
+    }
+
     /// Takes one observation at (or after) the state's time.
     pub fn observe(&mut self, o: &Observation) {
         self.advance(o.at);
@@ -289,13 +324,19 @@ pub fn posterior_at(observations: &[Observation], params: &BeliefParams, half_li
         memo::filtered(&observations[..upto], params, half_life)
     } else {
         let mut state = FilterState::new(params, half_life);
-        for o in observations.iter().filter(|o| o.at <= at) {
-            state.observe(o);
-        }
+        let asked: Vec<Observation> = observations.iter().filter(|o| o.at <= at).cloned().collect();
+        observe_by_instant(&mut state, &asked);
         state
     };
     state.advance(at);
     state
+}
+
+/// Runs of reports made at one instant go in together (`observe_group`).
+fn observe_by_instant(state: &mut FilterState, observations: &[Observation]) {
+    for group in observations.chunk_by(|a, b| a.at == b.at) {
+        state.observe_group(group);
+    }
 }
 
 /// The filter run incrementally: the states after recent observation
@@ -306,7 +347,7 @@ pub fn posterior_at(observations: &[Observation], params: &BeliefParams, half_li
 mod memo {
     use std::cell::RefCell;
 
-    use super::{BeliefParams, FilterState, Observation};
+    use super::{observe_by_instant, BeliefParams, FilterState, Observation};
 
     /// Slots a process writes to in turn; older states are dropped first.
     const CAPACITY: usize = 64;
@@ -337,13 +378,13 @@ mod memo {
     }
 
     /// The state after `observations` (in time order), at the last one's time.
+    /// A kept state is resumed only from before the last instant's reports:
+    /// they go in as one group.
     pub fn filtered(observations: &[Observation], params: &BeliefParams, half_life: Option<f64>) -> FilterState {
         let params_key = key(params, half_life);
         if observations.len() < SHORTEST_KEPT {
             let mut state = FilterState::new(params, half_life);
-            for o in observations {
-                state.observe(o);
-            }
+            observe_by_instant(&mut state, observations);
             STEPS.with_borrow_mut(|n| *n += observations.len() as u64);
             return state;
         }
@@ -351,13 +392,12 @@ mod memo {
             if let Some(i) = find(kept, params_key, observations) {
                 return kept[i].state.clone();
             }
-            let (mut state, done) = match observations.split_last().and_then(|(_, before)| find(kept, params_key, before)) {
-                Some(i) => (kept[i].state.clone(), observations.len() - 1),
-                None => (FilterState::new(params, half_life), 0),
+            let last_instant = observations.partition_point(|o| o.at < observations[observations.len() - 1].at);
+            let (mut state, done) = match find(kept, params_key, &observations[..last_instant]) {
+                Some(i) if last_instant > 0 => (kept[i].state.clone(), last_instant),
+                _ => (FilterState::new(params, half_life), 0),
             };
-            for o in &observations[done..] {
-                state.observe(o);
-            }
+            observe_by_instant(&mut state, &observations[done..]);
             STEPS.with_borrow_mut(|n| *n += (observations.len() - done) as u64);
             if kept.len() >= CAPACITY {
                 kept.remove(0);
@@ -480,6 +520,23 @@ mod tests {
         assert_eq!(filter_steps() - before, 31);
         // Asked earlier than the latest observations: the prefix up to then.
         assert_eq!(posterior_at(&o, &P, Some(60.0), day(1050)), scratch(&o, day(1050)));
+    }
+
+    #[test]
+    fn reports_of_one_instant_weigh_the_same_whichever_value_was_indexed_first() {
+        // Seven values, two sources each, one instant: past 1/prior values,
+        // one-by-one admission gave the values indexed last a smaller share.
+        let reports = |index: &dyn Fn(usize) -> usize| -> Vec<Observation> {
+            let mut o: Vec<Observation> = (0..14).map(|i| obs(index(i % 7), &format!("s{i}"), 100, 0.8)).collect();
+            o.sort_by_key(|x| x.value);
+            o
+        };
+        let forward = posterior_at(&reports(&|v| v), &P, None, day(100));
+        let reversed = posterior_at(&reports(&|v| 6 - v), &P, None, day(100));
+        for v in 0..7 {
+            assert!((forward.probability(v) - forward.probability(0)).abs() < 1e-12);
+            assert!((forward.probability(v) - reversed.probability(6 - v)).abs() < 1e-12);
+        }
     }
 
     #[test]

@@ -336,6 +336,36 @@ fn a_tie_of_three_values_reached_by_corroboration_is_one_dispute_in_every_order(
 }
 
 #[test]
+fn values_reported_equally_at_one_instant_get_equal_confidence_in_any_write_order() {
+    // More values than the prior expects (1/prior = 5): one by one, a value
+    // first written later used to take a smaller share of "not seen yet".
+    for values in [3usize, 5, 7] {
+        let names = &["Oslo", "Rome", "Lima", "Kyiv", "Accra", "Quito", "Hanoi"][..values];
+        let reports: Vec<(usize, String)> = (0..2 * values).map(|i| (i % values, format!("s{i}"))).collect();
+        let forward: Vec<usize> = (0..reports.len()).collect();
+        let backward: Vec<usize> = forward.iter().rev().copied().collect();
+        let interleaved: Vec<usize> = (0..reports.len()).map(|i| (i * 11 + 3) % reports.len()).collect();
+        let mut seen: Option<Vec<(String, f64)>> = None;
+        for order in [forward, backward, interleaved] {
+            let h = harness(EngineConfig::default());
+            for i in order {
+                let (value, source) = &reports[i];
+                h.write(observed(from(cand("located_in", names[*value]), source, 0.8), "2025-03-01T00:00:00Z"));
+            }
+            let mut state: Vec<(String, f64)> = h.all("located_in").into_iter().map(|c| (c.object, c.confidence)).collect();
+            state.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(state.len(), values, "{state:?}");
+            let first = state[0].1;
+            assert!(state.iter().all(|(_, c)| (c - first).abs() < 1e-9), "{values} values: {state:?}");
+            if let Some(before) = &seen {
+                assert!(before.iter().zip(&state).all(|(a, b)| (a.1 - b.1).abs() < 1e-9), "{values} values: {before:?} vs {state:?}");
+            }
+            seen = Some(state);
+        }
+    }
+}
+
+#[test]
 fn remember_many_writes_each_slot_once_with_the_same_decisions() {
     let batch = harness(EngineConfig::default());
     let single = harness(EngineConfig::default());
