@@ -66,13 +66,34 @@ pub struct EngineConfig {
 }
 
 /// `calibrate` in the config: `true` (background, the default), `"inline"`, or `false`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[cfg_attr(target_arch = "wasm32", tsify(type = "boolean | \"inline\""))]
 pub enum CalibrateSetting {
     Flag(bool),
     Mode(String),
+}
+
+/// Read by hand so a wrong type is refused naming what `calibrate` takes
+/// (an untagged derive says only "did not match any variant").
+impl<'de> Deserialize<'de> for CalibrateSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Setting;
+        impl serde::de::Visitor<'_> for Setting {
+            type Value = CalibrateSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false or \"inline\"")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> std::result::Result<CalibrateSetting, E> {
+                Ok(CalibrateSetting::Flag(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<CalibrateSetting, E> {
+                Ok(CalibrateSetting::Mode(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(Setting)
+    }
 }
 
 /// What the config says about one source.

@@ -98,13 +98,24 @@ describe.each(Object.entries(STORES))('memory.calibrate on %s', (_, open) => {
 describe('memory.calibrate — bad input', () => {
   it('refuses unknown and ill-typed options, naming the key', async () => {
     const memory = new Memory();
-    for (const [options, message] of [[{ minObs: 3 }, /minObs/], [{ minObservations: -1 }, /minObservations/], [{ predicates: 'located_in' }, /predicates/]]) {
+    for (const [options, message] of [[{ minObs: 3 }, /minObs/], [{ minObservations: -1 }, /minObservations/], [{ predicates: 'located_in' }, /predicates/], [{ predicates: [''] }, /predicates\[0\]/], [{ sources: ['a', ' '] }, /sources\[1\]/]]) {
       const err = await memory.calibrate(options).then(() => null, (e) => e);
       expect(err, JSON.stringify(options)).toBeInstanceOf(CredenceError);
       expect(err.code).toBe('INVALID_INPUT');
       expect(err.message).toMatch(message);
     }
     expect(await memory.calibration()).toBeNull();
+  });
+
+  it('refuses a calibrate setting other than true, false or "inline", naming it', () => {
+    for (const calibrate of [1, 'fast', {}]) {
+      let err;
+      try { new Memory({ calibrate }).free(); } catch (e) { err = e; }
+      expect(err, JSON.stringify(calibrate)).toBeInstanceOf(CredenceError);
+      expect(err.code).toBe('INVALID_INPUT');
+      expect(err.message).toMatch(/calibrate/);
+      expect(err.message).toMatch(/true, false or "inline"/);
+    }
   });
 
   it('an empty memory calibrates to an empty record that changes nothing', async () => {

@@ -165,6 +165,12 @@ impl Engine {
     /// commits them as the next calibration version, which later reads and
     /// writes use. Deterministic for a given store and clock.
     pub async fn calibrate(&self, options: &CalibrateOptions) -> Result<Calibration> {
+        // An empty name matches nothing: a slip, not a filter to run.
+        for (field, names) in [("predicates", &options.predicates), ("sources", &options.sources)] {
+            if let Some(i) = names.iter().flatten().position(|n| n.trim().is_empty()) {
+                return Err(Error::invalid(&format!("{field}[{i}]"), "must be a non-empty name"));
+            }
+        }
         self.calibrate_giving_turns(options, true).await
     }
 
