@@ -84,6 +84,32 @@ describe('persistent disagreement and abandoned answers (SPEC §3, §4)', () => 
     expect(forward).toEqual(['closed:disputed', 'open:disputed']);
   });
 
+  it('three values with two sources each at one instant: one three-way dispute at equal confidence, in any order', async () => {
+    // Whichever value's second report came last used to stay outweighed beside the other two's dispute, and past
+    // 1/prior values (here seven) the value first written last got a smaller share: 0.165 against 0.190 for five.
+    const cities = ['Oslo', 'Rome', 'Lima', 'Kyiv', 'Accra', 'Quito', 'Hanoi'];
+    for (const n of [3, 7]) {
+      const reports = Array.from({ length: 2 * n }, (_, i) => [`s${i}`, cities[i % n]]);
+      const state = async (order) => {
+        const { memory } = memoryAt('2025-03-02');
+        for (const [sourceId, object] of order) {
+          await memory.remember({ subject: 'u1', predicate: 'located_in', object, provenance: { sourceId, observedAt: '2025-03-01' } });
+        }
+        const claims = await memory.recall('u1', { predicate: 'located_in', includeHistory: true });
+        memory.free();
+        return claims.map((c) => [c.object, c.status, c.confidence]).sort((a, b) => a[0].localeCompare(b[0]));
+      };
+      const forward = await state(reports);
+      expect(forward.map(([, status]) => status)).toEqual(Array(n).fill('disputed'));
+      for (const [, , confidence] of forward) expect(confidence).toBeCloseTo(forward[0][2], 9);
+      for (const order of [[...reports].reverse(), reports.map((_, i) => reports[(i * 11 + 3) % reports.length])]) {
+        const other = await state(order);
+        expect(other.map(([object, status]) => [object, status])).toEqual(forward.map(([object, status]) => [object, status]));
+        other.forEach(([, , confidence], i) => expect(confidence).toBeCloseTo(forward[i][2], 9));
+      }
+    }
+  });
+
   it('after weeks of agreement, one site dropping a listing while another keeps it gives the same state in either order', async () => {
     // Two sites list a restaurant "open" for seven weekly crawls; at the eighth one says "closed", the other
     // "open", at the same instant. Before the fix, "closed" written second superseded the long-held "open"
