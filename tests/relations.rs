@@ -292,23 +292,6 @@ fn a_same_instant_tie_is_a_dispute_in_any_order_and_stated_equal_times_contradic
     assert_eq!(h.write(b).relation, Some(Relation::Contradict));
 }
 
-/// Every order of `n` items (Heap's algorithm).
-fn all_orders(n: usize) -> Vec<Vec<usize>> {
-    fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if k <= 1 {
-            out.push(a.clone());
-            return;
-        }
-        for i in 0..k {
-            heap(k - 1, a, out);
-            a.swap(if k % 2 == 0 { i } else { 0 }, k - 1);
-        }
-    }
-    let mut out = Vec::new();
-    heap(n, &mut (0..n).collect(), &mut out);
-    out
-}
-
 #[test]
 fn a_tie_of_three_values_reached_by_corroboration_is_one_dispute_in_every_order() {
     // Two sources for each of three values, one instant: whichever value's

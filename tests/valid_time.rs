@@ -404,23 +404,6 @@ fn a_first_report_of_a_general_value_meets_history_of_its_specific_form() {
     assert!(run(h.engine.check_invariants()).unwrap().is_empty(), "{:?}", h.all("timezone"));
 }
 
-/// Every order of `n` items (Heap's algorithm).
-fn all_orders(n: usize) -> Vec<Vec<usize>> {
-    fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if k <= 1 {
-            out.push(a.clone());
-            return;
-        }
-        for i in 0..k {
-            heap(k - 1, a, out);
-            a.swap(if k % 2 == 0 { i } else { 0 }, k - 1);
-        }
-    }
-    let mut out = Vec::new();
-    heap(n, &mut (0..n).collect(), &mut out);
-    out
-}
-
 #[test]
 fn values_that_alternate_with_repeated_starts_read_the_same_in_every_arrival_order() {
     // Yearly statements as Wikidata gives them: each value stated again with

@@ -255,3 +255,20 @@ pub fn store_text(store: &MemoryStore) -> String {
         all
     })
 }
+
+/// Every order of `n` items (Heap's algorithm).
+pub fn all_orders(n: usize) -> Vec<Vec<usize>> {
+    fn heap(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if k <= 1 {
+            out.push(a.clone());
+            return;
+        }
+        for i in 0..k {
+            heap(k - 1, a, out);
+            a.swap(if k % 2 == 0 { i } else { 0 }, k - 1);
+        }
+    }
+    let mut out = Vec::new();
+    heap(n, &mut (0..n).collect(), &mut out);
+    out
+}
