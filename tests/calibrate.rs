@@ -9,7 +9,7 @@ mod common;
 use std::rc::Rc;
 
 use common::*;
-use credence::calibrate::CalibrateOptions;
+use credence::calibrate::{CalibrateOptions, Calibration};
 use credence::engine::{Engine, Hooks};
 use credence::hooks::SequentialIds;
 use credence::model::{Candidate, Provenance};
@@ -381,5 +381,56 @@ fn calibration_learns_that_sources_say_more_than_the_truth_and_the_fuller_form_n
     assert!((forms.refined_support - 0.5).abs() < 0.1, "no source gave less than the truth: {forms:?}");
     for book in (0..60).step_by(3) {
         assert_eq!(current(book), format!("author{book} smith"), "{forms:?}");
+    }
+}
+
+/// 60 books, one instant: "zeta" right 90% of the time, "alpha" and "mid"
+/// copying zeta 80% of the time (else right 60%), "beta" right 70%, "gamma"
+/// 50%. Named so the order sources are first met differs from their names'.
+fn copied_world(reverse: bool) -> Calibration {
+    let h = harness(EngineConfig { calibrate: Some(credence::config::CalibrateSetting::Flag(false)), ..EngineConfig::default() });
+    let mut rng = Lcg(11);
+    let mut reports = Vec::new();
+    for book in 0..60 {
+        let truth = book % 4;
+        let mut wrong = |rng: &mut Lcg| (truth + 1 + (rng.next() * 3.0) as usize) % 4;
+        let answer = |rng: &mut Lcg, right: f64, wrong: &mut dyn FnMut(&mut Lcg) -> usize| if rng.next() < right { truth } else { wrong(rng) };
+        let zeta = answer(&mut rng, 0.9, &mut wrong);
+        let copy = |rng: &mut Lcg, wrong: &mut dyn FnMut(&mut Lcg) -> usize| if rng.next() < 0.8 { zeta } else { answer(rng, 0.6, wrong) };
+        let alpha = copy(&mut rng, &mut wrong);
+        let mid = copy(&mut rng, &mut wrong);
+        let beta = answer(&mut rng, 0.7, &mut wrong);
+        let gamma = answer(&mut rng, 0.5, &mut wrong);
+        for (source, value) in [("zeta", zeta), ("alpha", alpha), ("mid", mid), ("beta", beta), ("gamma", gamma)] {
+            reports.push((format!("book{book}"), source, PLACES[value]));
+        }
+    }
+    if reverse {
+        reports.reverse();
+    }
+    for (subject, source, value) in reports {
+        let c = Candidate { subject: Some(subject), ..observed(from(cand("born_in", value), source, 0.8), "2025-03-01T00:00:00Z") };
+        run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
+    }
+    run(h.engine.calibrate(&CalibrateOptions::default())).unwrap()
+}
+
+#[test]
+fn the_same_reports_written_in_another_order_give_the_same_calibration() {
+    // Sources were numbered as first met, and the numbers ordered whose
+    // agreeing report a likely copy was discounted against.
+    let (forward, reverse) = (copied_world(false), copied_world(true));
+    assert!(!forward.dependencies.is_empty(), "the copiers are found: {:?}", forward.dependencies);
+    let sources = |c: &Calibration| c.sources.iter().map(|s| (s.source_id.clone(), s.reliability, s.agreed)).collect::<Vec<_>>();
+    let (a, b) = (sources(&forward), sources(&reverse));
+    assert_eq!(a.iter().map(|s| &s.0).collect::<Vec<_>>(), b.iter().map(|s| &s.0).collect::<Vec<_>>());
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x.1 - y.1).abs() < 1e-9 && (x.2 - y.2).abs() < 1e-6, "{a:?}\n{b:?}");
+    }
+    let pairs = |c: &Calibration| c.dependencies.iter().map(|d| (d.sources.clone(), d.probability)).collect::<Vec<_>>();
+    let (p, q) = (pairs(&forward), pairs(&reverse));
+    assert_eq!(p.len(), q.len(), "{p:?}\n{q:?}");
+    for (x, y) in p.iter().zip(&q) {
+        assert!(x.0 == y.0 && (x.1 - y.1).abs() < 1e-9, "{p:?}\n{q:?}");
     }
 }

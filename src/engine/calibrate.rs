@@ -58,6 +58,27 @@ impl Collected {
         self.sources.len() - 1
     }
 
+    /// Renumbers the sources by name. Their numbers order a slot's reports of
+    /// one day and value, which decides whose agreeing report a likely copy
+    /// is discounted against: numbered as first met, that order (and with it
+    /// the calibration) followed the order the reports were written in.
+    fn number_sources_by_name(&mut self) {
+        let mut order: Vec<usize> = (0..self.sources.len()).collect();
+        order.sort_by(|a, b| self.sources[*a].cmp(&self.sources[*b]));
+        let mut renumbered = vec![0; order.len()];
+        for (new, old) in order.iter().enumerate() {
+            renumbered[*old] = new;
+        }
+        self.sources = order.iter().map(|i| std::mem::take(&mut self.sources[*i])).collect();
+        self.source_index = self.sources.iter().enumerate().map(|(i, s)| (s.clone(), i)).collect();
+        for slot in &mut self.slots {
+            for o in &mut slot.observations {
+                o.source = renumbered[o.source];
+            }
+            in_filter_order(&mut slot.observations);
+        }
+    }
+
     fn form_group(&mut self, name: &str) -> usize {
         index_or_push(&mut self.form_predicates, |p| p == name, || name.to_string())
     }
@@ -79,6 +100,11 @@ fn index_or_push<T>(items: &mut Vec<T>, matches: impl Fn(&T) -> bool, make: impl
 /// `begins` is the claim's start.
 fn observed_day(p: &Provenance, claim: &Claim, begins: Timestamp) -> f64 {
     crate::strategy::evidence_within(p, claim, || begins).millis() as f64 / 86_400_000.0
+}
+
+/// By evidence time, then value, then source.
+fn in_filter_order(observations: &mut Vec<SlotObservation>) {
+    crate::sort::sort_by(observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
 }
 
 /// One slot's observations, values grouped as the filter groups them
@@ -104,7 +130,7 @@ fn summarize(slot: &Slot, collected: &mut Collected, name: &str, predicate: Opti
     crate::sort::sort_by(&mut observations, |(ma, a), (mb, b)| (a.value, a.source, *ma).cmp(&(b.value, b.source, *mb)));
     observations.dedup_by(|(mb, b), (ma, a)| ma == mb && a.value == b.value && a.source == b.source);
     let mut observations: Vec<SlotObservation> = observations.into_iter().map(|(_, o)| o).collect();
-    crate::sort::sort_by(&mut observations, |a, b| a.day.total_cmp(&b.day).then(a.value.cmp(&b.value)).then(a.source.cmp(&b.source)));
+    in_filter_order(&mut observations);
     let forms = SlotForms::of(values.refined_by(), || collected.form_group(name));
     SlotSummary { predicate, fixed_half_life, values: values.count(), observations, prior: None, forms }
 }
@@ -158,6 +184,7 @@ impl Engine {
                 collected.slot_predicates.push(spec.name.clone());
             }
         }
+        collected.number_sources_by_name();
         Ok(collected)
     }
 
