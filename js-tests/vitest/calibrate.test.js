@@ -159,6 +159,39 @@ describe('memory.calibrate against a known world', () => {
     expect(poorest.reliability).toBeCloseTo(0.45, 1);
   });
 
+  it('the same reports written in another order give the same calibration', async () => {
+    // 60 books at one instant: zeta right 75% of the time, alpha and mid copying zeta 80% of the time,
+    // beta right 70%, gamma 50%. Sources were numbered as first met, and the numbers decided whose
+    // agreeing report a likely copy was discounted against: mid and zeta came out dependent with
+    // probability 0.32 one way and 0.96 the other.
+    const rand = mulberry32(5);
+    const places = ['Paris', 'Oslo', 'Lima', 'Rome', 'Kyiv', 'Quito'];
+    const reports = [];
+    for (let book = 0; book < 60; book++) {
+      const truth = book % 6;
+      const answer = (right) => (rand() < right ? truth : (truth + 1 + Math.floor(rand() * 5)) % 6);
+      const zeta = answer(0.75);
+      const copy = () => (rand() < 0.8 ? zeta : answer(0.6));
+      const said = { zeta, alpha: copy(), mid: copy(), beta: answer(0.7), gamma: answer(0.5) };
+      for (const [sourceId, value] of Object.entries(said)) {
+        reports.push({ subject: `book${book}`, predicate: 'born_in', object: places[value], provenance: { sourceId, observedAt: NOW } });
+      }
+    }
+    const calibrated = async (order) => {
+      const memory = new Memory({ calibrate: false, now: () => NOW });
+      for (const r of order) await memory.remember(r);
+      const record = await memory.calibrate();
+      memory.free();
+      return record;
+    };
+    const [forward, reverse] = [await calibrated(reports), await calibrated([...reports].reverse())];
+    expect(forward.dependencies.length).toBeGreaterThan(0);
+    expect(reverse.sources.map((s) => s.sourceId)).toEqual(forward.sources.map((s) => s.sourceId));
+    forward.sources.forEach((s, i) => expect(reverse.sources[i].reliability).toBeCloseTo(s.reliability, 9));
+    expect(reverse.dependencies.map((d) => d.sources)).toEqual(forward.dependencies.map((d) => d.sources));
+    forward.dependencies.forEach((d, i) => expect(reverse.dependencies[i].probability).toBeCloseTo(d.probability, 9));
+  });
+
   it('sources that say more than the truth are learned to, and the fuller form gives its place back', async () => {
     // 60 books listed by 12 stores (stating 0.8). In one book of three, three
     // stores list a fuller form than the cover ("author0 smith jones"); the other
