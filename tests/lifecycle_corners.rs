@@ -13,6 +13,7 @@ use common::*;
 use credence::hooks::{PairRef, PairVerdict};
 use credence::invariants::{check_slot, SlotFacts};
 use credence::model::{Candidate, Claim, ConflictKind, ConflictStatus, SlotRef, Status};
+use credence::time::Timestamp;
 use credence::{EngineConfig, ErrorCode, Store, WriteOptions};
 
 fn tz(h: &Harness, object: &str, strategy: Option<&str>) -> credence::model::Outcome {
@@ -381,5 +382,44 @@ fn a_subject_or_predicate_holding_the_slot_key_separator_is_refused_before_anyth
     }
     // A reserved subject (as `listSlots` names an entity registry) holds no facts: nothing, not an error.
     assert!(run(h.engine.recall(Some("\u{1f}entities"), &credence::RecallOptions::default())).unwrap().is_empty());
+    no_violations(&h);
+}
+
+#[test]
+fn a_general_form_that_evidence_revives_takes_in_its_later_report_kept_as_history() {
+    // Seed 691788968: "Oslo" replaced by "Oslo, Norway", a dispute with
+    // "Lima", then "oslo" from before Lima's start stored as history of its
+    // own period; the evidence revived "Oslo" over that period: the value twice.
+    let h = harness(EngineConfig::default());
+    let write = |object: &str, source: &str, trust: f64, observed_at: &str, valid_from: &str, today: &str| {
+        h.clock.0.set(Timestamp::parse(today, "t").unwrap().millis());
+        let c = Candidate { subject: Some("bo".into()), valid_from: Some(valid_from.into()), ..observed(from(cand("notes", object), source, trust), observed_at) };
+        run(h.engine.remember(&c, &WriteOptions::default())).unwrap()
+    };
+    write("Oslo", "c", 0.6, "2026-01-25T06:00:00Z", "2026-02-09T06:00:00Z", "2026-01-26T00:00:00Z");
+    write("Oslo, Norway", "d", 0.3, "2026-04-04T12:00:00Z", "2023-06-01", "2026-04-05T00:00:00Z");
+    write("Lima", "d", 0.3, "2026-04-03T00:00:00Z", "2026-04-18T00:00:00Z", "2026-04-06T00:00:00Z");
+    write("oslo", "b", 0.8, "2026-04-10T06:00:00Z", "2026-04-15T06:00:00Z", "2026-04-11T00:00:00Z");
+    no_violations(&h);
+    let opts = credence::RecallOptions { predicate: Some("notes".into()), include_history: true, ..Default::default() };
+    let claims = run(h.engine.recall(Some("bo"), &opts)).unwrap();
+    let current: Vec<&str> = claims.iter().filter(|c| c.status.is_current()).map(|c| c.object.as_str()).collect();
+    assert_eq!(current, ["Oslo"], "{claims:#?}");
+    let revived = claims.iter().find(|c| c.object == "Oslo").unwrap();
+    let folded = claims.iter().find(|c| c.object == "oslo").unwrap();
+    assert_eq!((folded.status, folded.superseded_by.as_deref()), (Status::Superseded, Some(revived.id.as_str())));
+}
+
+#[test]
+fn a_general_form_that_evidence_revives_keeps_its_stated_end() {
+    // The revival read `validTo` as a cut and dropped it: "Oslo" until 2030
+    // came back open-ended until a report stated the end again.
+    let h = harness(EngineConfig::default());
+    let until_2030 = |c: Candidate| Candidate { valid_from: Some("2026-01-01".into()), valid_to: Some("2030-01-01".into()), ..c };
+    h.write(until_2030(from(cand("notes", "Oslo"), "c", 0.6)));
+    assert_eq!(h.write(from(cand("notes", "Oslo, Norway"), "d", 0.3)).action, credence::model::Action::Refined);
+    h.write(from(cand("notes", "Oslo"), "b", 0.8));
+    let oslo = h.all("notes").into_iter().find(|c| c.object == "Oslo").unwrap();
+    assert_eq!((oslo.status, oslo.valid_to), (Status::Active, Some(Timestamp::parse("2030-01-01", "t").unwrap())));
     no_violations(&h);
 }

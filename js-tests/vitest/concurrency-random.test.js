@@ -54,6 +54,11 @@ describe('concurrent agents — seeds that once failed', () => {
   it('seed 780142611: undoing a retraction beside a copy an entity merge moved in', async () => {
     await runConcurrent({ Memory, openStore: stores.MemoryStore(), seed: 780142611, rounds: 30 });
   }, 120_000);
+  // A general form replaced by a more specific one was revived by evidence over a later report of
+  // its value kept as history of its own period (duplicate_value).
+  it('seed 691788968: a revived general form over a later report of its value', async () => {
+    await runConcurrent({ Memory, openStore: stores.MemoryStore(), seed: 691788968, rounds: 30 });
+  }, 120_000);
 });
 
 for (const [name, opener] of Object.entries(stores)) {

@@ -54,7 +54,9 @@ enum Step {
     /// The mirror of `Refine`: a general form a refinement took the place of,
     /// which the evidence now believes more than it (a calibration learned
     /// that sources say more than the truth), takes its place back.
-    Unrefine { general: String, specific: String },
+    /// `folded`: later reports of its value stored as history within its
+    /// period (they came while it was replaced), now part of it again.
+    Unrefine { general: String, specific: String, folded: Vec<String> },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
     /// `id` (outweighed) begins after every current claim ended as stated:
@@ -245,7 +247,9 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         // Of two claims of one value (a report of the general form after it
         // was replaced), the better-corroborated one.
         if let Some(g) = replaced.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)).then(a.provenance.len().cmp(&b.provenance.len()))) {
-            return Some(Step::Unrefine { general: g.id.clone(), specific: current.id.clone() });
+            if let Some(folded) = absorbed_on_revival(txn, g, revived_end(txn, g)) {
+                return Some(Step::Unrefine { general: g.id.clone(), specific: current.id.clone(), folded });
+            }
         }
     }
     // Every current claim has ended as stated: an outweighed value that
@@ -311,6 +315,37 @@ fn lifted_history(txn: &SlotTxn, ctx: &WriteCtx, current: &Claim, confirmed: &st
     };
     let own_value_then = claims.iter().any(|c| c.id != o.id && c.status != Status::Retired && same_value(c, o) && overlap(txn.slot.validity(c), (from, end)));
     (!own_value_then).then(|| Step::LiftHistory { lifted: o.id.clone(), history: history.id.clone(), until })
+}
+
+/// Where a general form a refinement took the place of ends once it holds
+/// again: its stated end. Taking its place left `validTo` as stated (unlike
+/// history a newer value cut short, whose stated end, if any, is kept aside).
+fn revived_end(txn: &SlotTxn, g: &Claim) -> Option<Timestamp> {
+    let successor_from = g.superseded_by.as_deref().and_then(|id| txn.claim(id)).map(|n| n.effective_from().max(g.effective_from()));
+    g.stated_valid_to.or(g.valid_to.filter(|end| Some(*end) != successor_from))
+}
+
+/// The claims of `g`'s value that its revival would overlap, when each is a
+/// later report of it kept as history (it came while `g` was replaced and
+/// ended at another value's start; no stated end) and can fold into it;
+/// `None` when another claim of its value holds part of its period (the
+/// revival would leave the value twice). Seed 691788968: "Oslo" replaced by
+/// "Oslo, Norway", then "oslo" from a later date stored as history before
+/// "Lima"; evidence revived "Oslo" over both.
+fn absorbed_on_revival(txn: &SlotTxn, g: &Claim, end: Option<Timestamp>) -> Option<Vec<String>> {
+    let period = (g.effective_from(), end.unwrap_or(Timestamp(i64::MAX)));
+    let mut folded = Vec::new();
+    for s in txn.slot.claims.iter().filter(|s| s.id != g.id && s.status != Status::Retired && !s.object.is_empty() && same_value(s, g)) {
+        if !overlap(txn.slot.validity(s), period) {
+            continue;
+        }
+        let report_of_it = s.status == Status::Superseded && !pinned(txn, &s.id) && s.stated_end().is_none() && s.effective_from() >= g.effective_from();
+        if !report_of_it {
+            return None;
+        }
+        folded.push(s.id.clone());
+    }
+    Some(folded)
 }
 
 fn resolve(txn: &mut SlotTxn, dispute: Option<String>, ids: [&str; 2], note: String) {
@@ -473,9 +508,21 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             activate(txn, &specific);
             vec![specific, general]
         }
-        Step::Unrefine { general, specific } => {
+        Step::Unrefine { general, specific, folded } => {
             let (bg, bs) = (b(txn, &general), b(txn, &specific));
-            txn.update_claim(&general, |c| c.hold_again(Status::Active));
+            let end = txn.claim(&general).and_then(|g| revived_end(txn, g));
+            txn.update_claim(&general, |c| {
+                c.hold_again(Status::Active);
+                c.valid_to = end;
+            });
+            // Its later reports end where they begin, history of it: the
+            // value holds once, in the revived claim.
+            for id in &folded {
+                txn.update_claim(id, |c| {
+                    c.superseded_by = Some(general.clone());
+                    c.valid_to = Some(c.effective_from());
+                });
+            }
             txn.update_claim(&specific, |c| {
                 c.status = Status::Outweighed;
                 if c.supersedes.as_deref() == Some(general.as_str()) {
@@ -485,9 +532,14 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             let (g, s) = (object_of(txn, &general), object_of(txn, &specific));
             txn.log_change("refine_reverted", &[&general, &specific], None, None,
                 format!("the evidence now believes {g:?} more than {s:?}, the more specific form that took its place ({bg:.2} vs {bs:.2} log-odds): it holds again, the more specific form is kept inactive"));
+            if !folded.is_empty() {
+                let ids: Vec<&str> = std::iter::once(general.as_str()).chain(folded.iter().map(String::as_str)).collect();
+                txn.log_change("superseded", &ids, None, None,
+                    format!("{} later report(s) of {g:?}, kept as history while it was replaced, are part of it again: each ends where it begins", folded.len()));
+            }
             move_conflicts(txn, &specific, &general);
             activate(txn, &general);
-            vec![general, specific]
+            [general, specific].into_iter().chain(folded).collect()
         }
         Step::Dispute { current, newer } => {
             let bn = b(txn, &newer);
