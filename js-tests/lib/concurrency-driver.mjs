@@ -41,7 +41,7 @@ function yielding(inner, rand) {
     for (let i = Math.floor(rand() * 4); i > 0; i--) await new Promise((resolve) => setImmediate(resolve));
   };
   const out = {};
-  for (const m of ['loadSlot', 'loadSlotToWrite', 'commitSlot', 'findClaim', 'findConflict', 'listSlots', 'readLog', 'eraseSlot', 'listConflicts', 'dirtySlots', 'findEntities']) {
+  for (const m of ['loadSlot', 'loadSlotToWrite', 'commitSlot', 'findClaim', 'findConflict', 'findWrite', 'listSlots', 'readLog', 'eraseSlot', 'listConflicts', 'dirtySlots', 'findEntities']) {
     if (typeof inner[m] === 'function') {
       out[m] = async (...args) => {
         await pause();
