@@ -423,3 +423,26 @@ fn a_general_form_that_evidence_revives_keeps_its_stated_end() {
     assert_eq!((oslo.status, oslo.valid_to), (Status::Active, Some(Timestamp::parse("2030-01-01", "t").unwrap())));
     no_violations(&h);
 }
+
+#[test]
+fn a_refinement_that_states_no_end_ends_where_its_general_form_was_stated_to_end() {
+    // "Oslo" until 2030, then "Oslo, Norway" with no dates: once the more
+    // precise form took the place, the "until 2030" stopped applying (a read
+    // as of 2031 answered "Oslo, Norway"); whether it refined at once or was
+    // lifted later by more reports.
+    let until_2030 = |c: Candidate| Candidate { valid_from: Some("2026-01-01".into()), valid_to: Some("2030-01-01".into()), ..c };
+    let end = Some(Timestamp::parse("2030-01-01", "t").unwrap());
+    for (general_trust, lifters) in [(0.6, &[][..]), (0.9, &[("b", 0.8), ("e", 0.8)][..])] {
+        let h = harness(EngineConfig::default());
+        h.write(until_2030(from(cand("notes", "Oslo"), "c", general_trust)));
+        h.write(from(cand("notes", "Oslo, Norway"), "d", 0.3));
+        for (source, trust) in lifters {
+            h.write(from(cand("notes", "Oslo, Norway"), source, *trust));
+        }
+        let specific = h.all("notes").into_iter().find(|c| c.object == "Oslo, Norway").unwrap();
+        assert_eq!((specific.status, specific.valid_to), (Status::Active, end), "general trust {general_trust}");
+        let opts = credence::RecallOptions { predicate: Some("notes".into()), at: Some("2031-01-01".into()), ..Default::default() };
+        assert!(run(h.engine.recall(None, &opts)).unwrap().is_empty(), "general trust {general_trust}: nothing holds in 2031");
+        no_violations(&h);
+    }
+}

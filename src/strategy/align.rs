@@ -499,8 +499,12 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
         }
         Step::Refine { specific, general } => {
             let (bs, bg) = (b(txn, &specific), b(txn, &general));
+            let end = txn.claim(&general).zip(txn.claim(&specific)).and_then(|(g, s)| refinement_end(g, s));
             take_the_place_of(txn, &general, &specific);
-            txn.update_claim(&specific, |c| c.supersedes = Some(general.clone()));
+            txn.update_claim(&specific, |c| {
+                c.supersedes = Some(general.clone());
+                c.valid_to = end;
+            });
             let (s, g) = (object_of(txn, &specific), object_of(txn, &general));
             txn.log_change("refine", &[&specific, &general], None, None,
                 format!("later evidence carries {s:?}, a more specific form of {g:?}, to at least its belief ({bs:.2} vs {bg:.2} log-odds): it takes its place"));
@@ -572,6 +576,14 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
 /// A claim's value, for a log note.
 fn object_of(txn: &SlotTxn, id: &str) -> String {
     txn.claim(id).map(|c| c.object.clone()).unwrap_or_default()
+}
+
+/// Where a refinement ends: where it says, else where its general form was
+/// stated to end (the same value, said more precisely, SPEC §3: an "until
+/// 2030" keeps holding once the more precise form takes the place), on every
+/// path a refinement takes it.
+pub(super) fn refinement_end(general: &Claim, specific: &Claim) -> Option<Timestamp> {
+    specific.valid_to.or_else(|| general.stated_end().filter(|end| *end > specific.effective_from()))
 }
 
 /// The general claim `general` makes way for its refinement `specific`: it is

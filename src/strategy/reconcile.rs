@@ -4,7 +4,7 @@
 //! The posterior plumbing lives in `beliefs.rs`, the confirm relation in
 //! `confirm.rs`.
 
-use super::align::{align, close_disputes, close_moot_disputes, end_as_stated, flips_back, move_conflicts, pinned, take_the_place_of, EPS};
+use super::align::{align, close_disputes, close_moot_disputes, end_as_stated, flips_back, move_conflicts, pinned, refinement_end, take_the_place_of, EPS};
 use super::beliefs::{posterior, reweigh_claims, set_beliefs_from, set_history_belief};
 use super::posterior::SlotPosterior;
 use super::arrival::{self, EarlierStart};
@@ -184,6 +184,7 @@ fn refine(txn: &mut SlotTxn, ctx: &WriteCtx, general: &Claim, mut draft: Claim) 
             return held::corroborate_retracted(txn, &retracted, draft);
         }
     }
+    draft.valid_to = refinement_end(general, &draft);
     draft.status = general.status;
     draft.kind = general.kind;
     draft.supersedes = Some(gid.clone());
