@@ -54,9 +54,10 @@ enum Step {
     /// The mirror of `Refine`: a general form a refinement took the place of,
     /// which the evidence now believes more than it (a calibration learned
     /// that sources say more than the truth), takes its place back.
-    /// `folded`: later reports of its value stored as history within its
-    /// period (they came while it was replaced), now part of it again.
-    Unrefine { general: String, specific: String, folded: Vec<String> },
+    /// `end`: where it ends once it holds again (`revived_end`); `folded`:
+    /// later reports of its value stored as history within its period (they
+    /// came while it was replaced), now part of it again.
+    Unrefine { general: String, specific: String, end: Option<Timestamp>, folded: Vec<String> },
     /// A disputed claim whose disputes all closed and that nothing beats.
     Activate { id: String },
     /// `id` (outweighed) begins after every current claim ended as stated:
@@ -247,8 +248,9 @@ fn next_step(txn: &SlotTxn, ctx: &WriteCtx, post: &SlotPosterior, confirmed: Opt
         // Of two claims of one value (a report of the general form after it
         // was replaced), the better-corroborated one.
         if let Some(g) = replaced.max_by(|a, b| belief(post, a).total_cmp(&belief(post, b)).then(a.provenance.len().cmp(&b.provenance.len()))) {
-            if let Some(folded) = absorbed_on_revival(txn, g, revived_end(txn, g)) {
-                return Some(Step::Unrefine { general: g.id.clone(), specific: current.id.clone(), folded });
+            let end = revived_end(txn, g);
+            if let Some(folded) = absorbed_on_revival(txn, g, end) {
+                return Some(Step::Unrefine { general: g.id.clone(), specific: current.id.clone(), end, folded });
             }
         }
     }
@@ -512,9 +514,8 @@ fn apply(txn: &mut SlotTxn, step: Step, post: &SlotPosterior, tv: bool) -> Vec<S
             activate(txn, &specific);
             vec![specific, general]
         }
-        Step::Unrefine { general, specific, folded } => {
+        Step::Unrefine { general, specific, end, folded } => {
             let (bg, bs) = (b(txn, &general), b(txn, &specific));
-            let end = txn.claim(&general).and_then(|g| revived_end(txn, g));
             txn.update_claim(&general, |c| {
                 c.hold_again(Status::Active);
                 c.valid_to = end;
