@@ -446,3 +446,30 @@ fn a_refinement_that_states_no_end_ends_where_its_general_form_was_stated_to_end
         no_violations(&h);
     }
 }
+
+/// Found by the model's wide generator (seed 960000027): a back-dated value
+/// with a stated `validTo`, written between two reports of the current value,
+/// splits that value around it (`split_between_reports`) and was history until
+/// the current value was reported again, its stated end dropped. Stretched
+/// over a later retraction of its own value, the two overlapped
+/// (duplicate_value). It now ends as stated.
+#[test]
+fn a_value_written_between_two_reports_of_the_current_one_keeps_its_stated_end() {
+    let h = harness(EngineConfig::default());
+    let at = |c: Candidate, from: &str| Candidate { valid_from: Some(from.into()), ..c };
+    // Lima, written on Jan 2 and retracted on Jan 3.
+    let lima = h.write(from(cand("notes", "Lima"), "a", 0.9)).claim.id;
+    h.clock.advance_days(1.0);
+    run(h.engine.retract(&lima, &Default::default())).unwrap();
+    // Oslo since 2023 (reported from then), and reported again on Jan 4.
+    h.write(at(from(cand("notes", "Oslo"), "c", 0.6), "2023-06-01"));
+    h.write(observed(from(cand("notes", "Oslo"), "b", 0.8), "2026-01-04T00:00:00Z"));
+    // Lima held from Dec 7 to Dec 10 (before the retraction's period).
+    let mut episode = at(from(cand("notes", "Lima"), "b", 0.8), "2025-12-07");
+    episode.valid_to = Some("2025-12-10".into());
+    let o = h.write(episode);
+    assert_eq!(o.claim.valid_to.map(|t| t.to_iso()).as_deref(), Some("2025-12-10T00:00:00.000Z"), "its stated end stands");
+    no_violations(&h);
+    let current = h.current("notes");
+    assert_eq!(current, vec![("Oslo".to_string(), "active".to_string())]);
+}

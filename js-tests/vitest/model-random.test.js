@@ -237,6 +237,29 @@ const FOUND_TRACES = [
       { op: 'write', w: { s: 1, p: 5, o: 2, src: 2, valid: null, strat: 2, key: null, entity: false, obsDaysBack: 3 } },
     ],
   },
+  {
+    why: 'a back-dated value with a stated validTo, written between two reports of the current value, was split in until the value was reported again, its stated end dropped, and overlapped a retraction of its own value (wide seed 960000027)',
+    trace: [
+      { op: 'write', w: { s: 1, p: 0, o: 1, src: 3, valid: { days: 60 }, strat: 4, key: 85, entity: false, validToDays: -6 } },
+      { op: 'write', w: { s: 0, p: 4, o: 2, src: 3, valid: null, strat: 11, key: 195, entity: false, obsDaysBack: 3 } },
+      { op: 'write', w: { s: 1, p: 3, o: 4, src: 0, valid: null, strat: 11, key: 13, entity: false, obsDaysBack: 1 } },
+      { op: 'write', w: { s: 1, p: 2, o: 0, src: 0, valid: { year: 2026 }, strat: 6, key: 162, entity: false, obsDaysBack: 3 } },
+      { op: 'retract', n: 6 },
+      { op: 'retract', n: 0 },
+      { op: 'settle', pick: 1, how: 2 },
+      { op: 'race', ws: [{ s: 0, p: 3, o: 1, src: 1, valid: { days: 23 }, strat: 4, key: null, entity: false, obsDaysBack: 6, validToDays: -29 }, { s: 1, p: 4, o: 0, src: 3, valid: { year: 2024 }, strat: 9, key: null, entity: false }] },
+      { op: 'race', ws: [{ s: 1, p: 5, o: 2, src: 0, valid: { year: 2026 }, strat: 2, key: null, entity: true }, { s: 1, p: 2, o: 4, src: 1, valid: { year: 2024 }, strat: 9, key: 92, entity: false }] },
+      { op: 'retract', n: 12 },
+      { op: 'undoRetract', n: 1 },
+      { op: 'write', w: { s: 0, p: 0, o: 1, src: 3, valid: null, strat: 2, key: null, entity: false, obsDaysBack: 2 } },
+      { op: 'write', w: { s: 1, p: 1, o: 1, src: 3, valid: { days: -194 }, strat: 0, key: null, entity: false } },
+      { op: 'retract', n: 13, daysBack: 8 },
+      { op: 'settle', pick: 1, how: 0 },
+      { op: 'batch', ws: [{ s: 1, p: 3, o: 0, src: 1, valid: null, strat: 4, key: null, entity: false, obsDaysBack: 4 }] },
+      { op: 'write', w: { s: 1, p: 3, o: 3, src: 2, valid: { year: 2023 }, strat: 9, key: null, entity: false, obsDaysBack: 1 } },
+      { op: 'race', ws: [{ s: 1, p: 3, o: 4, src: 1, valid: { days: -29 }, strat: 11, key: null, entity: false, validToDays: -26 }, { s: 0, p: 1, o: 2, src: 0, valid: null, strat: 2, key: null, entity: false }] },
+    ],
+  },
 ];
 
 describe('model-based random interleavings: seeds that once failed', () => {

@@ -188,9 +188,14 @@ pub fn split_between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim
         c.valid_from = Some(again);
         c.supersedes = Some(id.clone());
     });
-    draft.status = Status::Superseded;
-    draft.valid_to = Some(again);
-    draft.superseded_by = Some(current.id.clone());
+    // A draft whose stated end comes first ends as stated, with no successor
+    // to revert (as `historical` keeps it): stretched to `again`, it could
+    // overlap a later claim of its value (wide model seed 960000027).
+    if draft.valid_to.is_some_and(|to| to <= again) {
+        draft.status = Status::Superseded;
+    } else {
+        draft.end_as_history(&current.id, Some(again));
+    }
     draft.supersedes = Some(early_id.clone());
     let object = draft.object.clone();
     txn.add_claim(early);
