@@ -5,7 +5,8 @@
 # reuse the last wasm (JS-only changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 WB_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 PKG_VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)

@@ -8,7 +8,8 @@
 # CREDENCE_SOAK_JS_OPS (per JS store, default 20000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 total="${CREDENCE_SOAK_OPS:-200000}"
 if [ -n "${CREDENCE_MODEL_SEED:-}" ]; then

@@ -7,7 +7,8 @@
 # PostgreSQL: DATABASE_URL if set, else a throwaway server (scripts/lib/pg-server.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 START=$(date +%s)
 
 step "the packed package in node_modules"

@@ -7,7 +7,8 @@
 # once the wasm test crate is compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 started=$SECONDS
 
 step "chromium + chromedriver (Debian packages)"

@@ -6,7 +6,8 @@
 # Both run on each supported Node line (scripts/lib/node-runtimes.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 # shellcheck source=lib/node-runtimes.sh
 source scripts/lib/node-runtimes.sh
 node_runtimes_install

@@ -15,7 +15,8 @@
 # on one server (every scope carries its run's seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 START=$(date +%s)
 
 # shellcheck source=lib/pg-server.sh

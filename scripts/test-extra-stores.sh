@@ -6,7 +6,8 @@
 # run on each supported Node line (scripts/lib/node-runtimes.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 START=$(date +%s)
 
 # shellcheck source=lib/pg-server.sh
@@ -30,7 +31,7 @@ fi
 step "vitest: PostgresStore on the server, on each Node line"
 with_each_node node_modules/.bin/vitest run js-tests/vitest/stores-postgres.test.js js-tests/vitest/held-snapshots.test.js
 
-step "vitest: the model-based and concurrent-agents random tests, including the server"
+step "vitest: the model-based (in-memory and server) and concurrent-agents random tests"
 node_modules/.bin/vitest run js-tests/vitest/model-random.test.js js-tests/vitest/concurrency-random.test.js
 
 step "stores on PostgreSQL passed in $(( $(date +%s) - START )) s"

@@ -5,7 +5,8 @@
 # both imports and requires it; the TypeScript consumer is checked once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 # shellcheck source=lib/node-runtimes.sh
 source scripts/lib/node-runtimes.sh
 

@@ -4,7 +4,8 @@
 # (the build, wasm-bindgen-test-runner, Chromium's driver) on the newest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# The clock time on each step, so a slow CI run shows where its minutes went.
+step() { printf '\n==> [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 # shellcheck source=lib/node-runtimes.sh
 source scripts/lib/node-runtimes.sh
 

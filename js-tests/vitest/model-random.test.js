@@ -1,33 +1,21 @@
 // The model-based random test (js-tests/lib/model-driver.mjs) through the
-// packed package on every store: ≥ 2,000 random operations per store per run,
-// invariants checked after every step. The seed is printed; replay with
-// CREDENCE_MODEL_SEED=<n>; CREDENCE_MODEL_OPS=<n> sets operations per store;
-// CREDENCE_MODEL_ASOF=0 leaves out the as-of check (model-driver.mjs).
+// packed package: the in-memory store (and PostgreSQL on a server, when
+// scripts/test-extra-stores.sh provides one), seeds and traces that once
+// failed, and the wide generator. Each persistent store has a file of its own
+// (model-random-*.test.js, js-tests/lib/model-stores.mjs), so Vitest runs
+// them side by side. The seed is printed; replay with CREDENCE_MODEL_SEED=<n>;
+// CREDENCE_MODEL_OPS=<n> sets operations per store; CREDENCE_MODEL_ASOF=0
+// leaves out the as-of check (model-driver.mjs).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import pg from 'pg';
-import { IndexedDbStore, Memory, MemoryStore, OkfStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
-import { joiningMerge, modelSeed, runModel, useMemory } from '../lib/model-driver.mjs';
-import { tempRootAndPglite } from '../lib/temp-stores.mjs';
+import { MemoryStore, POSTGRES_SCHEMA, PostgresStore } from 'credence';
+import { joiningMerge, modelSeed, runModel } from '../lib/model-driver.mjs';
+import { modelAsOf as asOf, modelOps as ops, storeModelTest } from '../lib/model-stores.mjs';
 
-useMemory(Memory);
 const seed = modelSeed();
-const ops = Number(process.env.CREDENCE_MODEL_OPS) || 2000;
-const asOf = process.env.CREDENCE_MODEL_ASOF !== '0';
-console.log(`model seed: ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${ops} operations per store`);
+console.log(`model seed (wide generator): ${seed} (replay: CREDENCE_MODEL_SEED=${seed}), ${ops} operations`);
 
-const { root, db } = tempRootAndPglite('credence-model-');
-
-const idb = new IDBFactory();
-// checkEvery: the checker reads every slot and index, which PGlite answers at
-// ~100 ms a step; there it runs every 4th step (and at the end of each trace).
-const stores = {
-  MemoryStore: { open: () => new MemoryStore() },
-  OkfStore: { open: (i) => new OkfStore(path.join(root, `okf-${seed}`), { scope: `t${i}` }) },
-  'PostgresStore (PGlite)': { open: (i) => new PostgresStore(db, { scope: `model-${seed}-${i}` }), checkEvery: 4 },
-  'IndexedDbStore (fake-indexeddb)': { open: (i) => new IndexedDbStore('credence-model', { scope: `t${i}`, indexedDB: idb, IDBKeyRange }) },
-};
+storeModelTest('MemoryStore', () => new MemoryStore());
 
 // The real server, when scripts/test-extra-stores.sh provides one.
 const url = process.env.DATABASE_URL;
@@ -35,7 +23,7 @@ const server = url ? new pg.Pool({ connectionString: url, max: 4 }) : null;
 if (server) {
   beforeAll(() => server.query(POSTGRES_SCHEMA), 60000);
   afterAll(() => server.end());
-  stores['PostgresStore (server)'] = { open: (i) => new PostgresStore(server, { scope: `model-${seed}-${i}` }), checkEvery: 4 };
+  storeModelTest('PostgresStore (server)', (i, seed) => new PostgresStore(server, { scope: `model-${seed}-${i}` }), { checkEvery: 4 });
 }
 
 // Seeds that once found a violation, replayed on every run (the MemoryStore is enough: the engine decided).
@@ -284,15 +272,5 @@ describe('model-based random interleavings, wide generator', () => {
       const result = await runModel({ openStore: () => new MemoryStore(), seed: 1, merge: joiningMerge, replay: trace, asOf });
       expect(result.ops).toBe(trace.length);
     });
-  }
-});
-
-describe('model-based random interleavings keep the invariants', () => {
-  for (const [name, { open, checkEvery }] of Object.entries(stores)) {
-    it(`${name}: ${ops} random operations, 0 violations`, async () => {
-      const result = await runModel({ openStore: open, seed, ops, merge: joiningMerge, checkEvery, asOf });
-      console.log(`model ${name}: ${result.ops} operations in ${result.traces} traces, 0 violations`);
-      expect(result.ops).toBe(ops);
-    }, 600000);
   }
 });
