@@ -388,6 +388,12 @@ fn calibration_learns_that_sources_say_more_than_the_truth_and_the_fuller_form_n
 /// copying zeta 80% of the time (else right 60%), "beta" right 70%, "gamma"
 /// 50%. Named so the order sources are first met differs from their names'.
 fn copied_world(reverse: bool) -> Calibration {
+    copied_world_named(reverse, str::to_string).0
+}
+
+/// `copied_world` with each source called `name(source)`: the calibration
+/// and each book's current confidence after it.
+fn copied_world_named(reverse: bool, name: impl Fn(&str) -> String) -> (Calibration, Vec<f64>) {
     let h = harness(EngineConfig { calibrate: Some(credence::config::CalibrateSetting::Flag(false)), ..EngineConfig::default() });
     let mut rng = Lcg(11);
     let mut reports = Vec::new();
@@ -409,10 +415,33 @@ fn copied_world(reverse: bool) -> Calibration {
         reports.reverse();
     }
     for (subject, source, value) in reports {
-        let c = Candidate { subject: Some(subject), ..observed(from(cand("born_in", value), source, 0.8), "2025-03-01T00:00:00Z") };
+        let c = Candidate { subject: Some(subject), ..observed(from(cand("born_in", value), &name(source), 0.8), "2025-03-01T00:00:00Z") };
         run(h.engine.remember(&c, &WriteOptions::default())).unwrap();
     }
-    run(h.engine.calibrate(&CalibrateOptions::default())).unwrap()
+    let calibration = run(h.engine.calibrate(&CalibrateOptions::default())).unwrap();
+    let opts = RecallOptions { predicate: Some("born_in".into()), ..Default::default() };
+    let confidence = |book: usize| run(h.engine.recall(Some(&format!("book{book}")), &opts)).unwrap().iter().map(|c| c.confidence).fold(0.0, f64::max);
+    let confidences = (0..60).map(confidence).collect();
+    (calibration, confidences)
+}
+
+#[test]
+fn which_of_two_copies_at_one_instant_counts_in_full_is_not_decided_by_their_names() {
+    // The copies (alpha, mid) and their original (zeta) report at one instant:
+    // the one first by name counted in full and the others were discounted
+    // against it, so renaming a source moved every belief.
+    let (plain, plain_books) = copied_world_named(false, str::to_string);
+    let renamed = |s: &str| match s { "zeta" => "a-zeta".to_string(), "alpha" => "z-alpha".to_string(), other => other.to_string() };
+    let (other, other_books) = copied_world_named(false, renamed);
+    assert!(!plain.dependencies.is_empty(), "the copiers are found: {:?}", plain.dependencies);
+    let reliability = |c: &Calibration, id: &str| c.sources.iter().find(|s| s.source_id == id).map(|s| s.reliability).unwrap();
+    for source in ["zeta", "alpha", "mid", "beta", "gamma"] {
+        let (a, b) = (reliability(&plain, source), reliability(&other, &renamed(source)));
+        assert!((a - b).abs() < 1e-9, "{source}: {a} vs {b}");
+    }
+    for (book, (a, b)) in plain_books.iter().zip(&other_books).enumerate() {
+        assert!(*a > 0.0 && (a - b).abs() < 1e-9, "book{book}: {a} vs {b}");
+    }
 }
 
 #[test]

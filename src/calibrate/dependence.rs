@@ -109,6 +109,73 @@ pub fn discount(before: impl Iterator<Item = f64>) -> f64 {
     before.map(|p| 1.0 - COPY_RATE * p).product()
 }
 
+/// Per report, AccuCopy's discount for agreeing with reports of sources it
+/// likely copies (`dependence`), reports given in time order as `(instant,
+/// value, source)`. Every source that reported the value at an earlier instant
+/// is before it (`discount`). Of its own instant's reporters of the value,
+/// each is as likely before it as after: the discount is averaged over every
+/// order of them (`same_instant_discount`), so neither a source's name nor the
+/// write order decides which of a same-instant group counts in full, and the
+/// group keeps what one order gives it on average (a pair of certain copies:
+/// 0.6 each, where one order gives 1 and 0.2).
+pub fn discounts<T: PartialEq + Copy, S: PartialEq + Clone>(reports: &[(T, usize, S)], dependence: impl Fn(&S, &S) -> f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(reports.len());
+    // Per value, the distinct sources that reported it at earlier instants.
+    let mut before: HashMap<usize, Vec<S>> = HashMap::new();
+    let mut start = 0;
+    while start < reports.len() {
+        let at = reports[start].0;
+        let end = start + reports[start..].iter().take_while(|r| r.0 == at).count();
+        let group = &reports[start..end];
+        for (_, value, source) in group {
+            let earlier = before.get(value).map(Vec::as_slice).unwrap_or(&[]);
+            let mut same: Vec<&S> = Vec::new();
+            for (_, v, s) in group {
+                if v == value && s != source && !earlier.contains(s) && !same.contains(&s) {
+                    same.push(s);
+                }
+            }
+            let prior = discount(earlier.iter().filter(|s| *s != source).map(|s| dependence(source, s)));
+            out.push(prior * same_instant_discount(same.into_iter().map(|s| dependence(source, s)).collect()));
+        }
+        for (_, value, source) in group {
+            let sources = before.entry(*value).or_default();
+            if !sources.contains(source) {
+                sources.push(source.clone());
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// `Π (1 − c·P)` over the reports of one instant that come before this one,
+/// averaged over every order of them and it: with `n` of them, `k` are
+/// before it for each `k` in `0..=n` alike, and any `k` of them alike.
+/// `means[k]`, the mean product over `k`-subsets, is built one report at a
+/// time (positive terms only, so no cancellation), over the probabilities in
+/// sorted order: the same bits in any write order.
+fn same_instant_discount(mut dependence: Vec<f64>) -> f64 {
+    dependence.retain(|p| *p > 0.0);
+    if dependence.is_empty() {
+        return 1.0;
+    }
+    dependence.sort_by(f64::total_cmp);
+    let mut means = vec![1.0];
+    for (seen, p) in dependence.iter().enumerate() {
+        let m = (seen + 1) as f64;
+        let factor = 1.0 - COPY_RATE * p;
+        let mut next = vec![0.0; means.len() + 1];
+        for (k, slot) in next.iter_mut().enumerate() {
+            let without = if k < means.len() { (m - k as f64) / m * means[k] } else { 0.0 };
+            let with = if k > 0 { k as f64 / m * factor * means[k - 1] } else { 0.0 };
+            *slot = without + with;
+        }
+        means = next;
+    }
+    means.iter().sum::<f64>() / means.len() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::smoother::SlotObservation;
@@ -117,6 +184,28 @@ mod tests {
     fn slot(answers: &[(usize, usize)]) -> SlotSummary {
         let observations = answers.iter().map(|&(source, value)| SlotObservation { value, source, day: 0.0, stated_trust: 0.8, extractor: 1.0 }).collect();
         SlotSummary { predicate: None, fixed_half_life: None, values: 3, observations, prior: None, forms: None }
+    }
+
+    #[test]
+    fn a_same_instant_group_shares_its_discount_whatever_the_order() {
+        // Two certain copies at one instant: 0.6 each (the mean of 1 and 0.2), in either order.
+        let pair = [(0, 7, 'a'), (0, 7, 'b')];
+        let d = discounts(&pair, |_, _| 1.0);
+        assert!((d[0] - 0.6).abs() < 1e-12 && d[0] == d[1], "{d:?}");
+        // Three, pairwise dependence 0.5: every report alike, to the bit, in every order;
+        // their total is what one order gives (1 + 0.6 + 0.36).
+        let p = |a: &char, b: &char| if a == b { 0.0 } else { 0.5 };
+        let forward = discounts(&[(0, 1, 'a'), (0, 1, 'b'), (0, 1, 'c')], p);
+        let reverse = discounts(&[(0, 1, 'c'), (0, 1, 'b'), (0, 1, 'a')], p);
+        assert_eq!(forward[0].to_bits(), reverse[2].to_bits());
+        assert!(forward.iter().all(|d| d.to_bits() == forward[0].to_bits()), "{forward:?}");
+        assert!((forward.iter().sum::<f64>() - 1.96).abs() < 1e-12, "{forward:?}");
+        // A report of a later instant agrees with all of them: discounted by each in full.
+        let later = discounts(&[(0, 1, 'a'), (0, 1, 'b'), (1, 1, 'c')], p);
+        assert!((later[2] - 0.36).abs() < 1e-12, "{later:?}");
+        // Another value, or an independent source, costs nothing.
+        let apart = discounts(&[(0, 1, 'a'), (0, 2, 'b')], p);
+        assert_eq!(apart, vec![1.0, 1.0]);
     }
 
     #[test]

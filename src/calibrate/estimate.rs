@@ -16,7 +16,7 @@
 use foldhash::HashMap;
 
 use super::accelerate::{Extrapolation, Point};
-use super::dependence::{dependence, discount, PairFit};
+use super::dependence::{dependence, discounts, PairFit};
 use super::forms::{FormReading, FormsFit};
 use super::smoother::{fit_slot_in, Buffers, SlotFit, SlotSummary, SourceRuns};
 
@@ -395,23 +395,13 @@ fn point(half_lives: &[f64], reliability: &[f64], rho: &[f64]) -> Point {
 }
 
 /// Per observation, the discount of agreeing with sources that reported its
-/// value before it in the slot and that it likely copies (`discount`).
+/// value before it or at its instant and that it likely copies (`discounts`).
 fn copy_discounts(slot: &SlotSummary, dependent: &HashMap<(usize, usize), f64>) -> Vec<f64> {
     if dependent.is_empty() {
         return vec![1.0; slot.observations.len()];
     }
-    let mut before: HashMap<usize, Vec<usize>> = HashMap::default();
-    slot.observations
-        .iter()
-        .map(|o| {
-            let sources = before.entry(o.value).or_default();
-            let d = discount(sources.iter().filter(|s| **s != o.source).map(|s| dependent.get(&(o.source.min(*s), o.source.max(*s))).copied().unwrap_or(0.0)));
-            if !sources.contains(&o.source) {
-                sources.push(o.source);
-            }
-            d
-        })
-        .collect()
+    let reports: Vec<(f64, usize, usize)> = slot.observations.iter().map(|o| (o.day, o.value, o.source)).collect();
+    discounts(&reports, |a, b| dependent.get(&((*a).min(*b), (*a).max(*b))).copied().unwrap_or(0.0))
 }
 
 /// Pseudo-changes of the world behind a repeat weight's prior of 0 (the

@@ -76,18 +76,16 @@ fn counts(claim: &Claim) -> bool {
     claim.status != Status::Retired
 }
 
-/// A report agreeing with earlier reports of sources it likely copies counts
-/// with AccuCopy's discount (SPEC §4: dependence between sources), in time
-/// order (then source), so the first of a group of copies counts in full.
+/// A report agreeing with reports of sources it likely copies counts with
+/// AccuCopy's discount (SPEC §4: dependence between sources): in full against
+/// those of earlier instants, averaged over the orders of its own instant's
+/// (`dependence::discounts`: no name or write order picks the one that counts in full).
 fn copies_discounted(mut observations: Vec<Observation>, calibration: Option<&InForce>) -> Vec<Observation> {
     let Some(c) = calibration.filter(|c| c.has_dependence()) else { return observations };
-    let mut before: HashMap<usize, Vec<String>> = HashMap::new();
-    for o in &mut observations {
-        let sources = before.entry(o.value).or_default();
-        o.weight *= crate::calibrate::dependence::discount(sources.iter().filter(|s| **s != o.source).map(|s| c.dependence(&o.source, s)));
-        if !sources.contains(&o.source) {
-            sources.push(o.source.clone());
-        }
+    let reports: Vec<(Timestamp, usize, &str)> = observations.iter().map(|o| (o.at, o.value, o.source.as_str())).collect();
+    let weights = crate::calibrate::dependence::discounts(&reports, |a, b| c.dependence(a, b));
+    for (o, w) in observations.iter_mut().zip(weights) {
+        o.weight *= w;
     }
     observations
 }
