@@ -168,7 +168,12 @@ impl Settings {
             Some(table) => TypeDefaults::from_table(table)?,
             None => TypeDefaults::standard(),
         };
+        // A half-life of 0 would relax every belief to uniform between any two
+        // reports: refused, as a predicate's own `halfLifeDays` of 0 is.
         let half_life = non_negative(config.half_life_days, 365.0, "halfLifeDays")?;
+        if half_life == 0.0 {
+            return Err(Error::invalid("halfLifeDays", "must be a positive number, got 0"));
+        }
         // Ignored, but still validated: a bad value is refused rather than silently kept.
         non_negative(config.outweigh_margin, 2.0, "outweighMargin")?;
         let prior = config.prior.unwrap_or(0.2);

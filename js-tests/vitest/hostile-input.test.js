@@ -229,6 +229,17 @@ describe('what a blob, a config or a stated period can say (audit)', () => {
 });
 
 describe('what hooks, stores and config say in their own words (audit)', () => {
+  it('refuses a half-life of 0 in the config as in a predicate (every belief would fall to uniform between reports)', () => {
+    for (const [config, field] of [[{ halfLifeDays: 0 }, 'halfLifeDays'], [{ predicates: [{ name: 'tz', cardinality: 'single', timeVarying: true, halfLifeDays: 0 }] }, 'predicates[0].halfLifeDays']]) {
+      let e;
+      try { new Memory(config); } catch (err) { e = err; }
+      expect(e?.code).toBe('INVALID_INPUT');
+      expect(e.field).toBe(field);
+      expect(e.message).toMatch(/positive/);
+    }
+    expect(() => new Memory({ halfLifeDays: 0.5 }).free()).not.toThrow();
+  });
+
   it('wraps a thrown CredenceError of an unknown code, reads hook results strictly, and refuses ambiguous config', async () => {
     const { CredenceError } = await import('credence');
     const inner = new MemoryStore();
