@@ -101,6 +101,11 @@ pub fn upgrade_blob(blob: &Value) -> Result<Value> {
             _ => Err(malformed(format!("blob.schema_version: unsupported version {v}"))),
         };
     }
+    // Lifting a v1 blob replaces `entries`: entries sent without the version
+    // that reads them would be dropped without a word.
+    if obj.get("entries").is_some_and(|e| !e.is_null()) {
+        return Err(malformed("blob.schema_version: a blob with entries must say schema_version: 2 (a v1 blob has none)").with_field("blob.schema_version"));
+    }
     let content = match obj.get("content") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
@@ -191,5 +196,8 @@ mod tests {
         assert!(upgrade_blob(&json!({ "content": 3 })).is_err());
         assert!(upgrade_blob(&json!({ "schema_version": 7 })).is_err());
         assert!(entries_of(&json!({ "content": "x" })).is_err());
+        // Entries without the version that reads them are refused, not dropped.
+        let e = upgrade_blob(&json!({ "key": "notes", "content": "", "entries": [{ "content": "vim" }] })).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("blob.schema_version"));
     }
 }

@@ -16,6 +16,17 @@ const blob = (key, entries) => ({
 const current = async (memory, predicate) => (await memory.recall(undefined, { predicate })).map((c) => c.object).sort();
 
 describe('importBlob into an occupied slot (issue 43)', () => {
+  it('entries sent without schema_version 2 are refused, not dropped by the v1 reading, and nothing is written', async () => {
+    const memory = new Memory();
+    const blob = { key: 'notes', content: '', entries: [{ content: 'uses vim', confidence: 0.9, timestamp: 1_700_000_000, status: 'active' }] };
+    const e = await memory.importBlob(blob).then(() => null, (err) => err);
+    expect(e?.code).toBe('INVALID_INPUT');
+    expect(e.field).toBe('blob.schema_version');
+    expect(await memory.recall('user', { predicate: 'notes', includeHistory: true })).toEqual([]);
+    const outs = await memory.importBlob({ ...blob, schema_version: 2 });
+    expect(outs.map((o) => o.claim.object)).toEqual(['uses vim']);
+  });
+
   it('a newer value supersedes the held one in a single-valued slot: never two current values', async () => {
     const memory = new Memory({ now: clock() });
     await memory.remember({ predicate: 'located_in', object: 'Rome', provenance: { sourceId: 'crm', observedAt: '2026-05-01' } });

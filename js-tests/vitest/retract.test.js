@@ -45,6 +45,8 @@ describe('memory.retract', () => {
     }
     expect((await memory.recall('user')).map((x) => [x.object, x.status])).toEqual([['tea', 'active']]);
     await expect(memory.undo('rt:9:cl_missing')).rejects.toMatchObject({ code: 'CONFLICT_NOT_FOUND' });
+    // A retraction id that is not well-formed is still no retraction (it was answered as no conflict).
+    await expect(memory.undo('rt:nope')).rejects.toMatchObject({ code: 'CONFLICT_NOT_FOUND', field: 'id', message: expect.stringMatching(/no retraction with id "rt:nope"/) });
   });
 
   it('a retracted value of a multi-valued slot leaves the others as they were', async () => {

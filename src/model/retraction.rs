@@ -42,9 +42,12 @@ pub struct RetractionRecord {
     pub revived: Vec<String>,
 }
 
-const PREFIX: &str = "rt:";
+const PREFIX: &str = RetractionRecord::ID_PREFIX;
 
 impl RetractionRecord {
+    /// What every retraction id begins with (`rt:<n>:<claimId>`).
+    pub const ID_PREFIX: &'static str = "rt:";
+
     pub fn make_id(claim_id: &str, n: usize) -> String {
         format!("{PREFIX}{n}:{claim_id}")
     }
