@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm run bench -- --quick` (under 2 minutes once the native bench is
-# compiled): every bench section runs, so none can rot. It fails only when a
+# `npm run bench -- --quick` (about 5 minutes once the native bench is
+# compiled, most of it section 9's stores): every bench section runs, so none can rot. It fails only when a
 # section crashes or an acknowledged write goes missing, never on speed.
 # --no-baseline: the release the figures are set against (bench/baseline.mjs)
 # is not built here; its first build costs minutes.
