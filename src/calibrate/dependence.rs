@@ -12,7 +12,8 @@
 //! a copier copies with rate `c` and otherwise answers independently. The
 //! posterior of dependence has prior `α`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
 use super::smoother::{SlotFit, SlotSummary};
 
@@ -118,30 +119,37 @@ pub fn discount(before: impl Iterator<Item = f64>) -> f64 {
 /// write order decides which of a same-instant group counts in full, and the
 /// group keeps what one order gives it on average (a pair of certain copies:
 /// 0.6 each, where one order gives 1 and 0.2).
-pub fn discounts<T: PartialEq + Copy, S: PartialEq + Clone>(reports: &[(T, usize, S)], dependence: impl Fn(&S, &S) -> f64) -> Vec<f64> {
+pub fn discounts<T: PartialEq + Copy, S: Eq + Hash + Clone>(reports: &[(T, usize, S)], dependence: impl Fn(&S, &S) -> f64) -> Vec<f64> {
     let mut out = Vec::with_capacity(reports.len());
-    // Per value, the distinct sources that reported it at earlier instants.
-    let mut before: HashMap<usize, Vec<S>> = HashMap::new();
+    // Per value, the distinct sources that reported it at earlier instants
+    // (in the order met, and as a set: a hot slot holds thousands of reports).
+    let mut before: HashMap<usize, (Vec<S>, HashSet<S>)> = HashMap::new();
     let mut start = 0;
     while start < reports.len() {
         let at = reports[start].0;
         let end = start + reports[start..].iter().take_while(|r| r.0 == at).count();
         let group = &reports[start..end];
+        // This instant's distinct reporters of each value that had not reported it before.
+        let mut fresh: HashMap<usize, (Vec<&S>, HashSet<&S>)> = HashMap::new();
         for (_, value, source) in group {
-            let earlier = before.get(value).map(Vec::as_slice).unwrap_or(&[]);
-            let mut same: Vec<&S> = Vec::new();
-            for (_, v, s) in group {
-                if v == value && s != source && !earlier.contains(s) && !same.contains(&s) {
-                    same.push(s);
-                }
+            let known = before.get(value).is_some_and(|(_, seen)| seen.contains(source));
+            let (list, seen) = fresh.entry(*value).or_default();
+            if !known && seen.insert(source) {
+                list.push(source);
             }
-            let prior = discount(earlier.iter().filter(|s| *s != source).map(|s| dependence(source, s)));
-            out.push(prior * same_instant_discount(same.into_iter().map(|s| dependence(source, s)).collect()));
         }
         for (_, value, source) in group {
-            let sources = before.entry(*value).or_default();
-            if !sources.contains(source) {
-                sources.push(source.clone());
+            let earlier = before.get(value).map_or(&[][..], |(list, _)| list.as_slice());
+            let prior = discount(earlier.iter().filter(|s| *s != source).map(|s| dependence(source, s)));
+            let same = fresh.get(value).map_or_else(Vec::new, |(list, _)| list.iter().filter(|s| **s != source).map(|s| dependence(source, s)).collect());
+            out.push(prior * same_instant_discount(same));
+        }
+        for (value, (list, _)) in fresh {
+            let (sources, seen) = before.entry(value).or_default();
+            for s in list {
+                if seen.insert(s.clone()) {
+                    sources.push(s.clone());
+                }
             }
         }
         start = end;
