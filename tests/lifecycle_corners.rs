@@ -469,6 +469,8 @@ fn a_value_written_between_two_reports_of_the_current_one_keeps_its_stated_end()
     episode.valid_to = Some("2025-12-10".into());
     let o = h.write(episode);
     assert_eq!(o.claim.valid_to.map(|t| t.to_iso()).as_deref(), Some("2025-12-10T00:00:00.000Z"), "its stated end stands");
+    let log = run(h.engine.why(&o.claim.id)).unwrap().log;
+    assert!(log.iter().any(|e| e.rule == "historical" && e.note.contains("until 2025-12-10T00:00:00.000Z as stated")), "{log:?}");
     no_violations(&h);
     let current = h.current("notes");
     assert_eq!(current, vec![("Oslo".to_string(), "active".to_string())]);

@@ -191,7 +191,8 @@ pub fn split_between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim
     // A draft whose stated end comes first ends as stated, with no successor
     // to revert (as `historical` keeps it): stretched to `again`, it could
     // overlap a later claim of its value (wide model seed 960000027).
-    if draft.valid_to.is_some_and(|to| to <= again) {
+    let ended_as_stated = draft.valid_to.filter(|to| *to <= again);
+    if ended_as_stated.is_some() {
         draft.status = Status::Superseded;
     } else {
         draft.end_as_history(&current.id, Some(again));
@@ -202,8 +203,11 @@ pub fn split_between_reports(txn: &mut SlotTxn, ctx: &WriteCtx, mut draft: Claim
     txn.add_claim(draft);
     txn.log_change("split", &[&current.id, &early_id], None, None,
         format!("{:?} was reported again from {}: its reports from before {} are history of their own", current.object, again.to_iso(), from.to_iso()));
-    txn.log_change("historical", &[&id], None, None,
-        format!("{object:?} holds from {} until {:?} was reported again at {}: recorded as history", from.to_iso(), current.object, again.to_iso()));
+    let until = match ended_as_stated {
+        Some(to) => format!("until {} as stated ({:?} was reported again at {})", to.to_iso(), current.object, again.to_iso()),
+        None => format!("until {:?} was reported again at {}", current.object, again.to_iso()),
+    };
+    txn.log_change("historical", &[&id], None, None, format!("{object:?} holds from {} {until}: recorded as history", from.to_iso()));
     set_history_belief(txn, ctx, &early_id);
     set_history_belief(txn, ctx, &id);
     let post = posterior(txn, ctx, None, None);
