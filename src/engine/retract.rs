@@ -323,7 +323,7 @@ impl Engine {
     /// `undo` for any id: a retraction id undoes that retraction, anything else a settlement.
     pub async fn undo_any(&self, id: &str) -> Result<Undone> {
         // A retraction's id, well-formed or not: an unknown "rt:…" is no retraction, not no conflict.
-        if RetractionRecord::claim_of(id).is_some() || id.starts_with(RetractionRecord::ID_PREFIX) {
+        if id.starts_with(RetractionRecord::ID_PREFIX) {
             return self.undo_retraction(id).await.map(|r| Undone::Retraction(Box::new(r)));
         }
         self.undo(id).await.map(|c| Undone::Conflict(Box::new(c)))

@@ -42,14 +42,12 @@ pub struct RetractionRecord {
     pub revived: Vec<String>,
 }
 
-const PREFIX: &str = RetractionRecord::ID_PREFIX;
-
 impl RetractionRecord {
     /// What every retraction id begins with (`rt:<n>:<claimId>`).
     pub const ID_PREFIX: &'static str = "rt:";
 
     pub fn make_id(claim_id: &str, n: usize) -> String {
-        format!("{PREFIX}{n}:{claim_id}")
+        format!("{}{n}:{claim_id}", Self::ID_PREFIX)
     }
 
     /// Whether it withdrew a scheduled claim before it began (an empty period).
@@ -59,7 +57,7 @@ impl RetractionRecord {
 
     /// The claim a retraction id names, if `id` is one.
     pub fn claim_of(id: &str) -> Option<&str> {
-        let (n, claim_id) = id.strip_prefix(PREFIX)?.split_once(':')?;
+        let (n, claim_id) = id.strip_prefix(Self::ID_PREFIX)?.split_once(':')?;
         (n.parse::<u32>().is_ok() && !claim_id.is_empty()).then_some(claim_id)
     }
 }
