@@ -29,6 +29,11 @@ const SETTLEMENTS = ['keep_newer', 'keep_earlier', 'keep_both'];
 // A same_entity conflict asks whether two names are one entity.
 const ENTITY_SETTLEMENTS = ['same', 'different'];
 const DAY = 86_400_000;
+// Writes before a memory first calibrates by itself (SPEC §4; default 500):
+// small, so background calibrations and their `recalibrated` commits run
+// several times a trace, interleaved with the trace's writes, settlements
+// and undos. Replayed traces keep the default (they replay a failure as it was).
+const BACKGROUND_CALIBRATION_AFTER = 6;
 
 /** Says the first and last entries of a slot are the same thing, the later one newer. */
 const eagerJudge = {
@@ -106,7 +111,7 @@ async function sameOrMoved(memory, first, answer) {
  * store from `openStore(traceIndex)`. Throws with the seed, the step and the
  * trace so far on the first violation (every violation fails); returns counts otherwise.
  */
-export async function runModel({ openStore, seed, ops, traceLength = 50, merge, checkEvery = 1, wide = false, replay, asOf = false }) {
+export async function runModel({ openStore, seed, ops, traceLength = 50, merge, checkEvery = 1, wide = false, replay, asOf = false, calibrateAfter = replay ? undefined : BACKGROUND_CALIBRATION_AFTER }) {
   const rand = mulberry32(seed);
   // `replay`: one trace's operations as a failure printed them (for shrinking and regression tests).
   const next = replay ? ((queue) => () => queue.shift())([...replay]) : generator(rand, wide);
@@ -116,7 +121,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
   while (done < ops) {
     const store = await openStore(traces);
     let t = Date.UTC(2026, 0, 1);
-    const config = { store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge };
+    const config = { store, now: () => new Date(t).toISOString(), maxEntries: 3, merge, judge: eagerJudge, calibrateAfter };
     const memory = new Memory(config);
     // A second agent on the same store (the wide generator's `race`), its clock `skew` off.
     let skew = 0;
@@ -158,7 +163,13 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
       seen.set(`${o.claim.subject}\u001f${o.claim.predicate}`, o.slotVersion);
       if (stored(o)) acknowledged.push(o.claim.id);
     };
-    const versions = async () => JSON.stringify(await memory.conflicts());
+    // Taken with no background calibration running (either agent's): a
+    // refused operation must write nothing, and a calibration's
+    // `recalibrated` commits between two readings are not the refused operation's.
+    const versions = async () => {
+      await Promise.all([memory.idle(), other.idle()]);
+      return JSON.stringify(await memory.conflicts());
+    };
     // `other`: the key sent with other content (perhaps to another slot), which
     // must replay the first write all the same (SPEC §8: an id changes memory once).
     const resend = async (entry, step, other = null) => {
@@ -210,7 +221,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
               if (e.code !== 'CONCURRENCY') throw e;
               if ((await versions()) !== before) fail(step, `a refused compare-and-swap write to ${key} wrote a conflict`);
               const afterSlot = JSON.stringify(await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true }));
-              if (afterSlot !== beforeSlot) fail(step, `a refused compare-and-swap write to ${key} changed the slot`);
+              if (afterSlot !== beforeSlot) { console.log('BEFORE', beforeSlot, '\nAFTER', afterSlot, '\nERR', e.message); fail(step, `a refused compare-and-swap write to ${key} changed the slot`); }
             }
             break;
           }
@@ -228,10 +239,11 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             break;
           }
           case 'settle': {
+            // Listed with no calibration running: one could close a listed conflict as moot meanwhile.
+            const before = await versions();
             const all = await memory.conflicts();
             if (!all.length) break;
             const c = all[op.pick % all.length];
-            const before = await versions();
             try {
               const how = c.kind === 'same_entity' ? ENTITY_SETTLEMENTS[op.how % 2] : SETTLEMENTS[op.how];
               await memory.settle(c.id, how, { by: 'model' });
@@ -243,10 +255,10 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
             break;
           }
           case 'undo': {
+            const before = await versions();
             const settled = await memory.conflicts({ status: 'settled' });
             if (!settled.length) break;
             const id = settled[op.pick % settled.length].id;
-            const before = await versions();
             try {
               await memory.undo(id);
             } catch (e) {
@@ -315,9 +327,10 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
           case 'retract': {
             if (!acknowledged.length) break;
             const id = acknowledged[op.n % acknowledged.length];
+            // Read with no calibration running: its `recalibrated` commits change statuses.
+            const before = await versions();
             const { claim } = await memory.why(id);
             if (!['active', 'disputed', 'outweighed'].includes(claim.status)) break;
-            const before = await versions();
             const at = op.daysBack ? { at: new Date(t - op.daysBack * DAY).toISOString() } : {};
             try {
               const r = await memory.retract(id, { reason: 'model', by: 'model', ...at });
@@ -385,6 +398,8 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
         }
       }
     }
+    // The trace's background calibrations end on its own store.
+    await Promise.all([memory.idle(), other.idle()]);
     done += trace.length;
     traces += 1;
   }

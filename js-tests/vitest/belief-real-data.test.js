@@ -211,6 +211,31 @@ describe('calibration runs by itself and reaches what is stored (SPEC §4)', () 
     expect((await current(m, 'late', 'book_authors')).map((c) => c.object)).toEqual(['Kept']);
   });
 
+  it('a write that stores nothing starts no calibration, even one already due', async () => {
+    const m = new Memory({ predicates, calibrateAfter: 100 });
+    const write = (i, extra = {}) => m.remember({ subject: `x${i % 10}`, predicate: 'book_authors', object: 'A', provenance: { sourceId: `s${i % 3}` }, ...extra });
+    // The 100th write starts a calibration, which waits for a turn this loop never gives:
+    // the next 100 writes come while it runs, so when it ends the next one is already due.
+    for (let i = 0; i < 200; i++) await write(i, i === 150 ? { id: 'once' } : {});
+    await m.idle();
+    expect((await m.calibration())?.version).toBe(1);
+    const unchanged = async () => {
+      await m.idle();
+      expect((await m.calibration())?.version).toBe(1);
+    };
+    // Refused (a stale compare-and-swap), skipped (a confidence gate), replayed (an id sent again): none stores.
+    await expect(m.remember({ subject: 'x0', predicate: 'book_authors', object: 'B' }, { expectedVersion: 1 })).rejects.toMatchObject({ code: 'CONCURRENCY' });
+    await unchanged();
+    expect((await m.remember({ subject: 'x1', predicate: 'book_authors', object: 'C', confidence: 0.01 }, { strategy: 'confidence_gated' })).action).toBe('skipped');
+    await unchanged();
+    expect((await write(150, { id: 'once' })).replayed).toBe(true);
+    await unchanged();
+    // The next write that stores something starts it.
+    await write(4);
+    await m.idle();
+    expect((await m.calibration())?.version).toBe(2);
+  });
+
   it("finishes under a test suite's fake timers: the package took the real scheduler when it loaded", async () => {
     vi.useFakeTimers();
     try {

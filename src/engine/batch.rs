@@ -99,7 +99,7 @@ impl Engine {
             o.spec = self.spec_used(&o.claim.predicate);
             out.push(o);
         }
-        let stored = out.iter().filter(|o| !o.replayed && !matches!(o.action, Action::Skipped | Action::Rejected)).count();
+        let stored = out.iter().filter(|o| o.stored()).count();
         self.after_writes(stored as u64).await.map_err(already)?;
         Ok(out)
     }

@@ -115,7 +115,7 @@ impl Engine {
     /// automatic calibration (run here when `calibrate: "inline"`).
     pub async fn remember(&self, candidate: &Candidate, options: &WriteOptions) -> Result<Outcome> {
         let outcome = self.remember_one(candidate, options).await?;
-        if !outcome.replayed && outcome.action != Action::Skipped && outcome.action != Action::Rejected {
+        if outcome.stored() {
             self.after_writes(1).await.map_err(|mut e| {
                 e.message = format!("{} (the write itself was committed, claim {}; the automatic calibration it started failed)", e.message, outcome.claim.id);
                 e

@@ -79,6 +79,15 @@ pub struct Outcome {
     pub spec: SpecUsed,
 }
 
+impl Outcome {
+    /// Whether the write changed memory: not a replay of an earlier write,
+    /// nor skipped or rejected. Only such writes count toward the next
+    /// automatic calibration (SPEC §4), or start it.
+    pub fn stored(&self) -> bool {
+        !self.replayed && !matches!(self.action, Action::Skipped | Action::Rejected)
+    }
+}
+
 /// The spec a write used: its canonical predicate, whether it holds one value
 /// or several, whether its value changes over time, and whether it was
 /// `assumed` (never declared: built-in, configured or defined), in which case

@@ -17,7 +17,7 @@ use crate::config::EngineConfig;
 use crate::engine::{Engine, Hooks, RecallOptions, WriteOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::hooks::Judge;
-use crate::model::{Candidate, ConflictStatus};
+use crate::model::{Candidate, ConflictStatus, Outcome};
 use crate::store::Store;
 
 /// A `new Memory()` config: the data part, and the JS objects serde cannot carry.
@@ -264,7 +264,12 @@ impl Memory {
         let background = self.background.clone();
         self.spawn(parsed, move |engine, (candidate, options)| async move {
             let outcome = engine.remember(&candidate, &options).await;
-            background.start_if_due(&engine);
+            // A write that stored nothing (refused, skipped, a replay) starts
+            // no background work: it leaves memory as it was. A calibration
+            // that came due while another ran waits for the next stored write.
+            if outcome.as_ref().is_ok_and(Outcome::stored) {
+                background.start_if_due(&engine);
+            }
             outcome
         })
     }
@@ -282,7 +287,9 @@ impl Memory {
         let background = self.background.clone();
         self.spawn(parsed, move |engine, (candidates, options)| async move {
             let outcomes = engine.remember_many(&candidates, &options).await;
-            background.start_if_due(&engine);
+            if outcomes.as_ref().is_ok_and(|os| os.iter().any(Outcome::stored)) {
+                background.start_if_due(&engine);
+            }
             outcomes
         })
     }
