@@ -1,18 +1,20 @@
 // Shrinks a trace the wide model generator (js-tests/lib/model-driver.mjs)
 // failed on to the fewest operations that still fail the same way, for a
 // FOUND_TRACES entry in js-tests/vitest/model-random.test.js.
-// Usage (after the package is built and installed): node scripts/shrink-model.mjs <seed>
+// Usage (after the package is built and installed): node scripts/shrink-model.mjs <seed> [--plain]
+// (--plain: a seed of the plain generator, as model-random-*.test.js print them).
 import { Memory, MemoryStore } from 'credence';
 import { joiningMerge, runModel, useMemory } from '../js-tests/lib/model-driver.mjs';
 
 useMemory(Memory);
 const seed = Number(process.argv[2]);
-if (!Number.isInteger(seed) || seed <= 0) throw new Error('usage: node scripts/shrink-model.mjs <seed>');
+const wide = !process.argv.includes('--plain');
+if (!Number.isInteger(seed) || seed <= 0) throw new Error('usage: node scripts/shrink-model.mjs <seed> [--plain]');
 
 /** The failure message of a run (the seed's generator, or `replay`), or null. */
 async function failure(replay) {
   try {
-    await runModel({ openStore: () => new MemoryStore(), seed: replay ? 1 : seed, ops: 2000, merge: joiningMerge, wide: true, asOf: true, replay });
+    await runModel({ openStore: () => new MemoryStore(), seed: replay ? 1 : seed, ops: 2000, merge: joiningMerge, wide, asOf: true, replay });
     return null;
   } catch (e) {
     if (e.seed === undefined) throw e;

@@ -27,6 +27,8 @@ const DAY = 86_400_000;
 /** What losing a race to another agent may answer. */
 export const RACE_CODES = new Set(['CONCURRENCY', 'CONFLICT_ALREADY_SETTLED', 'CONFLICT_NOT_SETTLED', 'UNDO_STALE', 'CLAIM_NOT_LIVE']);
 /** An entity merged by another agent in the meantime (merge, settle "same"). */
+/** Writes before an agent first calibrates by itself (default 500): several background calibrations a run. */
+const BACKGROUND_CALIBRATION_AFTER = 3;
 const mergedMeanwhile = (e) => e?.code === 'INVALID_INPUT' && /already merged|no entity/.test(e.message);
 
 const judge = {
@@ -65,9 +67,12 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
   const pauses = mulberry32(seed * 7 + 1);
   let t = Date.UTC(2026, 0, 1);
   const now = () => new Date(t).toISOString();
-  const agents = [0, 1, 2].map(() => new Memory({ store: yielding(openStore(0), pauses), now, maxEntries: 3, merge, judge }));
+  // Each agent and the neighbour also calibrate by themselves, in the background, every few writes
+  // (SPEC §4): calibrations and their `recalibrated` commits race the agents' writes and one another.
+  const calibrateAfter = BACKGROUND_CALIBRATION_AFTER;
+  const agents = [0, 1, 2].map(() => new Memory({ store: yielding(openStore(0), pauses), now, maxEntries: 3, merge, judge, calibrateAfter }));
   const checker = new Memory({ store: openStore(0), now, merge, judge });
-  const neighbour = new Memory({ store: yielding(openStore(1), pauses), now, merge, judge });
+  const neighbour = new Memory({ store: yielding(openStore(1), pauses), now, merge, judge, calibrateAfter });
   const theirs = new Set();
   const acknowledged = [];
   const merges = [];
@@ -192,6 +197,16 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
       if (r.status === 'rejected' && !RACE_CODES.has(r.reason?.code)) fail(round, `unexpected error ${r.reason?.code ?? ''}: ${r.reason?.message}`);
     }
     t += DAY / 4;
+    await check(round);
+  }
+  // The background calibrations end (a failure of one rejects its agent's idle()), and memory still holds.
+  const idle = await Promise.allSettled([...agents, neighbour].map((m) => m.idle()));
+  for (const r of idle) {
+    if (r.status === 'rejected') fail(rounds, `a background calibration failed: ${r.reason?.code ?? ''} ${r.reason?.message}`);
+  }
+  await check(rounds);
+
+  async function check(round) {
     const [v] = await checker.checkInvariants();
     if (v) fail(round, `violation [${v.rule}] ${v.subject}/${v.predicate}: ${v.message}`);
     for (const id of acknowledged) {
