@@ -236,6 +236,19 @@ describe('calibration runs by itself and reaches what is stored (SPEC §4)', () 
     expect((await m.calibration())?.version).toBe(2);
   });
 
+  it('an import that stores entries counts toward the next calibration and starts it, as writes do', async () => {
+    const m = new Memory({ calibrateAfter: 5 });
+    const entries = Array.from({ length: 6 }, (_, i) => ({ content: `note ${i}`, confidence: 0.7, timestamp: 1_700_000_000 + i, status: 'active' }));
+    const blob = { key: 'notes', content: '', confidence: 0.7, timestamp: 1_700_000_000, schema_version: 2, entries };
+    await m.importBlob(blob);
+    await m.idle();
+    expect((await m.calibration())?.version).toBe(1);
+    // The same blob again: every entry is held already, nothing is stored, nothing starts.
+    expect((await m.importBlob(blob)).every((o) => o.replayed)).toBe(true);
+    await m.idle();
+    expect((await m.calibration())?.version).toBe(1);
+  });
+
   it("finishes under a test suite's fake timers: the package took the real scheduler when it loaded", async () => {
     vi.useFakeTimers();
     try {

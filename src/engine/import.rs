@@ -158,7 +158,7 @@ impl Engine {
                 if let Some(last) = out.last_mut() {
                     last.conflicts.extend(flagged);
                 }
-                let written = out.iter().filter(|o| !o.replayed && !matches!(o.action, Action::Skipped | Action::Rejected)).count();
+                let written = out.iter().filter(|o| o.stored()).count();
                 self.after_writes(written as u64).await?;
             }
             for o in &mut out {

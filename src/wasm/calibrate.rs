@@ -51,7 +51,17 @@ pub struct Background {
 }
 
 impl Background {
-    pub fn start_if_due(&self, engine: &Rc<Engine>) {
+    /// After a write call: the calibration, if due, when the call stored
+    /// something. One that stored nothing (refused, skipped, a replay) leaves
+    /// memory as it was, background work included: a calibration that came
+    /// due while another ran waits for the next write that stores.
+    pub fn after_write(&self, engine: &Rc<Engine>, stored: bool) {
+        if stored {
+            self.start_if_due(engine);
+        }
+    }
+
+    fn start_if_due(&self, engine: &Rc<Engine>) {
         if engine.auto_calibrate() != AutoCalibrate::Background || !engine.calibration_due() {
             return;
         }

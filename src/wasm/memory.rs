@@ -264,12 +264,7 @@ impl Memory {
         let background = self.background.clone();
         self.spawn(parsed, move |engine, (candidate, options)| async move {
             let outcome = engine.remember(&candidate, &options).await;
-            // A write that stored nothing (refused, skipped, a replay) starts
-            // no background work: it leaves memory as it was. A calibration
-            // that came due while another ran waits for the next stored write.
-            if outcome.as_ref().is_ok_and(Outcome::stored) {
-                background.start_if_due(&engine);
-            }
+            background.after_write(&engine, outcome.as_ref().is_ok_and(Outcome::stored));
             outcome
         })
     }
@@ -287,9 +282,7 @@ impl Memory {
         let background = self.background.clone();
         self.spawn(parsed, move |engine, (candidates, options)| async move {
             let outcomes = engine.remember_many(&candidates, &options).await;
-            if outcomes.as_ref().is_ok_and(|os| os.iter().any(Outcome::stored)) {
-                background.start_if_due(&engine);
-            }
+            background.after_write(&engine, outcomes.as_ref().is_ok_and(|os| os.iter().any(Outcome::stored)));
             outcomes
         })
     }
@@ -471,7 +464,12 @@ impl Memory {
         #[wasm_bindgen(unchecked_param_type = "SubjectOptions")] options: Option<JsValue>,
     ) -> Promise {
         let args = super::convert::json_from_js(&blob, "blob").and_then(|b| Ok((b, subject_of(options.as_ref())?)));
-        self.spawn(args, move |engine, (blob, subject)| async move { engine.import_blob(&blob, subject.as_deref()).await })
+        let background = self.background.clone();
+        self.spawn(args, move |engine, (blob, subject)| async move {
+            let outcomes = engine.import_blob(&blob, subject.as_deref()).await;
+            background.after_write(&engine, outcomes.as_ref().is_ok_and(|os| os.iter().any(Outcome::stored)));
+            outcomes
+        })
     }
 }
 
