@@ -223,24 +223,6 @@ fn a_person_merges_two_entities_and_can_undo_it() {
     assert_eq!(h.all("born_on"), before_bob);
 }
 
-/// Plain model seed 996000232, shrunk: "Initech", written while merged into
-/// Acme, was remembered as leading there; after the undo a re-sent keyed
-/// write of it found, in Acme's slot, the record the merge had carried there,
-/// and replayed Acme's claim instead of its own.
-#[test]
-fn a_keyed_write_re_sent_after_an_undone_merge_replays_its_own_claim() {
-    let h = harness(EngineConfig::default());
-    let keyed = Candidate { id: Some("w130".into()), ..from(about("Initech", "org", "works_at", "CET"), "b", 0.8) };
-    let first = run(h.engine.remember(&keyed, &WriteOptions::default())).unwrap();
-    h.write(from(about("Acme", "org", "works_at", "CET"), "b", 0.8));
-    let m = run(h.engine.merge_entities("org:acme", "org:initech")).unwrap();
-    h.write(from(about("Initech", "org", "timezone", "Lima"), "d", 0.3));
-    run(h.engine.undo_entity_merge(&m.id)).unwrap();
-    let again = run(h.engine.remember(&keyed, &WriteOptions::default())).unwrap();
-    assert!(again.replayed);
-    assert_eq!((again.claim.id.as_str(), again.claim.subject.as_str()), (first.claim.id.as_str(), "org:initech"));
-}
-
 #[test]
 fn undoing_a_merge_gives_back_the_end_it_put_on_a_superseded_fact() {
     // The moved fact supersedes the target's own, which the merge ends (validTo);

@@ -248,17 +248,6 @@ const FOUND_TRACES = [
       { op: 'race', ws: [{ s: 1, p: 3, o: 4, src: 1, valid: { days: -29 }, strat: 11, key: null, entity: false, validToDays: -26 }, { s: 0, p: 1, o: 2, src: 0, valid: null, strat: 2, key: null, entity: false }] },
     ],
   },
-  {
-    why: 'a name written while its entity was merged was remembered as leading to the merge target; after the undo, a re-sent keyed write of that name replayed the target\'s claim, from the record the merge had carried there (plain seed 996000232)',
-    trace: [
-      { op: 'write', w: { s: 1, p: 4, o: 5, src: 1, valid: { year: 2026 }, strat: 7, key: 130, entity: true } },
-      { op: 'write', w: { s: 0, p: 4, o: 5, src: 1, valid: { year: 2026 }, strat: 1, key: null, entity: true } },
-      { op: 'merge', a: 0, b: 1 },
-      { op: 'write', w: { s: 1, p: 0, o: 4, src: 3, valid: { year: 2023 }, strat: 9, key: 198, entity: true } },
-      { op: 'undoMerge', n: 1 },
-      { op: 'resend', n: 0 },
-    ],
-  },
 ];
 
 describe('model-based random interleavings: seeds that once failed', () => {

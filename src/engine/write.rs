@@ -180,14 +180,6 @@ impl Engine {
             attempts += 1;
             let slot = held.load(&*self.store, slot_ref).await?;
             let opens_slot = slot.version == 0;
-            // Checked after the slot is read: a merge that seals the slot later
-            // changes its version. And before a replay is looked for there: a
-            // subject resolved from a name remembered before a merge was undone
-            // would find the record the merge carried to the other entity's
-            // slot, and answer with that entity's claim (plain seed 996000232).
-            if self.merged_since(planned).await? {
-                return Ok(Landed::EntityMerged);
-            }
             // A write that already landed answers with its recorded outcome,
             // whatever version the caller last read (SPEC §8), and with its
             // claim as the slot holds it now (superseded, retracted or erased
@@ -200,6 +192,10 @@ impl Engine {
             }
             if let Some(replayed) = self.replayed_before_merge(planned).await? {
                 return Ok(Landed::Kept(replayed));
+            }
+            // Checked after the slot is read: a merge that seals the slot later changes its version.
+            if self.merged_since(planned).await? {
+                return Ok(Landed::EntityMerged);
             }
             if let Some(expected) = options.expected_version {
                 if slot.version != expected {
