@@ -26,9 +26,9 @@ const DAY = 86_400_000;
 
 /** What losing a race to another agent may answer. */
 export const RACE_CODES = new Set(['CONCURRENCY', 'CONFLICT_ALREADY_SETTLED', 'CONFLICT_NOT_SETTLED', 'UNDO_STALE', 'CLAIM_NOT_LIVE']);
-/** An entity merged by another agent in the meantime (merge, settle "same"). */
 /** Writes before an agent first calibrates by itself (default 500): several background calibrations a run. */
 const BACKGROUND_CALIBRATION_AFTER = 3;
+/** An entity merged by another agent in the meantime (merge, settle "same"). */
 const mergedMeanwhile = (e) => e?.code === 'INVALID_INPUT' && /already merged|no entity/.test(e.message);
 
 const judge = {
@@ -69,7 +69,7 @@ export async function runConcurrent({ Memory, openStore, seed, rounds }) {
   const now = () => new Date(t).toISOString();
   // Each agent and the neighbour also calibrate by themselves, in the background, every few writes
   // (SPEC §4): calibrations and their `recalibrated` commits race the agents' writes and one another.
-  const calibrateAfter = BACKGROUND_CALIBRATION_AFTER;
+  const calibrateAfter = BACKGROUND_CALIBRATION_AFTER; // a name the config shorthand reads
   const agents = [0, 1, 2].map(() => new Memory({ store: yielding(openStore(0), pauses), now, maxEntries: 3, merge, judge, calibrateAfter }));
   const checker = new Memory({ store: openStore(0), now, merge, judge });
   const neighbour = new Memory({ store: yielding(openStore(1), pauses), now, merge, judge, calibrateAfter });

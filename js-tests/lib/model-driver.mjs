@@ -221,7 +221,7 @@ export async function runModel({ openStore, seed, ops, traceLength = 50, merge, 
               if (e.code !== 'CONCURRENCY') throw e;
               if ((await versions()) !== before) fail(step, `a refused compare-and-swap write to ${key} wrote a conflict`);
               const afterSlot = JSON.stringify(await memory.recall(c.subject, { predicate: c.predicate, includeHistory: true }));
-              if (afterSlot !== beforeSlot) { console.log('BEFORE', beforeSlot, '\nAFTER', afterSlot, '\nERR', e.message); fail(step, `a refused compare-and-swap write to ${key} changed the slot`); }
+              if (afterSlot !== beforeSlot) fail(step, `a refused compare-and-swap write to ${key} changed the slot`);
             }
             break;
           }
